@@ -1,0 +1,68 @@
+/* treg analyzer: GCN/CDNA register liveness for AMDGPU code objects.
+ *
+ * Give it the bytes of a code object (a Triton .hsaco, a clang device
+ * object) and optionally the Triton metadata .json text; get back a report
+ * per kernel: per-instruction live VGPR/AGPR/SGPR counts, peaks and where
+ * they are, allocation and occupancy as the compiler computes them, spills,
+ * per-source-line and per-loop figures, and the source lines whose
+ * definitions are live at the VGPR peak.
+ *
+ * The library keeps no global mutable state and never prints or exits:
+ * failures come back as a non-zero code with a one-line message. */
+#ifndef TREG_ANALYZER_H
+#define TREG_ANALYZER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TREG_ANALYZER_VERSION "0.1.0"
+
+enum treg_status {
+    TREG_OK = 0,
+    TREG_E_NOMEM = 1,
+    TREG_E_FORMAT = 2,   /* not an ELF, truncated or inconsistent */
+    TREG_E_MACHINE = 3,  /* an ELF, but not AMDGPU */
+    TREG_E_TARGET = 4,   /* a target no table entry and no LLVM knows */
+    TREG_E_NOKERNEL = 5, /* no kernel symbols (or none matched) */
+    TREG_E_DECODE = 6,   /* undecodable instruction words */
+    TREG_E_ARG = 7,      /* bad argument from the caller */
+    TREG_E_METADATA = 8  /* malformed metadata note or Triton .json */
+};
+
+typedef struct treg_error {
+    int code;
+    char msg[256];
+} treg_error;
+
+#include "treg/report.h"
+
+typedef struct treg_options {
+    /* Triton's <kernel>.json text, or NULL. Gives workgroup size
+     * (num_warps x warp_size), LDS bytes and waves_per_eu. */
+    const char *triton_json;
+    size_t triton_json_len;
+    /* POSIX extended regex on kernel names, or NULL for all kernels. */
+    const char *kernel_regex;
+    /* Keep per-instruction rows and text (needed for listings). */
+    int keep_rows;
+} treg_options;
+
+/* Analyzes one code object. On success *out owns everything it points to;
+ * release it with treg_report_free. */
+int treg_analyze(const uint8_t *bytes, size_t len, const treg_options *opt, treg_report **out,
+                 treg_error *err);
+
+void treg_report_free(treg_report *r);
+
+/* Human-readable name of an enum treg_status. */
+const char *treg_status_name(int code);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

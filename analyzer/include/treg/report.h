@@ -1,0 +1,147 @@
+/* The analyzer's report: plain data, no behaviour.  Renderers (the local
+ * tool's text and JSON, the server's protobuf) read it; nothing here knows
+ * how it is shown.  Source locations are an index into files[] plus a line
+ * (0 = no line, as the compiler marks generated code). */
+#ifndef TREG_REPORT_H
+#define TREG_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct treg_loc {
+    int32_t file; /* index into treg_report.files, -1 when unknown */
+    uint32_t line;
+    uint32_t column;
+} treg_loc;
+
+enum treg_row_flags {
+    TREG_ROW_SPILL = 1 << 0,     /* stores a register to scratch or to another file */
+    TREG_ROW_RELOAD = 1 << 1,    /* brings a spilled value back */
+    TREG_ROW_BRANCH = 1 << 2,    /* ends a basic block */
+    TREG_ROW_UNKNOWN = 1 << 3,   /* mnemonic not in the semantics table */
+    TREG_ROW_UNREACHABLE = 1 << 4,
+    TREG_ROW_VGPR_PEAK = 1 << 5,
+    TREG_ROW_PARTIAL_EXEC = 1 << 6 /* EXEC may be partial here */
+};
+
+typedef struct treg_row {
+    uint64_t address; /* offset from the kernel's entry */
+    const char *text; /* disassembly */
+    treg_loc loc;
+    uint16_t vgpr, agpr, sgpr; /* registers occupied: live-in | live-out | written */
+    uint16_t loop_depth;
+    uint32_t flags;
+} treg_row;
+
+typedef struct treg_line_stat {
+    treg_loc loc; /* column 0 */
+    uint32_t instructions;
+    uint16_t peak_vgpr, peak_agpr, peak_sgpr;
+    uint32_t spills, reloads;
+} treg_line_stat;
+
+/* Registers live at the VGPR peak, grouped by the source line of the
+ * definitions that reach the peak. */
+typedef struct treg_attribution {
+    treg_loc loc; /* column 0; file -1, line 0 for kernel arguments/entry */
+    uint16_t vgpr, agpr, sgpr;
+} treg_attribution;
+
+typedef struct treg_loop {
+    uint64_t head, end;        /* address range of the loop's blocks */
+    uint32_t first_line, last_line;
+    int32_t file;
+    uint16_t depth;
+    uint16_t peak_vgpr, peak_agpr, peak_sgpr;
+    uint32_t instructions;
+} treg_loop;
+
+enum treg_spill_kind {
+    TREG_SPILL_SCRATCH_STORE,
+    TREG_SPILL_SCRATCH_LOAD,
+    TREG_SPILL_SGPR_TO_LANE,
+    TREG_SPILL_LANE_TO_SGPR,
+    TREG_SPILL_VGPR_TO_AGPR,
+    TREG_SPILL_AGPR_TO_VGPR
+};
+
+typedef struct treg_spill {
+    uint64_t address;
+    int kind; /* enum treg_spill_kind */
+    treg_loc loc;
+} treg_spill;
+
+typedef struct treg_class_stat {
+    uint32_t peak_live;
+    uint32_t allocated;   /* as the compiler counts (NumVgprs, NumAgprs, TotalNumSgprs) */
+    uint32_t limit;       /* addressable by one wave on this target */
+    uint64_t peak_address;
+    treg_loc peak_loc;
+} treg_class_stat;
+
+typedef struct treg_unknown_mnemonic {
+    const char *mnemonic;
+    uint32_t count;
+} treg_unknown_mnemonic;
+
+typedef struct treg_kernel_report {
+    const char *name;
+    uint64_t entry_address; /* virtual address of the kernel's first instruction */
+    uint32_t code_bytes;
+    uint32_t instructions;
+    uint32_t wave_size;
+    treg_class_stat vgpr, agpr, sgpr;
+    uint32_t total_vgprs; /* unified file: align(arch, 4) + agprs on gfx90a+ */
+    uint32_t accum_offset;
+    struct {
+        uint32_t waves_per_simd;
+        uint32_t max_waves;
+        const char *limited_by; /* "vgpr", "agpr", "sgpr", "lds", "workgroup", "target", "waves_per_eu" */
+        uint32_t vgpr_waves, sgpr_waves, lds_waves; /* each resource's own bound */
+        int32_t vgprs_to_next; /* registers to free for one more wave; -1 when no step */
+        int32_t sgprs_to_next;
+    } occupancy;
+    uint32_t workgroup_size; /* 0 when unknown */
+    uint32_t lds_bytes;
+    uint32_t scratch_bytes;
+    uint32_t spill_instructions;  /* stores out + reloads in, all kinds */
+    uint32_t undefined_reads;     /* registers read before any definition */
+    const char *undefined_example;/* first such register and address, or NULL */
+    uint32_t unknown_instructions;/* instructions handled by the generic rule */
+    uint32_t calls;
+    uint32_t basic_blocks;
+    /* What the compiler's metadata says, to compare (-1 when absent). */
+    struct {
+        int32_t vgpr_count, agpr_count, sgpr_count, vgpr_spill_count, sgpr_spill_count;
+    } metadata;
+
+    treg_row *rows;
+    size_t nrows;
+    treg_line_stat *lines;
+    size_t nlines;
+    treg_attribution *peak_attribution;
+    size_t nattribution;
+    treg_loop *loops;
+    size_t nloops;
+    treg_spill *spills;
+    size_t nspills;
+    treg_unknown_mnemonic *unknown;
+    size_t nunknown;
+} treg_kernel_report;
+
+typedef struct treg_report {
+    const char *target;     /* "gfx90a", from e_flags or the metadata note */
+    const char *target_id;  /* full id when the note has one */
+    const char *decoded_as; /* the ISA LLVM decoded with; differs from target when borrowed */
+    int provisional;        /* target figures are not from a primary source */
+    const char *target_note;/* plain words on decoded_as/provisional, or NULL */
+    const char *analyzer_version;
+    const char *llvm_version;
+    const char **files; /* source files from the line table, full paths */
+    size_t nfiles;
+    treg_kernel_report *kernels;
+    size_t nkernels;
+    void *priv; /* the arena that owns all of the above */
+} treg_report;
+
+#endif

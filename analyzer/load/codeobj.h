@@ -1,0 +1,81 @@
+/* Stage 1 of the pipeline: reads an AMDGPU code object (ELF64, EM_AMDGPU)
+ * with libelf.  Finds the kernels (symbols with a matching <name>.kd),
+ * decodes each kernel descriptor, and decodes the NT_AMDGPU_METADATA note
+ * (msgpack) into per-kernel figures.  Never trusts an offset or size from
+ * the file without checking it against the buffer. */
+#ifndef TREG_LOAD_CODEOBJ_H
+#define TREG_LOAD_CODEOBJ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "treg/analyzer.h"
+#include "util/arena.h"
+
+/* The 64-byte kernel descriptor (AMDGPUUsage.rst, "Kernel Descriptor"),
+ * raw fields and the decoded values liveness and occupancy need. */
+typedef struct treg_kd {
+    uint32_t group_segment_fixed_size;
+    uint32_t private_segment_fixed_size;
+    uint32_t kernarg_size;
+    int64_t entry_byte_offset; /* from the descriptor's own address */
+    uint32_t rsrc3, rsrc1, rsrc2;
+    uint16_t code_properties;
+    uint16_t kernarg_preload; /* bytes 58..59: length [6:0], offset [15:7] */
+
+    unsigned vgpr_blocks;     /* rsrc1[5:0] */
+    unsigned sgpr_blocks;     /* rsrc1[9:6] */
+    unsigned user_sgpr_count; /* rsrc2[5:1] (gfx9: 5 bits) */
+    bool private_segment_wave_offset; /* rsrc2[0] ENABLE_PRIVATE_SEGMENT (SCRATCH_EN) */
+    bool wg_id_x, wg_id_y, wg_id_z, wg_info;
+    unsigned workitem_id_vgprs; /* rsrc2[12:11] + 1: how many of x,y,z are enabled */
+    unsigned accum_offset;      /* gfx90a+: (rsrc3[5:0] + 1) * 4; 0 elsewhere */
+    bool wave32;                /* code_properties bit 10 */
+    /* code_properties bits 0..6 */
+    bool private_segment_buffer, dispatch_ptr, queue_ptr, kernarg_segment_ptr, dispatch_id,
+        flat_scratch_init, private_segment_size;
+    unsigned kernarg_preload_length; /* in SGPRs */
+} treg_kd;
+
+/* Figures from the metadata note; -1 for fields the note lacks. */
+typedef struct treg_kernel_meta {
+    bool present;
+    int vgpr_count, sgpr_count, agpr_count;
+    int vgpr_spill_count, sgpr_spill_count;
+    int private_segment_fixed_size, group_segment_fixed_size;
+    int wavefront_size, kernarg_segment_size;
+    int max_flat_workgroup_size;
+    int uses_dynamic_stack; /* -1 absent, 0/1 */
+} treg_kernel_meta;
+
+typedef struct treg_kernel_sym {
+    const char *name;
+    uint64_t addr;       /* virtual address of the first instruction */
+    uint64_t size;       /* symbol size in bytes (0 if the symbol had none: then up to the next symbol or end of section) */
+    const uint8_t *code; /* points into the caller's buffer; size bytes */
+    bool has_kd;
+    treg_kd kd;
+    treg_kernel_meta meta;
+} treg_kernel_sym;
+
+typedef struct treg_codeobj {
+    uint32_t e_flags;
+    unsigned mach;          /* e_flags & EF_AMDGPU_MACH (0xff) */
+    int xnack;              /* 0 unsupported, 1 any, 2 off, 3 on (code object v4+ encoding) */
+    int sramecc;            /* same encoding */
+    unsigned abi_version;   /* e_ident[EI_ABIVERSION] */
+    const char *target_id;  /* "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-" from the note, or NULL */
+    const char *target_gfx; /* "gfx90a" part of target_id, or NULL */
+    treg_kernel_sym *kernels;
+    size_t nkernels;
+} treg_codeobj;
+
+/* Parses bytes (not copied; must outlive *out). Errors: TREG_E_FORMAT for
+ * anything that is not a well-formed ELF64 little-endian object,
+ * TREG_E_MACHINE for another machine's ELF, TREG_E_NOKERNEL when no kernel
+ * symbol is found, TREG_E_METADATA for a malformed note. */
+int treg_codeobj_load(treg_arena *a, const uint8_t *bytes, size_t len, treg_codeobj *out,
+                      treg_error *err);
+
+#endif

@@ -1,0 +1,16 @@
+/* Helpers shared by the unit tests: reading files, finding the corpus and
+ * the generated fixtures, skipping with a message when they are absent. */
+#ifndef TREG_TESTUTIL_H
+#define TREG_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Reads a whole file; NULL if it cannot. Caller frees. */
+uint8_t *tu_read_file(const char *path, size_t *len);
+/* 1 if path exists. */
+int tu_exists(const char *path);
+/* Exits with CTest's skip code (77) after printing why, when dir is absent. */
+void tu_require_dir(const char *dir, const char *what);
+
+#endif
