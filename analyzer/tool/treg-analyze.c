@@ -1,2 +1,229 @@
-/* placeholder until the pipeline lands */
-int main(void) { return 1; }
+/* treg-analyze: the analyzer on local files, for tests, benches and people
+ * without a server.  Accepts code objects, Triton cache entries (a folder
+ * with <kernel>.hsaco and <kernel>.json) and whole cache folders. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tool/render.h"
+#include "treg/analyzer.h"
+
+typedef struct tool {
+    const char *kernel_regex;
+    int json;
+    int rows;
+    json_object *reports, *errors;
+    int failures, analyzed;
+} tool;
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: treg-analyze [--kernel REGEX] [--format text|json] [--no-rows] FILE|DIR...\n"
+               "  FILE: an AMDGPU code object (.hsaco, .o); DIR: a Triton cache entry or a whole\n"
+               "  cache (every .hsaco below it, each with its sibling <kernel>.json).\n");
+}
+
+static void fail(tool *t, const char *path, const char *msg)
+{
+    t->failures++;
+    fprintf(stderr, "treg-analyze: %s: %s\n", path, msg);
+    if (t->json) {
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "file", json_object_new_string(path));
+        json_object_object_add(e, "message", json_object_new_string(msg));
+        json_object_array_add(t->errors, e);
+    }
+}
+
+static char *slurp(const char *path, size_t *len, char *why, size_t whylen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(why, whylen, "%s", strerror(errno));
+        return NULL;
+    }
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 1 << 16;
+            char *nb = realloc(buf, cap + 1);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                snprintf(why, whylen, "out of memory");
+                return NULL;
+            }
+            buf = nb;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        snprintf(why, whylen, "read error");
+        return NULL;
+    }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+static void analyze_file(tool *t, const char *path)
+{
+    char why[256];
+    size_t len;
+    char *bytes = slurp(path, &len, why, sizeof why);
+    if (!bytes) {
+        fail(t, path, why);
+        return;
+    }
+    /* Triton keeps <kernel>.json next to <kernel>.hsaco. */
+    treg_options opt = {0};
+    opt.kernel_regex = t->kernel_regex;
+    opt.keep_rows = t->rows;
+    char *json = NULL;
+    size_t plen = strlen(path);
+    if (plen > 6 && strcmp(path + plen - 6, ".hsaco") == 0) {
+        char *jp = malloc(plen + 1);
+        if (jp) {
+            memcpy(jp, path, plen - 6);
+            strcpy(jp + plen - 6, ".json");
+            size_t jlen;
+            json = slurp(jp, &jlen, why, sizeof why);
+            if (json) {
+                opt.triton_json = json;
+                opt.triton_json_len = jlen;
+            }
+            free(jp);
+        }
+    }
+    treg_report *r;
+    treg_error err = {0, ""};
+    if (treg_analyze((const uint8_t *)bytes, len, &opt, &r, &err) != TREG_OK) {
+        fail(t, path, err.msg);
+    } else {
+        t->analyzed++;
+        if (t->json)
+            json_object_array_add(t->reports, treg_render_json(r, path, t->rows));
+        else
+            treg_render_text(stdout, r, path);
+        treg_report_free(r);
+    }
+    free(json);
+    free(bytes);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every .hsaco below dir, in name order so output is stable. */
+static void walk(tool *t, const char *dir, int depth)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        fail(t, dir, strerror(errno));
+        return;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            char **nn = realloc(names, cap * sizeof *names);
+            if (!nn) break;
+            names = nn;
+        }
+        names[n] = strdup(e->d_name);
+        if (names[n]) n++;
+    }
+    closedir(d);
+    if (n) qsort(names, n, sizeof *names, cmp_str);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(dir) + strlen(names[i]) + 2;
+        char *p = malloc(len);
+        if (p) {
+            snprintf(p, len, "%s/%s", dir, names[i]);
+            struct stat st;
+            if (stat(p, &st) == 0 && S_ISDIR(st.st_mode) && depth < 8)
+                walk(t, p, depth + 1);
+            else if (strlen(names[i]) > 6 && strcmp(names[i] + strlen(names[i]) - 6, ".hsaco") == 0)
+                analyze_file(t, p);
+            free(p);
+        }
+        free(names[i]);
+    }
+    free(names);
+}
+
+int main(int argc, char **argv)
+{
+    tool t = {0};
+    t.rows = 1;
+    static const struct option longopts[] = {{"kernel", required_argument, NULL, 'k'},
+                                             {"format", required_argument, NULL, 'f'},
+                                             {"no-rows", no_argument, NULL, 'R'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "k:f:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'k': t.kernel_regex = optarg; break;
+        case 'f':
+            if (strcmp(optarg, "json") == 0)
+                t.json = 1;
+            else if (strcmp(optarg, "text") != 0) {
+                fprintf(stderr, "treg-analyze: --format must be text or json, not '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        case 'R': t.rows = 0; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind >= argc) {
+        usage(stderr);
+        return 2;
+    }
+    if (t.json) {
+        t.reports = json_object_new_array();
+        t.errors = json_object_new_array();
+    }
+    for (int i = optind; i < argc; i++) {
+        struct stat st;
+        if (stat(argv[i], &st) != 0) {
+            fail(&t, argv[i], strerror(errno));
+            continue;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            int before = t.analyzed + t.failures;
+            walk(&t, argv[i], 0);
+            if (t.analyzed + t.failures == before) fail(&t, argv[i], "no .hsaco files in this folder");
+        } else {
+            analyze_file(&t, argv[i]);
+        }
+    }
+    if (t.json) {
+        json_object *root = json_object_new_object();
+        json_object_object_add(root, "analyzer_version", json_object_new_string(TREG_ANALYZER_VERSION));
+        json_object_object_add(root, "reports", t.reports);
+        json_object_object_add(root, "errors", t.errors);
+        fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN), stdout);
+        fputc('\n', stdout);
+        json_object_put(root);
+    }
+    return t.failures ? 1 : 0;
+}

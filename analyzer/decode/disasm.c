@@ -1,0 +1,99 @@
+/* LLVM MC disassembly of AMDGPU code, one kernel range at a time. */
+#include "decode/disasm.h"
+
+#include <llvm-c/Disassembler.h>
+#include <llvm-c/Target.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llvm_cpus.h"
+#include "util/error.h"
+
+struct treg_disasm {
+    LLVMDisasmContextRef ctx;
+};
+
+static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
+
+/* Target registration writes LLVM's global registry: once per process. */
+static void llvm_init(void)
+{
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUDisassembler();
+}
+
+bool treg_disasm_knows(const char *cpu)
+{
+    if (treg_llvm_cpus[0] == NULL) {
+        /* llc was not found at configure time: trust upstream's set. */
+        static const char *const upstream[] = {"gfx906", "gfx908", "gfx90a", "gfx942",
+                                               "gfx950", "gfx1030", "gfx1100", NULL};
+        for (int i = 0; upstream[i]; i++)
+            if (strcmp(upstream[i], cpu) == 0) return true;
+        return false;
+    }
+    for (int i = 0; treg_llvm_cpus[i]; i++)
+        if (strcmp(treg_llvm_cpus[i], cpu) == 0) return true;
+    return false;
+}
+
+const char *treg_disasm_llvm_version(void) { return TREG_LLVM_VERSION; }
+
+int treg_disasm_open(const char *cpu, treg_disasm **out, treg_error *err)
+{
+    *out = NULL;
+    if (!treg_disasm_knows(cpu))
+        return treg_fail(err, TREG_E_TARGET, "LLVM %s cannot decode %s", TREG_LLVM_VERSION, cpu);
+    pthread_once(&llvm_once, llvm_init);
+    treg_disasm *d = calloc(1, sizeof *d);
+    if (!d) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    d->ctx = LLVMCreateDisasmCPUFeatures("amdgcn-amd-amdhsa", cpu, "", NULL, 0, NULL, NULL);
+    if (!d->ctx) {
+        free(d);
+        return treg_fail(err, TREG_E_TARGET, "LLVM has no AMDGPU disassembler for %s", cpu);
+    }
+    *out = d;
+    return TREG_OK;
+}
+
+void treg_disasm_close(treg_disasm *d)
+{
+    if (!d) return;
+    LLVMDisasmDispose(d->ctx);
+    free(d);
+}
+
+int treg_disasm_range(treg_disasm *d, treg_arena *a, const uint8_t *code, size_t size,
+                      uint64_t addr, treg_insn **out, size_t *count, treg_error *err)
+{
+    /* Most instructions are 4 or 8 bytes: size/4 is an upper bound. */
+    size_t cap = size / 4 + 1, n = 0;
+    treg_insn *insns = treg_arena_calloc(a, cap, sizeof *insns);
+    if (!insns) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    char text[512];
+    size_t off = 0;
+    while (off + 4 <= size) {
+        size_t len = LLVMDisasmInstruction(d->ctx, (uint8_t *)(code + off), size - off, addr + off,
+                                           text, sizeof text);
+        if (len == 0 || len > size - off) {
+            uint32_t word;
+            memcpy(&word, code + off, 4);
+            return treg_fail(err, TREG_E_DECODE,
+                             "undecodable instruction word 0x%08x at 0x%llx", word,
+                             (unsigned long long)(addr + off));
+        }
+        const char *t = text;
+        while (*t == '\t' || *t == ' ') t++;
+        insns[n].addr = addr + off;
+        insns[n].size = (uint32_t)len;
+        insns[n].text = treg_arena_strdup(a, t);
+        if (!insns[n].text) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+        n++;
+        off += len;
+    }
+    *out = insns;
+    *count = n;
+    return TREG_OK;
+}

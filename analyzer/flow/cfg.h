@@ -1,0 +1,51 @@
+/* Stage 4: basic blocks, edges, reverse post-order, dominators and natural
+ * loops of one kernel, from the decoded instructions and their modelled
+ * control-flow roles.  Branch targets come from the PC-relative word
+ * offsets of s_branch/s_cbranch_*. */
+#ifndef TREG_FLOW_CFG_H
+#define TREG_FLOW_CFG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decode/disasm.h"
+#include "model/semantics.h"
+#include "util/arena.h"
+
+#define TREG_NONE UINT32_MAX
+
+typedef struct treg_block {
+    uint32_t first, last; /* instruction indices, inclusive */
+    uint32_t succ[2];
+    uint8_t nsucc;
+    uint32_t *preds;
+    uint32_t npreds;
+    uint32_t rpo;        /* position in reverse post-order; TREG_NONE when unreachable */
+    uint32_t idom;       /* immediate dominator block; TREG_NONE for entry/unreachable */
+    uint32_t loop;       /* innermost loop, TREG_NONE when in none */
+    uint16_t loop_depth; /* number of loops containing the block */
+} treg_block;
+
+typedef struct treg_loopinfo {
+    uint32_t header;
+    uint32_t *blocks; /* body, header included */
+    uint32_t nblocks;
+    uint32_t parent; /* enclosing loop or TREG_NONE */
+    uint16_t depth;  /* 1 for outermost */
+} treg_loopinfo;
+
+typedef struct treg_cfg {
+    treg_block *blocks;
+    uint32_t nblocks;
+    uint32_t *block_of; /* instruction index -> block */
+    uint32_t *rpo;      /* reachable blocks in reverse post-order */
+    uint32_t nreachable;
+    treg_loopinfo *loops;
+    uint32_t nloops;
+    uint32_t calls;
+} treg_cfg;
+
+int treg_cfg_build(treg_arena *a, const treg_insn *insns, const treg_insn_effect *fx, size_t n,
+                   treg_cfg *out, treg_error *err);
+
+#endif

@@ -1,0 +1,138 @@
+/* Backward liveness; see liveness.h for the two-set model. */
+#include "flow/liveness.h"
+
+#include <stdbool.h>
+
+#include "util/error.h"
+
+static inline bool is_vector(unsigned r) { return r < TREG_REG_S0; }
+
+/* live := live-before(instruction) given live-after in (full, part). */
+static inline void step_back(const treg_insn_effect *e, bool partial, treg_regset *full,
+                             treg_regset *part)
+{
+    for (unsigned k = 0; k < e->nops; k++) {
+        const treg_operand *op = &e->ops[k];
+        if (!(op->role & TREG_DEF)) continue;
+        for (unsigned r = op->reg; r < (unsigned)op->reg + op->count; r++) {
+            treg_regset_del(part, r);
+            if (!(partial && is_vector(r))) treg_regset_del(full, r);
+        }
+    }
+    for (unsigned k = 0; k < e->nops; k++) {
+        const treg_operand *op = &e->ops[k];
+        if (!(op->role & TREG_USE)) continue;
+        for (unsigned r = op->reg; r < (unsigned)op->reg + op->count; r++) {
+            if (partial && is_vector(r))
+                treg_regset_add(part, r);
+            else
+                treg_regset_add(full, r);
+        }
+    }
+}
+
+/* Occupied count at an instruction: live-after plus every operand register
+ * not already in it (uses are live-before, defs are written). */
+static void count_occupied(const treg_insn_effect *e, const treg_regset *full,
+                           const treg_regset *part, uint16_t out[3])
+{
+    treg_regset live = *full;
+    treg_regset_union(&live, part);
+    for (unsigned k = 0; k < e->nops; k++)
+        treg_regset_add_range(&live, e->ops[k].reg, e->ops[k].count);
+    treg_regcount c = treg_regset_count(&live);
+    out[0] = (uint16_t)c.vgpr;
+    out[1] = (uint16_t)c.agpr;
+    out[2] = (uint16_t)c.sgpr;
+}
+
+static void live_out_of(const treg_cfg *g, const treg_liveness *lv, uint32_t b, treg_regset *full,
+                        treg_regset *part)
+{
+    *full = lv->out_full[b];
+    *part = lv->out_part[b];
+    (void)g;
+}
+
+int treg_liveness_run(treg_arena *a, const treg_cfg *g, const treg_insn_effect *fx, size_t n,
+                      const uint8_t *exec_partial, const treg_regset *entry_live,
+                      treg_liveness *lv, treg_error *err)
+{
+    uint32_t nb = g->nblocks;
+    lv->out_full = treg_arena_calloc(a, nb, sizeof *lv->out_full);
+    lv->out_part = treg_arena_calloc(a, nb, sizeof *lv->out_part);
+    lv->defs = treg_arena_calloc(a, nb, sizeof *lv->defs);
+    treg_regset *in_full = treg_arena_calloc(a, nb, sizeof *in_full);
+    treg_regset *in_part = treg_arena_calloc(a, nb, sizeof *in_part);
+    lv->occupied = treg_arena_calloc(a, n, sizeof *lv->occupied);
+    uint32_t *order = treg_arena_calloc(a, nb, sizeof *order);
+    if (!lv->out_full || !lv->out_part || !lv->defs || !in_full || !in_part || !lv->occupied ||
+        !order)
+        return treg_fail(err, TREG_E_NOMEM, "out of memory");
+
+    /* Post-order of reachable blocks first (successors before
+     * predecessors), then unreachable ones, which may fall into code. */
+    uint32_t no = 0;
+    for (uint32_t k = g->nreachable; k-- > 0;) order[no++] = g->rpo[k];
+    for (uint32_t b = nb; b-- > 0;)
+        if (g->blocks[b].rpo == TREG_NONE) order[no++] = b;
+
+    for (uint32_t b = 0; b < nb; b++)
+        for (uint32_t i = g->blocks[b].first; i <= g->blocks[b].last; i++)
+            for (unsigned k = 0; k < fx[i].nops; k++)
+                if (fx[i].ops[k].role & TREG_DEF)
+                    treg_regset_add_range(&lv->defs[b], fx[i].ops[k].reg, fx[i].ops[k].count);
+
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t k = 0; k < no; k++) {
+            uint32_t b = order[k];
+            const treg_block *B = &g->blocks[b];
+            treg_regset full, part;
+            treg_regset_clear(&full);
+            treg_regset_clear(&part);
+            for (int s = 0; s < B->nsucc; s++) {
+                treg_regset_union(&full, &in_full[B->succ[s]]);
+                treg_regset_union(&part, &in_part[B->succ[s]]);
+            }
+            lv->out_full[b] = full;
+            lv->out_part[b] = part;
+            for (uint32_t i = B->last + 1; i-- > B->first;)
+                step_back(&fx[i], exec_partial[i], &full, &part);
+            if (!treg_regset_equal(&full, &in_full[b]) || !treg_regset_equal(&part, &in_part[b])) {
+                in_full[b] = full;
+                in_part[b] = part;
+                changed = true;
+            }
+        }
+    }
+
+    for (uint32_t b = 0; b < nb; b++) {
+        const treg_block *B = &g->blocks[b];
+        treg_regset full, part;
+        live_out_of(g, lv, b, &full, &part);
+        for (uint32_t i = B->last + 1; i-- > B->first;) {
+            count_occupied(&fx[i], &full, &part, lv->occupied[i]);
+            step_back(&fx[i], exec_partial[i], &full, &part);
+        }
+    }
+
+    lv->undefined = in_full[0];
+    treg_regset_union(&lv->undefined, &in_part[0]);
+    treg_regset_minus(&lv->undefined, entry_live);
+    return TREG_OK;
+}
+
+void treg_liveness_occupied_at(const treg_liveness *lv, const treg_cfg *g,
+                               const treg_insn_effect *fx, const uint8_t *exec_partial,
+                               uint32_t i, treg_regset *occupied)
+{
+    uint32_t b = g->block_of[i];
+    treg_regset full, part;
+    live_out_of(g, lv, b, &full, &part);
+    for (uint32_t j = g->blocks[b].last; j > i; j--) step_back(&fx[j], exec_partial[j], &full, &part);
+    *occupied = full;
+    treg_regset_union(occupied, &part);
+    for (unsigned k = 0; k < fx[i].nops; k++)
+        treg_regset_add_range(occupied, fx[i].ops[k].reg, fx[i].ops[k].count);
+}

@@ -1,0 +1,34 @@
+/* Stage 5b: backward register liveness on bitsets, per block to a
+ * fixpoint, then per instruction.  Two sets are tracked: registers whose
+ * every lane is needed (read under a full EXEC, or scalar) and registers
+ * needed only in the lanes of a partial EXEC.  A vector write under a
+ * partial EXEC kills only the latter: the inactive lanes keep the old
+ * value, which a later full-EXEC read still needs (the loaded value of an
+ * if-block merged with the default written before it).  A write under a
+ * full EXEC, or of an SGPR, kills both. */
+#ifndef TREG_FLOW_LIVENESS_H
+#define TREG_FLOW_LIVENESS_H
+
+#include <stdint.h>
+
+#include "flow/cfg.h"
+#include "model/regs.h"
+
+typedef struct treg_liveness {
+    treg_regset *out_full, *out_part; /* per block live-out */
+    treg_regset *defs;                /* per block: registers written in it */
+    uint16_t (*occupied)[3];          /* per instruction: vgpr, agpr, sgpr occupied */
+    treg_regset undefined;            /* live at entry but not an entry live-in */
+} treg_liveness;
+
+int treg_liveness_run(treg_arena *a, const treg_cfg *g, const treg_insn_effect *fx, size_t n,
+                      const uint8_t *exec_partial, const treg_regset *entry_live,
+                      treg_liveness *out, treg_error *err);
+
+/* The registers occupied at instruction i (live before | live after |
+ * written), recomputed from its block's live-out. */
+void treg_liveness_occupied_at(const treg_liveness *lv, const treg_cfg *g,
+                               const treg_insn_effect *fx, const uint8_t *exec_partial,
+                               uint32_t i, treg_regset *occupied);
+
+#endif

@@ -1,0 +1,545 @@
+/* The pipeline, end to end: load the code object and its line table,
+ * resolve the target (and the ISA to decode it with), then per kernel
+ * decode -> model -> CFG -> EXEC -> liveness -> metrics, and fill the
+ * report.  Stages only pass data forward; this file is the only one that
+ * knows them all. */
+#define _GNU_SOURCE /* qsort_r */
+#include <json-c/json.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode/disasm.h"
+#include "flow/cfg.h"
+#include "flow/exec.h"
+#include "flow/liveness.h"
+#include "load/codeobj.h"
+#include "load/lines.h"
+#include "metrics/allocation.h"
+#include "metrics/attribution.h"
+#include "metrics/occupancy.h"
+#include "metrics/spills.h"
+#include "model/semantics.h"
+#include "targets/targets.h"
+#include "util/arena.h"
+#include "util/error.h"
+
+/* What Triton's <kernel>.json adds; 0 where absent. */
+typedef struct triton_meta {
+    unsigned num_warps, warp_size, shared, waves_per_eu;
+    bool has_shared;
+} triton_meta;
+
+typedef struct pipeline {
+    treg_arena *arena;
+    const treg_codeobj *co;
+    const treg_target *target;
+    const treg_linetab *lines;
+    triton_meta triton;
+    treg_disasm *disasm;
+    bool keep_rows;
+} pipeline;
+
+static int parse_triton_json(const char *text, size_t len, triton_meta *m, treg_error *err)
+{
+    memset(m, 0, sizeof *m);
+    json_tokener *tok = json_tokener_new();
+    if (!tok) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    json_object *root = json_tokener_parse_ex(tok, text, (int)(len > 0x7fffffff ? 0x7fffffff : len));
+    enum json_tokener_error jerr = json_tokener_get_error(tok);
+    json_tokener_free(tok);
+    if (!root || jerr != json_tokener_success || !json_object_is_type(root, json_type_object)) {
+        if (root) json_object_put(root);
+        return treg_fail(err, TREG_E_METADATA, "Triton metadata is not a JSON object");
+    }
+    json_object *v;
+    if (json_object_object_get_ex(root, "num_warps", &v)) m->num_warps = (unsigned)json_object_get_int(v);
+    if (json_object_object_get_ex(root, "warp_size", &v)) m->warp_size = (unsigned)json_object_get_int(v);
+    if (json_object_object_get_ex(root, "shared", &v)) {
+        m->shared = (unsigned)json_object_get_int(v);
+        m->has_shared = true;
+    }
+    if (json_object_object_get_ex(root, "waves_per_eu", &v))
+        m->waves_per_eu = (unsigned)json_object_get_int(v);
+    json_object_put(root);
+    return TREG_OK;
+}
+
+static treg_loc loc_of(const pipeline *p, uint64_t addr)
+{
+    treg_loc l = {-1, 0, 0};
+    const treg_line_row *row = treg_lines_lookup(p->lines, addr);
+    if (row) {
+        l.file = row->file;
+        l.line = row->line;
+        l.column = row->column;
+    }
+    return l;
+}
+
+static int cmp_loc_index(const void *a, const void *b, void *ctx)
+{
+    const treg_row *rows = ctx;
+    const treg_row *x = &rows[*(const uint32_t *)a], *y = &rows[*(const uint32_t *)b];
+    if (x->loc.file != y->loc.file) return x->loc.file < y->loc.file ? -1 : 1;
+    if (x->loc.line != y->loc.line) return x->loc.line < y->loc.line ? -1 : 1;
+    return 0;
+}
+
+/* Per source line: instruction count, peaks, spills. */
+static int line_stats(pipeline *p, treg_kernel_report *k, treg_row *rows, size_t n, treg_error *err)
+{
+    uint32_t *idx = treg_arena_calloc(p->arena, n ? n : 1, sizeof *idx);
+    if (!idx) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].loc.file >= 0 && rows[i].loc.line != 0) idx[m++] = (uint32_t)i;
+    qsort_r(idx, m, sizeof *idx, cmp_loc_index, rows);
+    size_t groups = 0;
+    for (size_t i = 0; i < m; i++)
+        if (i == 0 || cmp_loc_index(&idx[i - 1], &idx[i], rows) != 0) groups++;
+    k->lines = treg_arena_calloc(p->arena, groups ? groups : 1, sizeof *k->lines);
+    if (!k->lines) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    treg_line_stat *cur = NULL;
+    for (size_t i = 0; i < m; i++) {
+        const treg_row *r = &rows[idx[i]];
+        if (i == 0 || cmp_loc_index(&idx[i - 1], &idx[i], rows) != 0) {
+            cur = &k->lines[k->nlines++];
+            cur->loc = r->loc;
+            cur->loc.column = 0;
+        }
+        cur->instructions++;
+        if (r->flags & TREG_ROW_UNREACHABLE) continue;
+        if (r->vgpr > cur->peak_vgpr) cur->peak_vgpr = r->vgpr;
+        if (r->agpr > cur->peak_agpr) cur->peak_agpr = r->agpr;
+        if (r->sgpr > cur->peak_sgpr) cur->peak_sgpr = r->sgpr;
+        if (r->flags & TREG_ROW_SPILL) cur->spills++;
+        if (r->flags & TREG_ROW_RELOAD) cur->reloads++;
+    }
+    return TREG_OK;
+}
+
+/* Registers occupied at the VGPR peak, grouped by their definitions' lines. */
+static int peak_attribution(pipeline *p, treg_kernel_report *k, const treg_cfg *g,
+                            const treg_liveness *lv, const treg_insn_effect *fx,
+                            const uint8_t *partial, const treg_insn *insns, uint32_t at,
+                            treg_error *err)
+{
+    treg_regset occ;
+    treg_liveness_occupied_at(lv, g, fx, partial, at, &occ);
+    uint32_t *def_of;
+    int rc = treg_reaching_defs(p->arena, g, lv, fx, at, &occ, &def_of, err);
+    if (rc) return rc;
+    size_t cap = 16;
+    k->peak_attribution = treg_arena_calloc(p->arena, cap, sizeof *k->peak_attribution);
+    if (!k->peak_attribution) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    for (unsigned r = 0; r < TREG_REG_COUNT; r++) {
+        if (!treg_regset_has(&occ, r)) continue;
+        treg_regclass c = treg_reg_class(r);
+        bool vcc = r == TREG_REG_VCC_LO || r == TREG_REG_VCC_HI;
+        if (c == TREG_CLASS_SPECIAL && !vcc) continue;
+        treg_loc l = {-1, 0, 0};
+        if (def_of[r] != TREG_NONE) {
+            l = loc_of(p, insns[def_of[r]].addr);
+            l.column = 0;
+        }
+        size_t j = 0;
+        while (j < k->nattribution &&
+               !(k->peak_attribution[j].loc.file == l.file && k->peak_attribution[j].loc.line == l.line))
+            j++;
+        if (j == k->nattribution) {
+            if (j == cap) {
+                k->peak_attribution =
+                    treg_arena_grow(p->arena, k->peak_attribution, j, cap * 2, sizeof *k->peak_attribution);
+                if (!k->peak_attribution) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+                cap *= 2;
+            }
+            k->peak_attribution[j].loc = l;
+            k->nattribution++;
+        }
+        treg_attribution *at_ = &k->peak_attribution[j];
+        if (c == TREG_CLASS_V) at_->vgpr++;
+        else if (c == TREG_CLASS_A) at_->agpr++;
+        else at_->sgpr++;
+    }
+    /* Largest group first: the answer to "why so many?" leads. */
+    for (size_t i = 1; i < k->nattribution; i++)
+        for (size_t j = i; j > 0; j--) {
+            treg_attribution *x = &k->peak_attribution[j - 1], *y = &k->peak_attribution[j];
+            if ((unsigned)y->vgpr + y->agpr <= (unsigned)x->vgpr + x->agpr) break;
+            treg_attribution t = *x;
+            *x = *y;
+            *y = t;
+        }
+    return TREG_OK;
+}
+
+static int loops_report(pipeline *p, treg_kernel_report *k, const treg_cfg *g,
+                        const treg_insn *insns, const treg_row *rows, treg_error *err)
+{
+    k->loops = treg_arena_calloc(p->arena, g->nloops ? g->nloops : 1, sizeof *k->loops);
+    if (!k->loops) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    for (uint32_t l = 0; l < g->nloops; l++) {
+        const treg_loopinfo *L = &g->loops[l];
+        treg_loop *o = &k->loops[k->nloops++];
+        o->depth = L->depth;
+        o->file = -1;
+        o->head = UINT64_MAX;
+        for (uint32_t i = g->blocks[L->header].first; i <= g->blocks[L->header].last && o->file < 0; i++)
+            if (rows[i].loc.line) o->file = rows[i].loc.file;
+        for (uint32_t bi = 0; bi < L->nblocks; bi++) {
+            const treg_block *B = &g->blocks[L->blocks[bi]];
+            if (insns[B->first].addr < o->head) o->head = insns[B->first].addr;
+            if (insns[B->last].addr + insns[B->last].size > o->end)
+                o->end = insns[B->last].addr + insns[B->last].size;
+            for (uint32_t i = B->first; i <= B->last; i++) {
+                const treg_row *r = &rows[i];
+                o->instructions++;
+                if (r->vgpr > o->peak_vgpr) o->peak_vgpr = r->vgpr;
+                if (r->agpr > o->peak_agpr) o->peak_agpr = r->agpr;
+                if (r->sgpr > o->peak_sgpr) o->peak_sgpr = r->sgpr;
+                if (r->loc.line && r->loc.file == o->file) {
+                    if (!o->first_line || r->loc.line < o->first_line) o->first_line = r->loc.line;
+                    if (r->loc.line > o->last_line) o->last_line = r->loc.line;
+                }
+            }
+        }
+        o->head -= k->entry_address;
+        o->end -= k->entry_address;
+    }
+    return TREG_OK;
+}
+
+static int note_unknown(pipeline *p, treg_kernel_report *k, const treg_insn_effect *e, size_t *cap,
+                        treg_error *err)
+{
+    for (size_t j = 0; j < k->nunknown; j++)
+        if (strlen(k->unknown[j].mnemonic) == e->mnemonic_len &&
+            memcmp(k->unknown[j].mnemonic, e->mnemonic, e->mnemonic_len) == 0) {
+            k->unknown[j].count++;
+            return TREG_OK;
+        }
+    if (k->nunknown == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 8;
+        k->unknown = treg_arena_grow(p->arena, k->unknown, k->nunknown, ncap, sizeof *k->unknown);
+        if (!k->unknown) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+        *cap = ncap;
+    }
+    k->unknown[k->nunknown].mnemonic = treg_arena_strndup(p->arena, e->mnemonic, e->mnemonic_len);
+    k->unknown[k->nunknown].count = 1;
+    if (!k->unknown[k->nunknown].mnemonic) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    k->nunknown++;
+    return TREG_OK;
+}
+
+static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_report *k,
+                          treg_error *err)
+{
+    treg_arena *A = p->arena;
+    const treg_target *t = p->target;
+    int rc;
+    k->name = ks->name;
+    k->entry_address = ks->addr;
+    k->code_bytes = (uint32_t)ks->size;
+    k->wave_size = ks->has_kd ? (ks->kd.wave32 ? 32 : 64)
+                   : ks->meta.present && ks->meta.wavefront_size > 0 ? (uint32_t)ks->meta.wavefront_size
+                                                                     : t->wave_size;
+    k->metadata.vgpr_count = ks->meta.present ? ks->meta.vgpr_count : -1;
+    k->metadata.agpr_count = ks->meta.present ? ks->meta.agpr_count : -1;
+    k->metadata.sgpr_count = ks->meta.present ? ks->meta.sgpr_count : -1;
+    k->metadata.vgpr_spill_count = ks->meta.present ? ks->meta.vgpr_spill_count : -1;
+    k->metadata.sgpr_spill_count = ks->meta.present ? ks->meta.sgpr_spill_count : -1;
+
+    treg_insn *insns;
+    size_t n;
+    rc = treg_disasm_range(p->disasm, A, ks->code, ks->size, ks->addr, &insns, &n, err);
+    if (rc) return rc;
+    k->instructions = (uint32_t)n;
+
+    treg_insn_effect *fx = treg_arena_calloc(A, n ? n : 1, sizeof *fx);
+    if (!fx) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    treg_model_ctx mctx = {k->wave_size};
+    size_t unknown_cap = 0;
+    for (size_t i = 0; i < n; i++) {
+        treg_error merr = {0, ""};
+        if (treg_model_insn(&mctx, insns[i].text, &fx[i], &merr))
+            return treg_fail(err, TREG_E_DECODE, "kernel %s at +0x%llx: %s", ks->name,
+                             (unsigned long long)(insns[i].addr - ks->addr), merr.msg);
+        if (fx[i].flags & TREG_FX_UNKNOWN) {
+            k->unknown_instructions++;
+            if ((rc = note_unknown(p, k, &fx[i], &unknown_cap, err))) return rc;
+        }
+    }
+
+    treg_cfg g;
+    if ((rc = treg_cfg_build(A, insns, fx, n, &g, err))) return rc;
+    k->basic_blocks = g.nblocks;
+    k->calls = g.calls;
+    uint8_t *partial;
+    if ((rc = treg_exec_analyze(A, &g, fx, n, &partial, err))) return rc;
+
+    treg_kd kd = ks->kd;
+    if (!ks->has_kd) { /* no descriptor: assume the common Triton entry state */
+        memset(&kd, 0, sizeof kd);
+        kd.user_sgpr_count = 16;
+        kd.wg_id_x = true;
+        kd.workitem_id_vgprs = 1;
+    }
+    treg_entry entry;
+    treg_entry_live(&kd, t, &entry);
+    treg_liveness lv;
+    if ((rc = treg_liveness_run(A, &g, fx, n, partial, &entry.live, &lv, err))) return rc;
+
+    /* Allocation and occupancy. */
+    treg_alloc al;
+    bool xnack = p->co->xnack == 1 || p->co->xnack == 3;
+    treg_allocation(fx, n, t, &entry, xnack, kd.flat_scratch_init, &al);
+    k->vgpr.allocated = al.arch_vgprs;
+    k->agpr.allocated = al.agprs;
+    k->sgpr.allocated = al.sgprs;
+    k->vgpr.limit = t->addressable_vgprs;
+    k->agpr.limit = t->addressable_agprs;
+    k->sgpr.limit = t->addressable_sgprs;
+    k->accum_offset = kd.accum_offset;
+    k->scratch_bytes = kd.private_segment_fixed_size;
+    if (ks->meta.present && ks->meta.private_segment_fixed_size > 0 && !ks->has_kd)
+        k->scratch_bytes = (uint32_t)ks->meta.private_segment_fixed_size;
+    k->lds_bytes = p->triton.has_shared ? p->triton.shared : kd.group_segment_fixed_size;
+    if (p->triton.num_warps)
+        k->workgroup_size = p->triton.num_warps * (p->triton.warp_size ? p->triton.warp_size : k->wave_size);
+    else if (ks->meta.present && ks->meta.max_flat_workgroup_size > 0)
+        k->workgroup_size = (uint32_t)ks->meta.max_flat_workgroup_size;
+
+    treg_occ_input oi = {.arch_vgprs = al.arch_vgprs,
+                         .agprs = al.agprs,
+                         .sgprs = al.sgprs,
+                         .lds_bytes = k->lds_bytes,
+                         .workgroup_size = k->workgroup_size,
+                         .waves_per_eu = p->triton.waves_per_eu,
+                         .wave_size = k->wave_size};
+    treg_occ_result occ;
+    treg_occupancy(t, &oi, &occ);
+    k->total_vgprs = occ.total_vgprs;
+    k->occupancy.waves_per_simd = occ.waves;
+    k->occupancy.max_waves = occ.max_waves;
+    k->occupancy.limited_by = occ.limited_by;
+    k->occupancy.vgpr_waves = occ.vgpr_waves;
+    k->occupancy.sgpr_waves = occ.sgpr_waves;
+    k->occupancy.lds_waves = occ.lds_waves;
+    k->occupancy.vgprs_to_next = occ.vgprs_to_next;
+    k->occupancy.sgprs_to_next = occ.sgprs_to_next;
+
+    /* Spills. */
+    uint8_t *spill_kind;
+    if ((rc = treg_spills_classify(A, fx, n, k->scratch_bytes, &ks->meta, &spill_kind, err))) return rc;
+
+    /* Rows and peaks. */
+    treg_row *rows = treg_arena_calloc(A, n ? n : 1, sizeof *rows);
+    if (!rows) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    uint32_t peak_at[3] = {TREG_NONE, TREG_NONE, TREG_NONE};
+    size_t nspills = 0;
+    for (size_t i = 0; i < n; i++) {
+        treg_row *r = &rows[i];
+        const treg_block *B = &g.blocks[g.block_of[i]];
+        r->address = insns[i].addr - ks->addr;
+        r->text = insns[i].text;
+        r->loc = loc_of(p, insns[i].addr);
+        r->vgpr = lv.occupied[i][0];
+        r->agpr = lv.occupied[i][1];
+        r->sgpr = lv.occupied[i][2];
+        r->loop_depth = B->loop_depth;
+        if (B->rpo == TREG_NONE) r->flags |= TREG_ROW_UNREACHABLE;
+        if (partial[i]) r->flags |= TREG_ROW_PARTIAL_EXEC;
+        if (fx[i].flags & TREG_FX_UNKNOWN) r->flags |= TREG_ROW_UNKNOWN;
+        if (i == B->last && B->nsucc != 1) r->flags |= TREG_ROW_BRANCH;
+        if (spill_kind[i]) {
+            int kind = spill_kind[i] - 1;
+            bool reload = kind == TREG_SPILL_SCRATCH_LOAD || kind == TREG_SPILL_LANE_TO_SGPR ||
+                          kind == TREG_SPILL_AGPR_TO_VGPR;
+            r->flags |= reload ? TREG_ROW_RELOAD : TREG_ROW_SPILL;
+            nspills++;
+        }
+        if (r->flags & TREG_ROW_UNREACHABLE) continue;
+        const uint16_t vals[3] = {r->vgpr, r->agpr, r->sgpr};
+        for (int c = 0; c < 3; c++)
+            if (peak_at[c] == TREG_NONE || vals[c] > lv.occupied[peak_at[c]][c]) peak_at[c] = (uint32_t)i;
+    }
+    treg_class_stat *cls[3] = {&k->vgpr, &k->agpr, &k->sgpr};
+    for (int c = 0; c < 3; c++)
+        if (peak_at[c] != TREG_NONE) {
+            cls[c]->peak_live = lv.occupied[peak_at[c]][c];
+            cls[c]->peak_address = rows[peak_at[c]].address;
+            cls[c]->peak_loc = rows[peak_at[c]].loc;
+        }
+    if (peak_at[0] != TREG_NONE) rows[peak_at[0]].flags |= TREG_ROW_VGPR_PEAK;
+
+    k->spill_instructions = (uint32_t)nspills;
+    k->spills = treg_arena_calloc(A, nspills ? nspills : 1, sizeof *k->spills);
+    if (!k->spills) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        if (spill_kind[i]) {
+            treg_spill *s = &k->spills[k->nspills++];
+            s->address = rows[i].address;
+            s->kind = spill_kind[i] - 1;
+            s->loc = rows[i].loc;
+        }
+
+    /* Undefined reads: a semantics bug if non-zero; say where. */
+    treg_regcount und = treg_regset_count(&lv.undefined);
+    k->undefined_reads = (uint32_t)(und.vgpr + und.agpr + und.sgpr);
+    for (unsigned r = TREG_REG_SPECIAL0; r < TREG_REG_COUNT; r++)
+        if (treg_regset_has(&lv.undefined, r) && r != TREG_REG_VCC_LO && r != TREG_REG_VCC_HI)
+            k->undefined_reads++;
+    if (k->undefined_reads) {
+        for (size_t i = 0; i < n && !k->undefined_example; i++)
+            for (unsigned j = 0; j < fx[i].nops && !k->undefined_example; j++) {
+                const treg_operand *op = &fx[i].ops[j];
+                if (!(op->role & TREG_USE)) continue;
+                for (unsigned r = op->reg; r < (unsigned)op->reg + op->count; r++)
+                    if (treg_regset_has(&lv.undefined, r)) {
+                        char name[24], buf[96];
+                        treg_reg_name(r, name, sizeof name);
+                        snprintf(buf, sizeof buf, "%s read at +0x%llx (%s)", name,
+                                 (unsigned long long)rows[i].address, insns[i].text);
+                        k->undefined_example = treg_arena_strdup(A, buf);
+                        break;
+                    }
+            }
+    }
+
+    if ((rc = line_stats(p, k, rows, n, err))) return rc;
+    if (peak_at[0] != TREG_NONE &&
+        (rc = peak_attribution(p, k, &g, &lv, fx, partial, insns, peak_at[0], err)))
+        return rc;
+    if ((rc = loops_report(p, k, &g, insns, rows, err))) return rc;
+    if (p->keep_rows) {
+        k->rows = rows;
+        k->nrows = n;
+    }
+    return TREG_OK;
+}
+
+static int resolve_target(pipeline *p, treg_report *r, treg_error *err)
+{
+    const treg_codeobj *co = p->co;
+    const treg_target *t = treg_target_by_mach(co->mach);
+    if (!t && co->target_gfx) t = treg_target_by_name(co->target_gfx);
+    if (!t) {
+        if (co->target_gfx)
+            return treg_fail(err, TREG_E_TARGET, "unknown target %s (EF_AMDGPU_MACH 0x%x)",
+                             co->target_gfx, co->mach);
+        return treg_fail(err, TREG_E_TARGET,
+                         "unknown target: EF_AMDGPU_MACH 0x%x and no target id in the metadata",
+                         co->mach);
+    }
+    p->target = t;
+    r->target = t->name;
+    r->target_id = co->target_id;
+    r->provisional = t->provisional;
+    const char *cpu = t->name;
+    if (!treg_disasm_knows(cpu)) {
+        if (!t->decode_as || !treg_disasm_knows(t->decode_as))
+            return treg_fail(err, TREG_E_TARGET, "LLVM %s cannot decode %s and no substitute ISA is known",
+                             treg_disasm_llvm_version(), t->name);
+        cpu = t->decode_as;
+        char note[256];
+        snprintf(note, sizeof note,
+                 "%s decoded as %s: LLVM %s does not know %s; %s-only instructions may be "
+                 "missing or mis-decoded",
+                 t->name, cpu, treg_disasm_llvm_version(), t->name, t->name);
+        r->target_note = treg_arena_strdup(p->arena, note);
+    }
+    if (t->provisional && !r->target_note)
+        r->target_note = treg_arena_strdup(p->arena, "register file and occupancy figures for this "
+                                                     "target are provisional (unverified)");
+    r->decoded_as = cpu;
+    return treg_disasm_open(cpu, &p->disasm, err);
+}
+
+int treg_analyze(const uint8_t *bytes, size_t len, const treg_options *opt, treg_report **out,
+                 treg_error *err)
+{
+    *out = NULL;
+    treg_options none = {0};
+    if (!opt) opt = &none;
+    if (!bytes && len) return treg_fail(err, TREG_E_ARG, "no input bytes");
+
+    treg_arena *arena = malloc(sizeof *arena);
+    if (!arena) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    treg_arena_init(arena);
+    treg_report *r = treg_arena_calloc(arena, 1, sizeof *r);
+    treg_codeobj *co = treg_arena_calloc(arena, 1, sizeof *co);
+    treg_linetab *lines = treg_arena_calloc(arena, 1, sizeof *lines);
+    pipeline p = {arena, co, NULL, lines, {0}, NULL, opt->keep_rows != 0};
+    regex_t re;
+    bool have_re = false;
+    int rc = TREG_OK;
+    if (!r || !co || !lines) {
+        rc = treg_fail(err, TREG_E_NOMEM, "out of memory");
+        goto fail;
+    }
+    r->priv = arena;
+    r->analyzer_version = TREG_ANALYZER_VERSION;
+    r->llvm_version = treg_disasm_llvm_version();
+
+    if ((rc = treg_codeobj_load(arena, bytes, len, co, err))) goto fail;
+    if (opt->triton_json && (rc = parse_triton_json(opt->triton_json, opt->triton_json_len, &p.triton, err)))
+        goto fail;
+    treg_error lerr = {0, ""};
+    if (treg_lines_load(arena, bytes, len, lines, &lerr) != TREG_OK)
+        memset(lines, 0, sizeof *lines); /* go on without source lines */
+    r->files = lines->files;
+    r->nfiles = lines->nfiles;
+    if ((rc = resolve_target(&p, r, err))) goto fail;
+
+    if (opt->kernel_regex) {
+        if (regcomp(&re, opt->kernel_regex, REG_EXTENDED | REG_NOSUB) != 0) {
+            rc = treg_fail(err, TREG_E_ARG, "bad kernel regex '%s'", opt->kernel_regex);
+            goto fail;
+        }
+        have_re = true;
+    }
+    r->kernels = treg_arena_calloc(arena, co->nkernels ? co->nkernels : 1, sizeof *r->kernels);
+    if (!r->kernels) {
+        rc = treg_fail(err, TREG_E_NOMEM, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < co->nkernels; i++) {
+        if (have_re && regexec(&re, co->kernels[i].name, 0, NULL, 0) != 0) continue;
+        if ((rc = analyze_kernel(&p, &co->kernels[i], &r->kernels[r->nkernels], err))) goto fail;
+        r->nkernels++;
+    }
+    if (r->nkernels == 0) {
+        rc = treg_fail(err, TREG_E_NOKERNEL, "no kernel matches '%s'",
+                       opt->kernel_regex ? opt->kernel_regex : "");
+        goto fail;
+    }
+    if (have_re) regfree(&re);
+    treg_disasm_close(p.disasm);
+    *out = r;
+    return TREG_OK;
+
+fail:
+    if (have_re) regfree(&re);
+    treg_disasm_close(p.disasm);
+    treg_arena_free(arena);
+    free(arena);
+    return rc;
+}
+
+void treg_report_free(treg_report *r)
+{
+    if (!r) return;
+    treg_arena *arena = r->priv;
+    treg_arena_free(arena);
+    free(arena);
+}
+
+const char *treg_status_name(int code)
+{
+    static const char *const names[] = {"ok",      "out of memory", "bad format",
+                                        "not AMDGPU", "unknown target", "no kernel",
+                                        "undecodable", "bad argument", "bad metadata"};
+    return code >= 0 && code < (int)(sizeof names / sizeof names[0]) ? names[code] : "error";
+}
