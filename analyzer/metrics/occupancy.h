@@ -15,16 +15,32 @@ typedef struct treg_occ_input {
     unsigned workgroup_size; /* work-items; 0 when unknown */
     unsigned waves_per_eu;   /* requested minimum (Triton's waves_per_eu), 0 = none */
     unsigned wave_size;      /* 32 or 64 */
+    /* Lower end of the flat work-group size range; 0 = 1, as in Triton's
+     * "amdgpu-flat-work-group-size"="1,N" (what the trailer was computed with).
+     * Set it to workgroup_size to model a launch of exactly that size. */
+    unsigned min_workgroup_size;
+    /* Upper end of "amdgpu-waves-per-eu"; 0 = waves_per_eu, as Triton 3.5+
+     * writes "N, N". Older Triton wrote "N" alone: pass the target's maximum. */
+    unsigned waves_per_eu_max;
 } treg_occ_input;
 
 typedef struct treg_occ_result {
-    unsigned total_vgprs;  /* unified count on gfx90a+: align(arch, 4) + agprs; else max(arch, agprs) */
-    unsigned waves;        /* waves per SIMD */
-    unsigned max_waves;    /* the target's ceiling */
-    unsigned vgpr_waves, sgpr_waves, lds_waves;
-    const char *limited_by; /* "vgpr", "sgpr", "lds", "target" */
-    int vgprs_to_next;      /* VGPRs (unified count) to free for waves+1 by VGPRs alone; -1 if none */
-    int sgprs_to_next;
+    /* gfx90a+ with AGPRs: align(arch, 4) + agprs (the unified file); else
+     * max(arch, agprs) (AMDGPUMCExpr.cpp evaluateTotalNumVGPR) */
+    unsigned total_vgprs;
+    unsigned waves;     /* waves per SIMD */
+    unsigned max_waves; /* the target's ceiling */
+    unsigned vgpr_waves, sgpr_waves;
+    unsigned lds_waves; /* work-group size and LDS together (getOccupancyWithWorkGroupSizes) */
+    /* "vgpr", "sgpr", "lds", "target", or "workgroup" (work-group size and
+     * barriers, no LDS), "waves_per_eu" (the requested maximum) */
+    const char *limited_by;
+    /* Registers to free so that this resource permits waves + 1. -1 when
+     * waves + 1 exceeds the target's ceiling or the resource already permits
+     * it (it does not bind). On a tie both report a count: each is necessary,
+     * neither alone sufficient. */
+    int vgprs_to_next; /* in the unified count */
+    int sgprs_to_next; /* in TotalNumSgprs */
 } treg_occ_result;
 
 void treg_occupancy(const treg_target *t, const treg_occ_input *in, treg_occ_result *out);

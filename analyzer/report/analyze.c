@@ -305,12 +305,15 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     k->scratch_bytes = kd.private_segment_fixed_size;
     if (ks->meta.present && ks->meta.private_segment_fixed_size > 0 && !ks->has_kd)
         k->scratch_bytes = (uint32_t)ks->meta.private_segment_fixed_size;
-    k->lds_bytes = p->triton.has_shared ? p->triton.shared : kd.group_segment_fixed_size;
-    if (p->triton.num_warps)
-        k->workgroup_size = p->triton.num_warps * (p->triton.warp_size ? p->triton.warp_size : k->wave_size);
-    else if (ks->meta.present && ks->meta.max_flat_workgroup_size > 0)
+    k->lds_bytes = kd.group_segment_fixed_size;
+    if (ks->meta.present && ks->meta.max_flat_workgroup_size > 0)
         k->workgroup_size = (uint32_t)ks->meta.max_flat_workgroup_size;
+    else if (p->triton.num_warps)
+        k->workgroup_size =
+            p->triton.num_warps * (p->triton.warp_size ? p->triton.warp_size : k->wave_size);
 
+    /* As the compiler computed "; Occupancy:": static LDS, the flat
+     * work-group size range 1..max, Triton's waves_per_eu. */
     treg_occ_input oi = {.arch_vgprs = al.arch_vgprs,
                          .agprs = al.agprs,
                          .sgprs = al.sgprs,
@@ -329,6 +332,17 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     k->occupancy.lds_waves = occ.lds_waves;
     k->occupancy.vgprs_to_next = occ.vgprs_to_next;
     k->occupancy.sgprs_to_next = occ.sgprs_to_next;
+
+    /* At launch: Triton allocates its shared memory dynamically, so only
+     * its .json knows it; the launch uses exactly workgroup_size items. */
+    treg_occ_input launch = oi;
+    launch.lds_bytes = k->lds_bytes + (p->triton.has_shared ? p->triton.shared : 0);
+    launch.min_workgroup_size = k->workgroup_size;
+    treg_occ_result locc;
+    treg_occupancy(t, &launch, &locc);
+    k->occupancy.launch_waves_per_simd = locc.waves;
+    k->occupancy.launch_limited_by = locc.limited_by;
+    k->occupancy.launch_lds_bytes = launch.lds_bytes;
 
     /* Spills. */
     uint8_t *spill_kind;

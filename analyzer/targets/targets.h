@@ -8,6 +8,14 @@
 
 #include <stdbool.h>
 
+/* One step of a stepwise SGPR-to-waves rule: up to max_sgprs SGPRs allow
+ * waves waves per SIMD (AMDGPUBaseInfo.cpp getOccupancyWithNumSGPRs). A
+ * table ends with max_sgprs == 0, meaning "any more". */
+typedef struct treg_sgpr_step {
+    unsigned max_sgprs;
+    unsigned waves;
+} treg_sgpr_step;
+
 typedef struct treg_target {
     const char *name;      /* "gfx90a" */
     unsigned mach;         /* EF_AMDGPU_MACH value; 0 when the target has none upstream */
@@ -28,9 +36,19 @@ typedef struct treg_target {
     bool packed_tid;     /* work-item ids arrive packed in v0 (hasPackedTID) */
     bool architected_flat_scratch;
     bool supports_xnack;
-    bool provisional;    /* some figures are unverified */
-    const char *source;  /* where the figures come from */
+    bool provisional;   /* some figures are unverified */
+    const char *source; /* where the figures come from */
+    /* Added for occupancy (metrics/occupancy.c); all from AMDGPUBaseInfo.cpp IsaInfo. */
+    unsigned vgpr_file_wave64;    /* vgpr_file when a wave32-default target runs wave64; 0 = same */
+    unsigned vgpr_granule_wave64; /* likewise for the granule; 0 = same */
+    unsigned eus_per_cu;          /* SIMDs sharing LDS and barriers (getEUsPerCU) */
+    unsigned barriers_per_cu;     /* multi-wave workgroups per CU (getMaxWorkGroupsPerCU) */
+    const treg_sgpr_step *sgpr_steps; /* NULL when SGPRs do not limit waves (GFX10+) */
+    bool flat_xnack_sgprs; /* FLAT_SCRATCH/XNACK_MASK taken from the SGPR file (GFX8/9) */
 } treg_target;
+
+/* The whole table, for listing and for tests; *count receives its length. */
+const treg_target *treg_target_table(unsigned *count);
 
 const treg_target *treg_target_by_mach(unsigned mach);
 const treg_target *treg_target_by_name(const char *gfx); /* exact match, NULL if unknown */

@@ -42,6 +42,11 @@ static json_object *kernel_json(const treg_report *r, const treg_kernel_report *
     json_object_object_add(occ, "lds_waves", json_object_new_int64(k->occupancy.lds_waves));
     json_object_object_add(occ, "vgprs_to_next", json_object_new_int64(k->occupancy.vgprs_to_next));
     json_object_object_add(occ, "sgprs_to_next", json_object_new_int64(k->occupancy.sgprs_to_next));
+    json_object_object_add(occ, "launch_waves_per_simd",
+                           json_object_new_int64(k->occupancy.launch_waves_per_simd));
+    json_object_object_add(occ, "launch_limited_by",
+                           json_object_new_string(k->occupancy.launch_limited_by ? k->occupancy.launch_limited_by : ""));
+    json_object_object_add(occ, "launch_lds_bytes", json_object_new_int64(k->occupancy.launch_lds_bytes));
     json_object_object_add(o, "occupancy", occ);
 
     json_object_object_add(o, "workgroup_size", json_object_new_int64(k->workgroup_size));

@@ -45,6 +45,10 @@ void treg_render_text(FILE *out, const treg_report *r, const char *path)
         if (k->occupancy.vgprs_to_next > 0)
             fprintf(out, "; free %d VGPRs for %u", k->occupancy.vgprs_to_next,
                     k->occupancy.waves_per_simd + 1);
+        if (k->occupancy.launch_waves_per_simd != k->occupancy.waves_per_simd)
+            fprintf(out, "\n    at launch with %u B of LDS: %u waves/SIMD, limited by %s",
+                    k->occupancy.launch_lds_bytes, k->occupancy.launch_waves_per_simd,
+                    k->occupancy.launch_limited_by ? k->occupancy.launch_limited_by : "?");
         fprintf(out, "\n    scratch %u B, %u spill instructions, LDS %u B\n", k->scratch_bytes,
                 k->spill_instructions, k->lds_bytes);
         fprintf(out, "    VGPR peak at +0x%llx ", (unsigned long long)k->vgpr.peak_address);

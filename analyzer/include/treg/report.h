@@ -100,9 +100,15 @@ typedef struct treg_kernel_report {
         uint32_t vgpr_waves, sgpr_waves, lds_waves; /* each resource's own bound */
         int32_t vgprs_to_next; /* registers to free for one more wave; -1 when no step */
         int32_t sgprs_to_next;
+        /* At launch: with Triton's dynamic LDS ("shared" in its .json, which
+         * the compiler's figure cannot see) and exactly workgroup_size
+         * work-items. Equal to the above when there is no .json. */
+        uint32_t launch_waves_per_simd;
+        const char *launch_limited_by;
+        uint32_t launch_lds_bytes;
     } occupancy;
     uint32_t workgroup_size; /* 0 when unknown */
-    uint32_t lds_bytes;
+    uint32_t lds_bytes; /* static LDS from the kernel descriptor */
     uint32_t scratch_bytes;
     uint32_t spill_instructions;  /* stores out + reloads in, all kinds */
     uint32_t undefined_reads;     /* registers read before any definition */

@@ -1,0 +1,283 @@
+/* The per-target table: register files, granules, wave limits and LDS of
+ * every gfx target treg knows, as data.  Rows share a family's figures
+ * through the FAMILY_* macros below; each macro says which LLVM function or
+ * feature every figure comes from, so a reader can check it against
+ * llvm/lib/Target/AMDGPU/Utils/AMDGPUBaseInfo.cpp (namespace IsaInfo),
+ * AMDGPU.td / GCNProcessors.td and llvm/docs/AMDGPUUsage.rst.
+ * Figures are those of LLVM 22 with default features (wave32 and WGP mode
+ * on GFX10+), which is what the compiler's trailer figures were made with. */
+#include "targets/targets.h"
+
+#include <stddef.h>
+#include <string.h>
+
+/* getOccupancyWithNumSGPRs for GFX8/GFX9 (Gen >= VOLCANIC_ISLANDS): a fixed
+ * table in LLVM, not 800 / granule-rounded count (81..88 SGPRs give 9). */
+static const treg_sgpr_step gfx9_sgpr_steps[] = {
+    {80, 10},
+    {88, 9},
+    {100, 8},
+    {0, 7},
+};
+
+/* GCN5 (gfx906) and CDNA1 (gfx908): getMaxWavesPerEU 10 (!isGFX10Plus);
+ * getTotalNumVGPRs 256 (neither GFX90AInsts nor GFX10+);
+ * getAddressableNumArchVGPRs 256; getVGPRAllocGranule 4 (wave64, no
+ * GFX10_3); getTotalNumSGPRs 800 and getSGPRAllocGranule 16 (Major >= 8);
+ * getAddressableNumSGPRs 102 (Major >= 8, no SGPR init bug);
+ * getLocalMemorySize 65536 (FeatureLocalMemorySize65536); getEUsPerCU 4;
+ * getMaxWorkGroupsPerCU barriers 16 (pre-GFX10). */
+#define FAMILY_GFX9(fam, agprs, src)                                                               \
+    .family = fam, .wave_size = 64, .max_waves_per_simd = 10, .vgpr_file = 256,                    \
+    .addressable_vgprs = 256, .addressable_agprs = agprs, .unified_agprs = false,                  \
+    .vgpr_granule = 4, .sgpr_file = 800, .addressable_sgprs = 102, .sgpr_granule = 16,             \
+    .lds_per_cu = 65536, .packed_tid = false, .architected_flat_scratch = false,                   \
+    .supports_xnack = true, .provisional = false, .source = src, .eus_per_cu = 4,                  \
+    .barriers_per_cu = 16, .sgpr_steps = gfx9_sgpr_steps, .flat_xnack_sgprs = true
+
+/* CDNA2/3/4 (gfx90a, gfx94x, gfx950), FeatureGFX90AInsts: getMaxWavesPerEU 8
+ * (isGFX90A); getTotalNumVGPRs and getAddressableNumVGPRs 512 (arch VGPRs,
+ * then AGPRs from accum_offset); getVGPRAllocGranule 8; AGPRs 256
+ * (AReg_* classes, AMDGPUUsage "AGPRs"); packed work-item ids (hasPackedTID,
+ * FeatureGFX90AInsts); SGPR figures as GFX9. Architected flat scratch
+ * (FeatureArchitectedFlatScratch) on gfx940+ only: it makes
+ * getNumExtraSGPRs 6 on every kernel. LDS 64 KiB, 160 KiB on gfx950
+ * (FeatureLocalMemorySize163840). */
+#define FAMILY_CDNA(fam, lds, archflat, src)                                                       \
+    .family = fam, .wave_size = 64, .max_waves_per_simd = 8, .vgpr_file = 512,                     \
+    .addressable_vgprs = 256, .addressable_agprs = 256, .unified_agprs = true, .vgpr_granule = 8,  \
+    .sgpr_file = 800, .addressable_sgprs = 102, .sgpr_granule = 16, .lds_per_cu = lds,             \
+    .packed_tid = true, .architected_flat_scratch = archflat, .supports_xnack = true,              \
+    .provisional = false, .source = src, .eus_per_cu = 4, .barriers_per_cu = 16,                   \
+    .sgpr_steps = gfx9_sgpr_steps, .flat_xnack_sgprs = true
+
+/* RDNA (GFX10+), default wave32 (GCNSubtarget turns +wavefrontsize32 on for
+ * GFX10+ when no size is asked for) and WGP mode (no FeatureCuMode):
+ * getMaxWavesPerEU 20 on GFX10.1, 16 from GFX10.3 (hasGFX10_3Insts);
+ * getTotalNumVGPRs 1024 (wave32) / 512 (wave64), 1536 / 768 with
+ * Feature1_5xVGPRs; getVGPRAllocGranule 8 / 4 on GFX10.1, 16 / 8 from
+ * GFX10.3, 24 / 12 with Feature1_5xVGPRs; getAddressableNumSGPRs 106 and
+ * getSGPRAllocGranule = that (Major >= 10); SGPRs never limit waves
+ * (getOccupancyWithNumSGPRs returns MaxWaves for Gen >= GFX10), so
+ * sgpr_file is 0; getLocalMemorySize 64 KiB doubled in WGP mode;
+ * getEUsPerCU 4 in WGP mode; barriers 32 in WGP mode; getNumExtraSGPRs
+ * counts only VCC (Major >= 10). Packed work-item ids from GFX11
+ * (FeatureGFX11Insts implies hasPackedTID); architected flat scratch from
+ * GFX11 (AMDGPUUsage "Flat Scratch"); XNACK only on GFX10.1
+ * (FeatureSupportsXNACK). */
+#define FAMILY_RDNA(fam, waves, file, gran, packed, xnack, src)                                    \
+    .family = fam, .wave_size = 32, .max_waves_per_simd = waves, .vgpr_file = file,                \
+    .addressable_vgprs = 256, .addressable_agprs = 0, .unified_agprs = false,                      \
+    .vgpr_granule = gran, .sgpr_file = 0, .addressable_sgprs = 106, .sgpr_granule = 106,           \
+    .lds_per_cu = 131072, .packed_tid = packed, .architected_flat_scratch = packed,                \
+    .supports_xnack = xnack, .provisional = false, .source = src, .vgpr_file_wave64 = (file) / 2,  \
+    .vgpr_granule_wave64 = (gran) / 2, .eus_per_cu = 4, .barriers_per_cu = 32, .sgpr_steps = NULL, \
+    .flat_xnack_sgprs = false
+
+#define SRC_GFX9 "AMDGPUBaseInfo.cpp IsaInfo (GFX9 paths); GCNProcessors.td FeatureISAVersion9_0_6"
+#define SRC_GFX908                                                                                 \
+    "AMDGPUBaseInfo.cpp IsaInfo (GFX9 paths); AMDGPU.td FeatureMAIInsts (separate AGPR file)"
+#define SRC_CDNA                                                                                   \
+    "AMDGPUBaseInfo.cpp IsaInfo (FeatureGFX90AInsts paths); AMDGPUUsage.rst accum_offset"
+#define SRC_CDNA3                                                                                  \
+    "AMDGPUBaseInfo.cpp IsaInfo (FeatureGFX90AInsts paths, FeatureArchitectedFlatScratch)"
+#define SRC_RDNA1 "AMDGPUBaseInfo.cpp IsaInfo (GFX10 paths); AMDGPU.td FeatureGFX10"
+#define SRC_RDNA2                                                                                  \
+    "AMDGPUBaseInfo.cpp IsaInfo (hasGFX10_3Insts paths); AMDGPU.td FeatureGFX10_3Insts"
+#define SRC_RDNA3_15X                                                                              \
+    "AMDGPUBaseInfo.cpp IsaInfo (Feature1_5xVGPRs paths); GCNProcessors.td "                       \
+    "FeatureISAVersion11_0_0"
+#define SRC_RDNA3 "AMDGPUBaseInfo.cpp IsaInfo (GFX11 paths); GCNProcessors.td FeatureISAVersion11"
+#define SRC_RDNA4_15X                                                                              \
+    "AMDGPUBaseInfo.cpp IsaInfo (Feature1_5xVGPRs paths); GCNProcessors.td FeatureISAVersion12"
+
+/* Hygon DCU figures: none published.  What is known (AMDGPU-NOTES.md):
+ * gfx926 (K100) is GCN5-derived; gfx928 (K100-AI) reports 40 waves per CU of
+ * 4 SIMDs in rocminfo (so 10 per SIMD, not CDNA's 8) and 64 KiB LDS, and
+ * Hygon's Triton compiles it with -support-512-vgprs; gfx936 (BW) with
+ * -support-768-vgprs.  Granules, SGPR figures and the sizes of the files
+ * those options unlock are guesses in the GCN5 mould, marked provisional.
+ *
+ * decode_as for gfx928/gfx936 is "gfx906", not "gfx942": Hygon's ISA is of
+ * the Vega20 (gfx906) lineage plus Hygon-only matrix instructions
+ * (v_mmac_* with ordinary-VGPR accumulators, ds_read_m*, s_set_vgpr_size);
+ * public DTK listings use GFX9 cache bits (glc/slc), which a gfx942
+ * disassembler would print as sc0/sc1/nt, and no AGPR or packed-TID
+ * encodings.  Triton-HCU's deduceISAFamily groups gfx928/gfx936 with gfx90a
+ * (CDNA2) for its code-generation choices (matrix layouts), which says
+ * nothing about encodings.  Decoding as gfx906 fails on the Hygon-only
+ * instructions either way; DTK's own llvm-objdump (/opt/dtk/aillvm) is the
+ * decoder to prefer where present. */
+#define FAMILY_HYGON(file, src)                                                                    \
+    .family = "Hygon", .wave_size = 64, .max_waves_per_simd = 10, .vgpr_file = file,               \
+    .addressable_vgprs = file, .addressable_agprs = 0, .unified_agprs = false, .vgpr_granule = 4,  \
+    .sgpr_file = 800, .addressable_sgprs = 102, .sgpr_granule = 16, .lds_per_cu = 65536,           \
+    .packed_tid = false, .architected_flat_scratch = false, .supports_xnack = true,                \
+    .provisional = true, .source = src, .eus_per_cu = 4, .barriers_per_cu = 16,                    \
+    .sgpr_steps = gfx9_sgpr_steps, .flat_xnack_sgprs = true
+#define SRC_HYGON                                                                                  \
+    "unverified: Hygon publishes no register figures; GCN5 figures assumed "                       \
+    "(AMDGPU-NOTES.md Targets)"
+
+static const treg_target targets[] = {
+    /* GFX9: EF_AMDGPU_MACH values from llvm/include/llvm/BinaryFormat/ELF.h. */
+    {.name = "gfx906", .mach = 0x2f, .decode_as = NULL, FAMILY_GFX9("GCN5", 0, SRC_GFX9)},
+    {.name = "gfx908", .mach = 0x30, .decode_as = NULL, FAMILY_GFX9("CDNA1", 256, SRC_GFX908)},
+    {.name = "gfx90a",
+     .mach = 0x3f,
+     .decode_as = NULL,
+     FAMILY_CDNA("CDNA2", 65536, false, SRC_CDNA)},
+    /* gfx940 (0x40) and gfx941 (0x4b) were dropped in LLVM 20 (ELF.h now
+     * names those values RESERVED); decode them as gfx942, same ISA. */
+    {.name = "gfx940",
+     .mach = 0x40,
+     .decode_as = "gfx942",
+     FAMILY_CDNA("CDNA3", 65536, true, SRC_CDNA3 "; mach from ELF.h before LLVM 20")},
+    {.name = "gfx941",
+     .mach = 0x4b,
+     .decode_as = "gfx942",
+     FAMILY_CDNA("CDNA3", 65536, true, SRC_CDNA3 "; mach from ELF.h before LLVM 20")},
+    {.name = "gfx942",
+     .mach = 0x4c,
+     .decode_as = NULL,
+     FAMILY_CDNA("CDNA3", 65536, true, SRC_CDNA3)},
+    {.name = "gfx950",
+     .mach = 0x4f,
+     .decode_as = NULL,
+     FAMILY_CDNA("CDNA4", 163840, true, SRC_CDNA3 "; FeatureLocalMemorySize163840")},
+
+    /* RDNA1: 20 waves, 1024 / 512 VGPRs, granule 8 / 4. */
+    {.name = "gfx1010",
+     .mach = 0x33,
+     .decode_as = NULL,
+     FAMILY_RDNA("RDNA1", 20, 1024, 8, false, true, SRC_RDNA1)},
+    {.name = "gfx1011",
+     .mach = 0x34,
+     .decode_as = NULL,
+     FAMILY_RDNA("RDNA1", 20, 1024, 8, false, true, SRC_RDNA1)},
+    {.name = "gfx1012",
+     .mach = 0x35,
+     .decode_as = NULL,
+     FAMILY_RDNA("RDNA1", 20, 1024, 8, false, true, SRC_RDNA1)},
+
+    /* RDNA2: 16 waves, granule 16 / 8. */
+    {.name = "gfx1030",
+     .mach = 0x36,
+     .decode_as = NULL,
+     FAMILY_RDNA("RDNA2", 16, 1024, 16, false, false, SRC_RDNA2)},
+    {.name = "gfx1031",
+     .mach = 0x37,
+     .decode_as = NULL,
+     FAMILY_RDNA("RDNA2", 16, 1024, 16, false, false, SRC_RDNA2)},
+    {.name = "gfx1032",
+     .mach = 0x38,
+     .decode_as = NULL,
+     FAMILY_RDNA("RDNA2", 16, 1024, 16, false, false, SRC_RDNA2)},
+    {.name = "gfx1033",
+     .mach = 0x39,
+     .decode_as = NULL,
+     FAMILY_RDNA("RDNA2", 16, 1024, 16, false, false, SRC_RDNA2)},
+    {.name = "gfx1034",
+     .mach = 0x3e,
+     .decode_as = NULL,
+     FAMILY_RDNA("RDNA2", 16, 1024, 16, false, false, SRC_RDNA2)},
+    {.name = "gfx1035",
+     .mach = 0x3d,
+     .decode_as = NULL,
+     FAMILY_RDNA("RDNA2", 16, 1024, 16, false, false, SRC_RDNA2)},
+    {.name = "gfx1036",
+     .mach = 0x45,
+     .decode_as = NULL,
+     FAMILY_RDNA("RDNA2", 16, 1024, 16, false, false, SRC_RDNA2)},
+
+    /* RDNA3: gfx1100/1101 and gfx1151 have Feature1_5xVGPRs (1536 / 768,
+     * granule 24 / 12); gfx1102/1103/1150 do not. */
+    {.name = "gfx1100",
+     .mach = 0x41,
+     .decode_as = NULL,
+     FAMILY_RDNA("RDNA3", 16, 1536, 24, true, false, SRC_RDNA3_15X)},
+    {.name = "gfx1101",
+     .mach = 0x46,
+     .decode_as = NULL,
+     FAMILY_RDNA("RDNA3", 16, 1536, 24, true, false, SRC_RDNA3_15X)},
+    {.name = "gfx1102",
+     .mach = 0x47,
+     .decode_as = NULL,
+     FAMILY_RDNA("RDNA3", 16, 1024, 16, true, false, SRC_RDNA3)},
+    {.name = "gfx1103",
+     .mach = 0x44,
+     .decode_as = NULL,
+     FAMILY_RDNA("RDNA3", 16, 1024, 16, true, false, SRC_RDNA3)},
+    {.name = "gfx1150",
+     .mach = 0x43,
+     .decode_as = NULL,
+     FAMILY_RDNA("RDNA3.5", 16, 1024, 16, true, false, SRC_RDNA3)},
+    {.name = "gfx1151",
+     .mach = 0x4a,
+     .decode_as = NULL,
+     FAMILY_RDNA("RDNA3.5", 16, 1536, 24, true, false, SRC_RDNA3_15X)},
+
+    /* RDNA4: both have Feature1_5xVGPRs. */
+    {.name = "gfx1200",
+     .mach = 0x48,
+     .decode_as = NULL,
+     FAMILY_RDNA("RDNA4", 16, 1536, 24, true, false, SRC_RDNA4_15X)},
+    {.name = "gfx1201",
+     .mach = 0x4e,
+     .decode_as = NULL,
+     FAMILY_RDNA("RDNA4", 16, 1536, 24, true, false, SRC_RDNA4_15X)},
+
+    /* Hygon: no EF_AMDGPU_MACH value is public, hence 0 (found by name from
+     * the amdhsa.target note instead). */
+    {.name = "gfx926",
+     .mach = 0,
+     .decode_as = "gfx906",
+     FAMILY_HYGON(256, SRC_HYGON "; K100, GCN5-derived")},
+    {.name = "gfx928",
+     .mach = 0,
+     .decode_as = "gfx906",
+     FAMILY_HYGON(512, SRC_HYGON "; K100-AI, 512-entry file from -support-512-vgprs")},
+    {.name = "gfx936",
+     .mach = 0,
+     .decode_as = "gfx906",
+     FAMILY_HYGON(768, SRC_HYGON "; BW, 768-entry file from -support-768-vgprs")},
+};
+
+const treg_target *treg_target_table(unsigned *count)
+{
+    if (count) *count = (unsigned)(sizeof targets / sizeof targets[0]);
+    return targets;
+}
+
+const treg_target *treg_target_by_mach(unsigned mach)
+{
+    if (mach == 0) return NULL; /* "none upstream": several rows share it */
+    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
+        if (targets[i].mach == mach) return &targets[i];
+    return NULL;
+}
+
+const treg_target *treg_target_by_name(const char *gfx)
+{
+    if (!gfx) return NULL;
+    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
+        if (strcmp(targets[i].name, gfx) == 0) return &targets[i];
+    return NULL;
+}
+
+/* getNumExtraSGPRs is not a sum: each later rule overwrites the count,
+ * because the registers sit in one block at the top of the file (VCC below
+ * XNACK_MASK below FLAT_SCRATCH) and using a higher one reserves all below
+ * it.  GFX10+ keeps FLAT_SCRATCH and XNACK_MASK outside the SGPR file.
+ * xnack_enabled is the code object's setting, "any" counting as on
+ * (AMDGPUAsmPrinter passes isXnackOnOrAny); it cannot be on where the
+ * target does not support XNACK. */
+unsigned treg_target_extra_sgprs(const treg_target *t, bool uses_vcc, bool uses_flat_scratch,
+                                 bool xnack_enabled)
+{
+    unsigned extra = uses_vcc ? 2 : 0;
+    if (!t || !t->flat_xnack_sgprs) return extra;
+    if (xnack_enabled && t->supports_xnack) extra = 4;
+    if (uses_flat_scratch || t->architected_flat_scratch) extra = 6;
+    return extra;
+}

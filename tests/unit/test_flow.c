@@ -1,0 +1,217 @@
+/* CFG, EXEC and liveness on hand-written instruction sequences: each test
+ * is a small program whose live registers are known by reading it.  The
+ * instructions are laid out 4 bytes apart, so "s_branch N" jumps N+1
+ * instructions ahead. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "flow/cfg.h"
+#include "flow/exec.h"
+#include "flow/liveness.h"
+#include "model/semantics.h"
+#include "util/arena.h"
+
+typedef struct program {
+    treg_arena arena;
+    treg_insn insns[64];
+    treg_insn_effect fx[64];
+    size_t n;
+    treg_cfg g;
+    uint8_t *partial;
+    treg_liveness lv;
+} program;
+
+/* Models, builds the CFG and runs both dataflows; entry live-ins are s[0:15],
+ * v0 and EXEC, as for a Triton kernel. */
+static program *run(const char *const *text, size_t n)
+{
+    program *p = test_calloc(1, sizeof *p);
+    treg_arena_init(&p->arena);
+    treg_model_ctx ctx = {64};
+    treg_error err = {0, ""};
+    p->n = n;
+    for (size_t i = 0; i < n; i++) {
+        p->insns[i].addr = 4 * i;
+        p->insns[i].size = 4;
+        p->insns[i].text = text[i];
+        if (treg_model_insn(&ctx, text[i], &p->fx[i], &err)) fail_msg("%s: %s", text[i], err.msg);
+    }
+    assert_int_equal(treg_cfg_build(&p->arena, p->insns, p->fx, n, &p->g, &err), TREG_OK);
+    assert_int_equal(treg_exec_analyze(&p->arena, &p->g, p->fx, n, &p->partial, &err), TREG_OK);
+    treg_regset entry;
+    treg_regset_clear(&entry);
+    treg_regset_add_range(&entry, TREG_REG_S0, 16);
+    treg_regset_add(&entry, TREG_REG_V0);
+    treg_regset_add(&entry, TREG_REG_EXEC_LO);
+    treg_regset_add(&entry, TREG_REG_EXEC_HI);
+    assert_int_equal(treg_liveness_run(&p->arena, &p->g, p->fx, n, p->partial, &entry, &p->lv, &err),
+                     TREG_OK);
+    return p;
+}
+
+static void done(program *p)
+{
+    treg_arena_free(&p->arena);
+    test_free(p);
+}
+
+static bool occupied_has(program *p, uint32_t i, unsigned reg)
+{
+    treg_regset s;
+    treg_liveness_occupied_at(&p->lv, &p->g, p->fx, p->partial, i, &s);
+    return treg_regset_has(&s, reg);
+}
+
+/* The if-block pattern of every masked Triton load: a default written
+ * under full EXEC, overwritten in some lanes inside the if, read after the
+ * join.  The default must stay live through the if-block. */
+static void test_partial_exec_write_keeps_old_value(void **state)
+{
+    (void)state;
+    static const char *const prog[] = {
+        "v_mov_b32_e32 v8, 0",                     /* 0 */
+        "v_cmp_gt_i32_e32 vcc, s12, v0",           /* 1 */
+        "s_and_saveexec_b64 s[0:1], vcc",          /* 2 */
+        "s_cbranch_execz 2",                       /* 3 -> 6 */
+        "v_mov_b32_e32 v9, s6",                    /* 4: a temporary inside the if */
+        "global_load_dword v8, v[9:10], off",      /* 5: v10 is never written */
+        "s_or_b64 exec, exec, s[0:1]",             /* 6 */
+        "v_add_f32_e32 v1, v8, v8",                /* 7 */
+        "s_endpgm",                                /* 8 */
+    };
+    program *p = run(prog, sizeof prog / sizeof *prog);
+    /* EXEC: full before the saveexec, partial inside, full after the restore. */
+    assert_false(p->partial[1]);
+    assert_false(p->partial[2]);
+    assert_true(p->partial[4]);
+    assert_true(p->partial[5]);
+    assert_true(p->partial[6]);
+    assert_false(p->partial[7]);
+    /* v8's default is live at the temporary's definition, inside the if. */
+    assert_true(occupied_has(p, 4, TREG_REG_V0 + 8));
+    /* The temporary v9 is not live before its partial-EXEC definition:
+     * a write under partial EXEC kills active-lane-only liveness. */
+    assert_false(occupied_has(p, 3, TREG_REG_V0 + 9));
+    /* v10 is read (as the high half of the address) and never written. */
+    assert_true(treg_regset_has(&p->lv.undefined, TREG_REG_V0 + 10));
+    treg_regcount und = treg_regset_count(&p->lv.undefined);
+    assert_int_equal(und.vgpr, 1);
+    done(p);
+}
+
+/* Under a full EXEC the same write kills: nothing of v8 is live before it. */
+static void test_full_exec_write_kills(void **state)
+{
+    (void)state;
+    static const char *const prog[] = {
+        "v_mov_b32_e32 v8, 0",             /* 0 */
+        "v_mov_b32_e32 v2, 1",             /* 1 */
+        "v_mov_b32_e32 v8, v2",            /* 2: kills the first v8 */
+        "v_add_f32_e32 v1, v8, v8",        /* 3 */
+        "s_endpgm",
+    };
+    program *p = run(prog, sizeof prog / sizeof *prog);
+    assert_false(occupied_has(p, 1, TREG_REG_V0 + 8));
+    assert_true(occupied_has(p, 2, TREG_REG_V0 + 8));
+    assert_true(treg_regset_empty(&p->lv.undefined));
+    done(p);
+}
+
+/* A value defined before a loop and read in it is live across the whole
+ * loop, the back edge included; nested loops have depth 2. */
+static void test_loops_and_loop_carried_liveness(void **state)
+{
+    (void)state;
+    static const char *const prog[] = {
+        "v_mov_b32_e32 v3, 7",             /* 0 */
+        "s_mov_b32 s20, 0",                /* 1 */
+        "s_mov_b32 s21, 0",                /* 2: outer header */
+        "v_add_f32_e32 v4, v3, v3",        /* 3: inner header */
+        "s_add_i32 s21, s21, 1",           /* 4 */
+        "s_cmp_lt_i32 s21, 8",             /* 5 */
+        "s_cbranch_scc1 -4",               /* 6 -> 3 */
+        "s_add_i32 s20, s20, 1",           /* 7 */
+        "s_cmp_lt_i32 s20, 4",             /* 8 */
+        "s_cbranch_scc1 -8",               /* 9 -> 2 */
+        "s_endpgm",                        /* 10 */
+    };
+    program *p = run(prog, sizeof prog / sizeof *prog);
+    assert_int_equal(p->g.nloops, 2);
+    assert_int_equal(p->g.blocks[p->g.block_of[3]].loop_depth, 2);
+    assert_int_equal(p->g.blocks[p->g.block_of[7]].loop_depth, 1);
+    assert_int_equal(p->g.blocks[p->g.block_of[10]].loop_depth, 0);
+    /* v3 is live on the outer back edge even where nothing reads it. */
+    assert_true(occupied_has(p, 8, TREG_REG_V0 + 3));
+    assert_false(occupied_has(p, 10, TREG_REG_V0 + 3));
+    /* SCC is read by the branch: s_cmp defines it, nothing before needs it. */
+    assert_true(treg_regset_empty(&p->lv.undefined));
+    done(p);
+}
+
+/* Both sides of a divergent if/else read a value; a register only the
+ * else side defines is not live in the then side. */
+static void test_divergent_if_else(void **state)
+{
+    (void)state;
+    static const char *const prog[] = {
+        "v_mov_b32_e32 v5, 1",                 /* 0 */
+        "v_cmp_gt_i32_e32 vcc, 4, v0",         /* 1 */
+        "s_and_saveexec_b64 s[2:3], vcc",      /* 2 */
+        "s_xor_b64 s[2:3], exec, s[2:3]",      /* 3 */
+        "s_cbranch_execz 1",                   /* 4 -> 6 */
+        "v_mov_b32_e32 v6, v5",                /* 5: then */
+        "s_or_saveexec_b64 s[2:3], s[2:3]",    /* 6 */
+        "s_xor_b64 exec, exec, s[2:3]",        /* 7 */
+        "s_cbranch_execz 1",                   /* 8 -> 10 */
+        "v_mov_b32_e32 v6, 2",                 /* 9: else */
+        "s_or_b64 exec, exec, s[2:3]",         /* 10 */
+        "v_add_f32_e32 v1, v6, v5",            /* 11 */
+        "s_endpgm",
+    };
+    program *p = run(prog, sizeof prog / sizeof *prog);
+    assert_true(p->partial[5]);
+    assert_true(p->partial[9]);
+    assert_true(occupied_has(p, 9, TREG_REG_V0 + 5));
+    /* After an if/else the analysis cannot prove EXEC full again (the
+     * else mask is an xor), so the read of v6 counts as active-lane-only
+     * and each half's write kills it: v6 is not live before the if. */
+    assert_true(p->partial[11]);
+    assert_true(occupied_has(p, 11, TREG_REG_V0 + 6));
+    assert_false(occupied_has(p, 4, TREG_REG_V0 + 6));
+    assert_true(treg_regset_empty(&p->lv.undefined));
+    done(p);
+}
+
+/* A branch outside the kernel is an error that names the address. */
+static void test_branch_out_of_range(void **state)
+{
+    (void)state;
+    treg_arena a;
+    treg_arena_init(&a);
+    treg_insn insns[2] = {{0, 4, "s_branch 100"}, {4, 4, "s_endpgm"}};
+    treg_insn_effect fx[2];
+    treg_model_ctx ctx = {64};
+    treg_error err = {0, ""};
+    assert_int_equal(treg_model_insn(&ctx, insns[0].text, &fx[0], &err), TREG_OK);
+    assert_int_equal(treg_model_insn(&ctx, insns[1].text, &fx[1], &err), TREG_OK);
+    treg_cfg g;
+    assert_int_not_equal(treg_cfg_build(&a, insns, fx, 2, &g, &err), TREG_OK);
+    assert_non_null(strstr(err.msg, "0x0"));
+    treg_arena_free(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_partial_exec_write_keeps_old_value),
+        cmocka_unit_test(test_full_exec_write_kills),
+        cmocka_unit_test(test_loops_and_loop_carried_liveness),
+        cmocka_unit_test(test_divergent_if_else),
+        cmocka_unit_test(test_branch_out_of_range),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
