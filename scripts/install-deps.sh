@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Installs (or, with --check, only verifies) the Debian 12 packages needed to
+# build treg and run its whole test suite: compilers, CMake, Debian's LLVM 22
+# (libraries, llc/clang/lld for the fixtures and the oracle test, compiler-rt
+# for ASan/UBSan/libFuzzer builds with clang), libelf/libdw, msgpack-c, json-c,
+# cmocka, python3 (oracle test) and shellcheck (lint of the shell scripts).
+# Idempotent; run as root, or as a user with sudo.
+#
+# usage: scripts/install-deps.sh [--check | --dry-run]
+#   --check    only verify that everything is installed (exit 1 naming what is not)
+#   --dry-run  apt-get update, then simulate the install (apt-get -s)
+set -euo pipefail
+
+prog=install-deps.sh
+die() {
+  printf '%s: error: %s\n' "$prog" "$*" >&2
+  exit 1
+}
+
+PACKAGES=(
+  build-essential cmake pkg-config git ca-certificates
+  llvm-22 llvm-22-dev llvm-22-tools clang-22 lld-22 libclang-rt-22-dev
+  libelf-dev libdw-dev libmsgpack-dev libjson-c-dev libcmocka-dev
+  python3 shellcheck
+)
+# Commands the build and tests call by name, with the package providing each.
+TOOLS=(
+  cc:build-essential make:build-essential cmake:cmake pkg-config:pkg-config git:git
+  clang-22:clang-22 llc-22:llvm-22 llvm-objdump-22:llvm-22 llvm-readelf-22:llvm-22
+  llvm-strip-22:llvm-22 ld.lld-22:lld-22 python3:python3 shellcheck:shellcheck
+)
+
+usage="usage: $prog [--check | --dry-run]"
+check=0 simulate=()
+case ${1:-} in
+'') ;;
+--check) check=1 ;;
+--dry-run) simulate=(-s) ;;
+-h | --help)
+  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+  exit 0
+  ;;
+*) die "unknown argument '$1' ($usage)" ;;
+esac
+(($# <= 1)) || die "too many arguments ($usage)"
+
+[[ -r /etc/debian_version ]] || die "this is not a Debian system (no /etc/debian_version)"
+
+installed() { # PACKAGE: installed and configured
+  [[ $(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null) == installed ]]
+}
+
+verify() {
+  local missing=() p t
+  for p in "${PACKAGES[@]}"; do
+    installed "$p" || missing+=("$p")
+  done
+  for t in "${TOOLS[@]}"; do
+    command -v "${t%%:*}" >/dev/null 2>&1 || missing+=("${t#*:} (command ${t%%:*})")
+  done
+  if ! python3 -c 'import json' >/dev/null 2>&1; then
+    missing+=("python3 (module json)")
+  fi
+  if ((${#missing[@]})); then
+    printf '%s: missing: %s\n' "$prog" "${missing[*]}" >&2
+    return 1
+  fi
+  echo "$prog: all ${#PACKAGES[@]} packages and ${#TOOLS[@]} tools present"
+}
+
+if ((check)); then
+  verify
+  exit
+fi
+
+if ((EUID == 0)); then
+  SUDO=()
+else
+  command -v sudo >/dev/null 2>&1 || die "not root and sudo is not installed: run as root"
+  SUDO=(sudo)
+fi
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+
+# Name every package the archive lacks at once, rather than apt's first.
+unknown=()
+for p in "${PACKAGES[@]}"; do
+  cand=$(apt-cache policy "$p" 2>/dev/null | awk '/Candidate:/ { print $2 }')
+  [[ -n $cand && $cand != "(none)" ]] || unknown+=("$p")
+done
+((${#unknown[@]} == 0)) ||
+  die "no installation candidate for: ${unknown[*]} (enable the apt repository that provides Debian's llvm-22 packages)"
+
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y --no-install-recommends "${simulate[@]}" "${PACKAGES[@]}"
+((${#simulate[@]})) || verify
