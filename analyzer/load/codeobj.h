@@ -62,12 +62,13 @@ typedef struct treg_kernel_sym {
 typedef struct treg_codeobj {
     uint32_t e_flags;
     unsigned mach;          /* e_flags & EF_AMDGPU_MACH (0xff) */
-    int xnack;              /* 0 unsupported, 1 any, 2 off, 3 on (code object v4+ encoding) */
+    int xnack;              /* 0 unsupported, 1 any, 2 off, 3 on (code object v4+ encoding;
+                             * v2/v3's single bit reads as on or off) */
     int sramecc;            /* same encoding */
     unsigned abi_version;   /* e_ident[EI_ABIVERSION] */
     const char *target_id;  /* "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-" from the note, or NULL */
     const char *target_gfx; /* "gfx90a" part of target_id, or NULL */
-    treg_kernel_sym *kernels;
+    treg_kernel_sym *kernels; /* sorted by addr */
     size_t nkernels;
 } treg_codeobj;
 

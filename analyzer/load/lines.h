@@ -12,7 +12,7 @@
 
 typedef struct treg_line_row {
     uint64_t addr;
-    int32_t file; /* index into treg_linetab.files */
+    int32_t file; /* index into treg_linetab.files (a row naming no valid file gets "??") */
     uint32_t line, column;
     uint8_t end_sequence; /* marks the first address past a sequence */
 } treg_line_row;
@@ -20,7 +20,8 @@ typedef struct treg_line_row {
 typedef struct treg_linetab {
     const char **files; /* full paths ("/workspace/kernels/kernels_a.py") */
     size_t nfiles;
-    treg_line_row *rows; /* sorted by addr */
+    treg_line_row *rows; /* sorted by addr, stably; at one address a sequence's
+                          * end_sequence row comes before the next sequence's rows */
     size_t nrows;
 } treg_linetab;
 

@@ -5,11 +5,18 @@
  * from a spill location.  The knowledge lives in a table keyed by mnemonic
  * (semantics_table.def); the code here only parses operands and applies the
  * table's roles.  A mnemonic the table does not know gets the generic rule
- * (first register operand written, the rest read) and is flagged. */
+ * (the first operand, if a register, written; every other register read)
+ * and is flagged TREG_FX_UNKNOWN; stores, compares and the other families
+ * where that rule is wrong have rows or patterns, so an unknown mnemonic is
+ * one nobody has looked at yet.  Operands are counted by printed position
+ * (comma-separated fields), so a destination printed as null or off writes
+ * nothing.  Implicit registers follow the wave size: VCC/EXEC are two SGPRs
+ * in wave64 and one in wave32; a printed "vcc"/"exec" is always two. */
 #ifndef TREG_MODEL_SEMANTICS_H
 #define TREG_MODEL_SEMANTICS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "model/regs.h"
@@ -92,5 +99,18 @@ typedef struct treg_model_ctx {
  * a malformed tuple). An unknown mnemonic is not an error. */
 int treg_model_insn(const treg_model_ctx *ctx, const char *text, treg_insn_effect *out,
                     treg_error *err);
+
+/* Size of the semantics table, for reports and tests. */
+typedef struct treg_model_table_info {
+    unsigned exact_rows, pattern_rows;
+} treg_model_table_info;
+
+/* Checks the table's own invariants (exact rows sorted for the binary
+ * search, patterns well-formed); fills *info when non-NULL. */
+int treg_model_table_check(treg_model_table_info *info, treg_error *err);
+
+/* The table's note on why a mnemonic is modelled as it is (its row's
+ * comment, or the matching pattern), NULL when the generic rule applies. */
+const char *treg_model_explain(const char *mnemonic, size_t len);
 
 #endif

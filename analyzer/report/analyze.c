@@ -12,6 +12,7 @@
 
 #include "decode/disasm.h"
 #include "flow/cfg.h"
+#include "flow/defined.h"
 #include "flow/exec.h"
 #include "flow/liveness.h"
 #include "load/codeobj.h"
@@ -288,6 +289,9 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     }
     treg_entry entry;
     treg_entry_live(&kd, t, &entry);
+    unsigned implicit_defs;
+    if ((rc = treg_drop_implicit_def_spills(A, &g, fx, n, &entry.live, &implicit_defs, err))) return rc;
+    k->implicit_def_spills = implicit_defs;
     treg_liveness lv;
     if ((rc = treg_liveness_run(A, &g, fx, n, partial, &entry.live, &lv, err))) return rc;
 

@@ -54,6 +54,7 @@ static json_object *kernel_json(const treg_report *r, const treg_kernel_report *
     json_object_object_add(o, "scratch_bytes", json_object_new_int64(k->scratch_bytes));
     json_object_object_add(o, "spill_instructions", json_object_new_int64(k->spill_instructions));
     json_object_object_add(o, "undefined_reads", json_object_new_int64(k->undefined_reads));
+    json_object_object_add(o, "implicit_def_spills", json_object_new_int64(k->implicit_def_spills));
     if (k->undefined_example)
         json_object_object_add(o, "undefined_example", json_object_new_string(k->undefined_example));
     json_object_object_add(o, "unknown_instructions", json_object_new_int64(k->unknown_instructions));

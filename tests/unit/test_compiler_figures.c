@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,17 @@ static int read_trailer(const char *path, const char *kernel, trailer *t)
     return 0;
 }
 
+/* A reproducer of a compiler fact, not of a treg bug: for a kernel that
+ * calls a function, LLVM 22 (gfx906, gfx90a) adds the private segment wave
+ * offset SGPR to the scratch base ("s_add_u32 s0, s0, s7") while the
+ * descriptor enables neither scratch nor that SGPR, so the hardware never
+ * writes it.  treg must report exactly that one read. */
+static bool unset_wave_offset_read(const treg_kernel_report *k)
+{
+    return k->calls > 0 && k->undefined_reads == 1 && k->undefined_example &&
+           strstr(k->undefined_example, "(s_add_u32 s0, s0, s") != NULL;
+}
+
 typedef struct tally {
     int kernels, vgpr_ok, agpr_ok, sgpr_ok, occ_ok, defined_ok, peak_ok, known_ok;
 } tally;
@@ -87,7 +99,7 @@ static void check_entry(const char *hsaco, const char *asm_path, const char *jso
         t->agpr_ok += a;
         t->sgpr_ok += s;
         t->occ_ok += o;
-        t->defined_ok += k->undefined_reads == 0;
+        t->defined_ok += k->undefined_reads == 0 || unset_wave_offset_read(k);
         t->known_ok += k->unknown_instructions == 0;
         bool peak = k->vgpr.peak_live <= k->vgpr.allocated && k->agpr.peak_live <= k->agpr.allocated &&
                     k->sgpr.peak_live <= k->sgpr.allocated;

@@ -4,6 +4,7 @@
  * instructions ahead. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -177,12 +178,16 @@ static void test_divergent_if_else(void **state)
     assert_true(p->partial[9]);
     assert_true(occupied_has(p, 9, TREG_REG_V0 + 5));
     /* After an if/else the analysis cannot prove EXEC full again (the
-     * else mask is an xor), so the read of v6 counts as active-lane-only
-     * and each half's write kills it: v6 is not live before the if. */
+     * else mask is an xor), so the read of v6 is an active-lane read.  The
+     * model has no lane masks: the path that skips both halves (no lane
+     * takes it) looks feasible, so v6 stays live from the entry through
+     * both skip edges and is reported as read before definition: the
+     * compiler's own view too, where that edge carries an IMPLICIT_DEF. */
     assert_true(p->partial[11]);
     assert_true(occupied_has(p, 11, TREG_REG_V0 + 6));
-    assert_false(occupied_has(p, 4, TREG_REG_V0 + 6));
-    assert_true(treg_regset_empty(&p->lv.undefined));
+    assert_true(occupied_has(p, 4, TREG_REG_V0 + 6));
+    assert_true(treg_regset_has(&p->lv.undefined, TREG_REG_V0 + 6));
+    assert_int_equal(treg_regset_count(&p->lv.undefined).vgpr, 1);
     done(p);
 }
 

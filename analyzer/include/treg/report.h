@@ -112,6 +112,7 @@ typedef struct treg_kernel_report {
     uint32_t scratch_bytes;
     uint32_t spill_instructions;  /* stores out + reloads in, all kinds */
     uint32_t undefined_reads;     /* registers read before any definition */
+    uint32_t implicit_def_spills; /* never-written tuple halves a spill store reads (not counted above) */
     const char *undefined_example;/* first such register and address, or NULL */
     uint32_t unknown_instructions;/* instructions handled by the generic rule */
     uint32_t calls;
