@@ -196,6 +196,8 @@ static void test_fixtures(void **state)
         check_entry(hsaco, as, NULL, &t);
     }
     free(text);
+    /* The bundled Triton kernels, compiled by the fixture script. */
+    walk_cache(TREG_FIXTURES "/triton", &t);
     assert_all("generated fixtures", &t);
 }
 
