@@ -28,7 +28,7 @@ bool treg_disasm_knows(const char *cpu)
 {
     if (treg_llvm_cpus[0] == NULL) {
         /* llc was not found at configure time: trust upstream's set. */
-        static const char *const upstream[] = {"gfx906", "gfx908", "gfx90a", "gfx942",
+        static const char *const upstream[] = {"gfx906", "gfx908",  "gfx90a",  "gfx942",
                                                "gfx950", "gfx1030", "gfx1100", NULL};
         for (int i = 0; upstream[i]; i++)
             if (strcmp(upstream[i], cpu) == 0) return true;
@@ -39,7 +39,10 @@ bool treg_disasm_knows(const char *cpu)
     return false;
 }
 
-const char *treg_disasm_llvm_version(void) { return TREG_LLVM_VERSION; }
+const char *treg_disasm_llvm_version(void)
+{
+    return TREG_LLVM_VERSION;
+}
 
 int treg_disasm_open(const char *cpu, treg_disasm **out, treg_error *err)
 {
@@ -80,9 +83,8 @@ int treg_disasm_range(treg_disasm *d, treg_arena *a, const uint8_t *code, size_t
         if (len == 0 || len > size - off) {
             uint32_t word;
             memcpy(&word, code + off, 4);
-            return treg_fail(err, TREG_E_DECODE,
-                             "undecodable instruction word 0x%08x at 0x%llx", word,
-                             (unsigned long long)(addr + off));
+            return treg_fail(err, TREG_E_DECODE, "undecodable instruction word 0x%08x at 0x%llx",
+                             word, (unsigned long long)(addr + off));
         }
         const char *t = text;
         while (*t == '\t' || *t == ' ') t++;

@@ -13,8 +13,8 @@
 #include "util/arena.h"
 
 typedef struct treg_insn {
-    uint64_t addr; /* virtual address */
-    uint32_t size; /* bytes */
+    uint64_t addr;    /* virtual address */
+    uint32_t size;    /* bytes */
     const char *text; /* without the disassembler's leading tab */
 } treg_insn;
 

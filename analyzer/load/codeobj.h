@@ -24,9 +24,9 @@ typedef struct treg_kd {
     uint16_t code_properties;
     uint16_t kernarg_preload; /* bytes 58..59: length [6:0], offset [15:7] */
 
-    unsigned vgpr_blocks;     /* rsrc1[5:0] */
-    unsigned sgpr_blocks;     /* rsrc1[9:6] */
-    unsigned user_sgpr_count; /* rsrc2[5:1] (gfx9: 5 bits) */
+    unsigned vgpr_blocks;             /* rsrc1[5:0] */
+    unsigned sgpr_blocks;             /* rsrc1[9:6] */
+    unsigned user_sgpr_count;         /* rsrc2[5:1] (gfx9: 5 bits) */
     bool private_segment_wave_offset; /* rsrc2[0] ENABLE_PRIVATE_SEGMENT (SCRATCH_EN) */
     bool wg_id_x, wg_id_y, wg_id_z, wg_info;
     unsigned workitem_id_vgprs; /* rsrc2[12:11] + 1: how many of x,y,z are enabled */
@@ -51,8 +51,9 @@ typedef struct treg_kernel_meta {
 
 typedef struct treg_kernel_sym {
     const char *name;
-    uint64_t addr;       /* virtual address of the first instruction */
-    uint64_t size;       /* symbol size in bytes (0 if the symbol had none: then up to the next symbol or end of section) */
+    uint64_t addr; /* virtual address of the first instruction */
+    uint64_t size; /* symbol size in bytes (0 if the symbol had none: then up to the next symbol or
+                      end of section) */
     const uint8_t *code; /* points into the caller's buffer; size bytes */
     bool has_kd;
     treg_kd kd;

@@ -56,6 +56,6 @@ void treg_allocation(const treg_insn_effect *fx, size_t n, const treg_target *t,
     out->arch_vgprs = next_v;
     out->agprs = next_a;
     out->numbered_sgprs = next_s;
-    out->sgprs = next_s + treg_target_extra_sgprs(t, out->uses_vcc, out->uses_flat_scratch,
-                                                  xnack_enabled);
+    out->sgprs =
+        next_s + treg_target_extra_sgprs(t, out->uses_vcc, out->uses_flat_scratch, xnack_enabled);
 }

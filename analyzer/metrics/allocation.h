@@ -27,7 +27,7 @@ typedef struct treg_alloc {
     unsigned arch_vgprs; /* NumVgprs */
     unsigned agprs;      /* NumAgprs */
     unsigned numbered_sgprs;
-    unsigned sgprs;      /* TotalNumSgprs */
+    unsigned sgprs; /* TotalNumSgprs */
     bool uses_vcc, uses_flat_scratch;
 } treg_alloc;
 

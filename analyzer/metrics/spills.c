@@ -47,12 +47,14 @@ int treg_spills_classify(treg_arena *a, const treg_insn_effect *fx, size_t n,
         case TREG_MOVE_AGPR_TO_VGPR:
             for (unsigned j = 0; j < fx[i].nops; j++) {
                 const treg_operand *op = &fx[i].ops[j];
-                if (treg_reg_class(op->reg) == TREG_CLASS_A && !treg_regset_has(&agpr_used, op->reg))
+                if (treg_reg_class(op->reg) == TREG_CLASS_A &&
+                    !treg_regset_has(&agpr_used, op->reg))
                     kind = fx[i].move == TREG_MOVE_VGPR_TO_AGPR ? TREG_SPILL_VGPR_TO_AGPR
-                                                                 : TREG_SPILL_AGPR_TO_VGPR;
+                                                                : TREG_SPILL_AGPR_TO_VGPR;
             }
             break;
-        default: break;
+        default:
+            break;
         }
         k[i] = (uint8_t)(kind + 1);
     }

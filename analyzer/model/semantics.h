@@ -23,9 +23,9 @@
 #include "treg/analyzer.h"
 
 enum treg_role {
-    TREG_USE = 1,           /* read */
-    TREG_DEF = 2,           /* written, every lane/bit: kills the old value */
-    TREG_DEF_PARTIAL = 3    /* written in part: the old value stays live (read + write) */
+    TREG_USE = 1,        /* read */
+    TREG_DEF = 2,        /* written, every lane/bit: kills the old value */
+    TREG_DEF_PARTIAL = 3 /* written in part: the old value stays live (read + write) */
 };
 
 typedef struct treg_operand {
@@ -55,7 +55,8 @@ enum treg_exec_op {
 
 enum treg_spill_move {
     TREG_MOVE_NONE = 0,
-    TREG_MOVE_SCRATCH_STORE, /* scratch_store_*, buffer_store_* to the private segment (no vaddr: "off") */
+    TREG_MOVE_SCRATCH_STORE, /* scratch_store_*, buffer_store_* to the private segment (no vaddr:
+                                "off") */
     TREG_MOVE_SCRATCH_LOAD,
     TREG_MOVE_SGPR_TO_LANE, /* v_writelane_b32 */
     TREG_MOVE_LANE_TO_SGPR, /* v_readlane_b32 */
@@ -74,17 +75,17 @@ enum treg_effect_flags {
 typedef struct treg_insn_effect {
     treg_operand ops[TREG_MAX_OPERANDS];
     uint8_t nops;
-    uint8_t ctrl;      /* enum treg_ctrl */
+    uint8_t ctrl;         /* enum treg_ctrl */
     int32_t branch_words; /* JUMP/CBRANCH: signed word offset; target = addr + 4 + 4*branch_words */
-    uint8_t exec_op;   /* enum treg_exec_op */
-    uint16_t exec_src; /* register combined into EXEC, TREG_NO_REG when a constant */
+    uint8_t exec_op;      /* enum treg_exec_op */
+    uint16_t exec_src;    /* register combined into EXEC, TREG_NO_REG when a constant */
     bool exec_src_all_ones; /* the constant is -1 */
     uint16_t saveexec_dst;  /* TREG_FX_SAVEEXEC: first register of the saved copy */
     /* s_mov_b32/b64 of one register range into another: dst := src, so the
      * exec analysis can follow copies of EXEC (s_mov_b64 s[2:3], exec). */
     uint16_t copy_dst, copy_src;
-    uint8_t move;      /* enum treg_spill_move */
-    uint16_t flags;    /* enum treg_effect_flags */
+    uint8_t move;   /* enum treg_spill_move */
+    uint16_t flags; /* enum treg_effect_flags */
     /* mnemonic as it appears in the text (points into the caller's text) */
     const char *mnemonic;
     uint8_t mnemonic_len;

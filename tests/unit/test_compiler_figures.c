@@ -101,7 +101,8 @@ static void check_entry(const char *hsaco, const char *asm_path, const char *jso
         t->occ_ok += o;
         t->defined_ok += k->undefined_reads == 0 || unset_wave_offset_read(k);
         t->known_ok += k->unknown_instructions == 0;
-        bool peak = k->vgpr.peak_live <= k->vgpr.allocated && k->agpr.peak_live <= k->agpr.allocated &&
+        bool peak = k->vgpr.peak_live <= k->vgpr.allocated &&
+                    k->agpr.peak_live <= k->agpr.allocated &&
                     k->sgpr.peak_live <= k->sgpr.allocated;
         t->peak_ok += peak;
         printf("%-6s %-16s vgpr %3u/%3ld agpr %3u/%3ld sgpr %3u/%3ld occ %u/%ld peak v%u a%u s%u "
@@ -109,7 +110,8 @@ static void check_entry(const char *hsaco, const char *asm_path, const char *jso
                r->target, k->name, k->vgpr.allocated, tr.vgprs, k->agpr.allocated, agprs,
                k->sgpr.allocated, tr.sgprs, k->occupancy.waves_per_simd, tr.occupancy,
                k->vgpr.peak_live, k->agpr.peak_live, k->sgpr.peak_live, k->undefined_reads,
-               k->unknown_instructions, (v && a && s && o && peak && !k->undefined_reads) ? "" : "MISMATCH");
+               k->unknown_instructions,
+               (v && a && s && o && peak && !k->undefined_reads) ? "" : "MISMATCH");
         if (k->undefined_reads) printf("    undefined: %s\n", k->undefined_example);
     }
     treg_report_free(r);
@@ -179,7 +181,8 @@ static void test_fixtures(void **state)
     snprintf(manifest, sizeof manifest, "%s/MANIFEST.tsv", TREG_FIXTURES);
     size_t len;
     char *text = (char *)tu_read_file(manifest, &len);
-    if (!text) fail_msg("fixtures manifest %s missing: run tests/fixtures/make-fixtures.sh", manifest);
+    if (!text)
+        fail_msg("fixtures manifest %s missing: run tests/fixtures/make-fixtures.sh", manifest);
     tally t = {0};
     char *save = NULL;
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {

@@ -49,8 +49,8 @@ static program *run(const char *const *text, size_t n)
     treg_regset_add(&entry, TREG_REG_V0);
     treg_regset_add(&entry, TREG_REG_EXEC_LO);
     treg_regset_add(&entry, TREG_REG_EXEC_HI);
-    assert_int_equal(treg_liveness_run(&p->arena, &p->g, p->fx, n, p->partial, &entry, &p->lv, &err),
-                     TREG_OK);
+    assert_int_equal(
+        treg_liveness_run(&p->arena, &p->g, p->fx, n, p->partial, &entry, &p->lv, &err), TREG_OK);
     return p;
 }
 
@@ -74,15 +74,15 @@ static void test_partial_exec_write_keeps_old_value(void **state)
 {
     (void)state;
     static const char *const prog[] = {
-        "v_mov_b32_e32 v8, 0",                     /* 0 */
-        "v_cmp_gt_i32_e32 vcc, s12, v0",           /* 1 */
-        "s_and_saveexec_b64 s[0:1], vcc",          /* 2 */
-        "s_cbranch_execz 2",                       /* 3 -> 6 */
-        "v_mov_b32_e32 v9, s6",                    /* 4: a temporary inside the if */
-        "global_load_dword v8, v[9:10], off",      /* 5: v10 is never written */
-        "s_or_b64 exec, exec, s[0:1]",             /* 6 */
-        "v_add_f32_e32 v1, v8, v8",                /* 7 */
-        "s_endpgm",                                /* 8 */
+        "v_mov_b32_e32 v8, 0",                /* 0 */
+        "v_cmp_gt_i32_e32 vcc, s12, v0",      /* 1 */
+        "s_and_saveexec_b64 s[0:1], vcc",     /* 2 */
+        "s_cbranch_execz 2",                  /* 3 -> 6 */
+        "v_mov_b32_e32 v9, s6",               /* 4: a temporary inside the if */
+        "global_load_dword v8, v[9:10], off", /* 5: v10 is never written */
+        "s_or_b64 exec, exec, s[0:1]",        /* 6 */
+        "v_add_f32_e32 v1, v8, v8",           /* 7 */
+        "s_endpgm",                           /* 8 */
     };
     program *p = run(prog, sizeof prog / sizeof *prog);
     /* EXEC: full before the saveexec, partial inside, full after the restore. */
@@ -109,10 +109,10 @@ static void test_full_exec_write_kills(void **state)
 {
     (void)state;
     static const char *const prog[] = {
-        "v_mov_b32_e32 v8, 0",             /* 0 */
-        "v_mov_b32_e32 v2, 1",             /* 1 */
-        "v_mov_b32_e32 v8, v2",            /* 2: kills the first v8 */
-        "v_add_f32_e32 v1, v8, v8",        /* 3 */
+        "v_mov_b32_e32 v8, 0",      /* 0 */
+        "v_mov_b32_e32 v2, 1",      /* 1 */
+        "v_mov_b32_e32 v8, v2",     /* 2: kills the first v8 */
+        "v_add_f32_e32 v1, v8, v8", /* 3 */
         "s_endpgm",
     };
     program *p = run(prog, sizeof prog / sizeof *prog);
@@ -128,17 +128,17 @@ static void test_loops_and_loop_carried_liveness(void **state)
 {
     (void)state;
     static const char *const prog[] = {
-        "v_mov_b32_e32 v3, 7",             /* 0 */
-        "s_mov_b32 s20, 0",                /* 1 */
-        "s_mov_b32 s21, 0",                /* 2: outer header */
-        "v_add_f32_e32 v4, v3, v3",        /* 3: inner header */
-        "s_add_i32 s21, s21, 1",           /* 4 */
-        "s_cmp_lt_i32 s21, 8",             /* 5 */
-        "s_cbranch_scc1 -4",               /* 6 -> 3 */
-        "s_add_i32 s20, s20, 1",           /* 7 */
-        "s_cmp_lt_i32 s20, 4",             /* 8 */
-        "s_cbranch_scc1 -8",               /* 9 -> 2 */
-        "s_endpgm",                        /* 10 */
+        "v_mov_b32_e32 v3, 7",      /* 0 */
+        "s_mov_b32 s20, 0",         /* 1 */
+        "s_mov_b32 s21, 0",         /* 2: outer header */
+        "v_add_f32_e32 v4, v3, v3", /* 3: inner header */
+        "s_add_i32 s21, s21, 1",    /* 4 */
+        "s_cmp_lt_i32 s21, 8",      /* 5 */
+        "s_cbranch_scc1 -4",        /* 6 -> 3 */
+        "s_add_i32 s20, s20, 1",    /* 7 */
+        "s_cmp_lt_i32 s20, 4",      /* 8 */
+        "s_cbranch_scc1 -8",        /* 9 -> 2 */
+        "s_endpgm",                 /* 10 */
     };
     program *p = run(prog, sizeof prog / sizeof *prog);
     assert_int_equal(p->g.nloops, 2);
@@ -159,18 +159,18 @@ static void test_divergent_if_else(void **state)
 {
     (void)state;
     static const char *const prog[] = {
-        "v_mov_b32_e32 v5, 1",                 /* 0 */
-        "v_cmp_gt_i32_e32 vcc, 4, v0",         /* 1 */
-        "s_and_saveexec_b64 s[2:3], vcc",      /* 2 */
-        "s_xor_b64 s[2:3], exec, s[2:3]",      /* 3 */
-        "s_cbranch_execz 1",                   /* 4 -> 6 */
-        "v_mov_b32_e32 v6, v5",                /* 5: then */
-        "s_or_saveexec_b64 s[2:3], s[2:3]",    /* 6 */
-        "s_xor_b64 exec, exec, s[2:3]",        /* 7 */
-        "s_cbranch_execz 1",                   /* 8 -> 10 */
-        "v_mov_b32_e32 v6, 2",                 /* 9: else */
-        "s_or_b64 exec, exec, s[2:3]",         /* 10 */
-        "v_add_f32_e32 v1, v6, v5",            /* 11 */
+        "v_mov_b32_e32 v5, 1",              /* 0 */
+        "v_cmp_gt_i32_e32 vcc, 4, v0",      /* 1 */
+        "s_and_saveexec_b64 s[2:3], vcc",   /* 2 */
+        "s_xor_b64 s[2:3], exec, s[2:3]",   /* 3 */
+        "s_cbranch_execz 1",                /* 4 -> 6 */
+        "v_mov_b32_e32 v6, v5",             /* 5: then */
+        "s_or_saveexec_b64 s[2:3], s[2:3]", /* 6 */
+        "s_xor_b64 exec, exec, s[2:3]",     /* 7 */
+        "s_cbranch_execz 1",                /* 8 -> 10 */
+        "v_mov_b32_e32 v6, 2",              /* 9: else */
+        "s_or_b64 exec, exec, s[2:3]",      /* 10 */
+        "v_add_f32_e32 v1, v6, v5",         /* 11 */
         "s_endpgm",
     };
     program *p = run(prog, sizeof prog / sizeof *prog);

@@ -15,10 +15,10 @@ typedef struct treg_loc {
 } treg_loc;
 
 enum treg_row_flags {
-    TREG_ROW_SPILL = 1 << 0,     /* stores a register to scratch or to another file */
-    TREG_ROW_RELOAD = 1 << 1,    /* brings a spilled value back */
-    TREG_ROW_BRANCH = 1 << 2,    /* ends a basic block */
-    TREG_ROW_UNKNOWN = 1 << 3,   /* mnemonic not in the semantics table */
+    TREG_ROW_SPILL = 1 << 0,   /* stores a register to scratch or to another file */
+    TREG_ROW_RELOAD = 1 << 1,  /* brings a spilled value back */
+    TREG_ROW_BRANCH = 1 << 2,  /* ends a basic block */
+    TREG_ROW_UNKNOWN = 1 << 3, /* mnemonic not in the semantics table */
     TREG_ROW_UNREACHABLE = 1 << 4,
     TREG_ROW_VGPR_PEAK = 1 << 5,
     TREG_ROW_PARTIAL_EXEC = 1 << 6 /* EXEC may be partial here */
@@ -48,7 +48,7 @@ typedef struct treg_attribution {
 } treg_attribution;
 
 typedef struct treg_loop {
-    uint64_t head, end;        /* address range of the loop's blocks */
+    uint64_t head, end; /* address range of the loop's blocks */
     uint32_t first_line, last_line;
     int32_t file;
     uint16_t depth;
@@ -73,8 +73,8 @@ typedef struct treg_spill {
 
 typedef struct treg_class_stat {
     uint32_t peak_live;
-    uint32_t allocated;   /* as the compiler counts (NumVgprs, NumAgprs, TotalNumSgprs) */
-    uint32_t limit;       /* addressable by one wave on this target */
+    uint32_t allocated; /* as the compiler counts (NumVgprs, NumAgprs, TotalNumSgprs) */
+    uint32_t limit;     /* addressable by one wave on this target */
     uint64_t peak_address;
     treg_loc peak_loc;
 } treg_class_stat;
@@ -96,7 +96,8 @@ typedef struct treg_kernel_report {
     struct {
         uint32_t waves_per_simd;
         uint32_t max_waves;
-        const char *limited_by; /* "vgpr", "agpr", "sgpr", "lds", "workgroup", "target", "waves_per_eu" */
+        const char
+            *limited_by; /* "vgpr", "agpr", "sgpr", "lds", "workgroup", "target", "waves_per_eu" */
         uint32_t vgpr_waves, sgpr_waves, lds_waves; /* each resource's own bound */
         int32_t vgprs_to_next; /* registers to free for one more wave; -1 when no step */
         int32_t sgprs_to_next;
@@ -108,13 +109,14 @@ typedef struct treg_kernel_report {
         uint32_t launch_lds_bytes;
     } occupancy;
     uint32_t workgroup_size; /* 0 when unknown */
-    uint32_t lds_bytes; /* static LDS from the kernel descriptor */
+    uint32_t lds_bytes;      /* static LDS from the kernel descriptor */
     uint32_t scratch_bytes;
-    uint32_t spill_instructions;  /* stores out + reloads in, all kinds */
-    uint32_t undefined_reads;     /* registers read before any definition */
-    uint32_t implicit_def_spills; /* never-written tuple halves a spill store reads (not counted above) */
-    const char *undefined_example;/* first such register and address, or NULL */
-    uint32_t unknown_instructions;/* instructions handled by the generic rule */
+    uint32_t spill_instructions;   /* stores out + reloads in, all kinds */
+    uint32_t undefined_reads;      /* registers read before any definition */
+    uint32_t implicit_def_spills;  /* never-written tuple halves a spill store reads (not counted
+                                      above) */
+    const char *undefined_example; /* first such register and address, or NULL */
+    uint32_t unknown_instructions; /* instructions handled by the generic rule */
     uint32_t calls;
     uint32_t basic_blocks;
     /* What the compiler's metadata says, to compare (-1 when absent). */
@@ -137,11 +139,11 @@ typedef struct treg_kernel_report {
 } treg_kernel_report;
 
 typedef struct treg_report {
-    const char *target;     /* "gfx90a", from e_flags or the metadata note */
-    const char *target_id;  /* full id when the note has one */
-    const char *decoded_as; /* the ISA LLVM decoded with; differs from target when borrowed */
-    int provisional;        /* target figures are not from a primary source */
-    const char *target_note;/* plain words on decoded_as/provisional, or NULL */
+    const char *target;      /* "gfx90a", from e_flags or the metadata note */
+    const char *target_id;   /* full id when the note has one */
+    const char *decoded_as;  /* the ISA LLVM decoded with; differs from target when borrowed */
+    int provisional;         /* target figures are not from a primary source */
+    const char *target_note; /* plain words on decoded_as/provisional, or NULL */
     const char *analyzer_version;
     const char *llvm_version;
     const char **files; /* source files from the line table, full paths */
