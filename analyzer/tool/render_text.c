@@ -16,7 +16,7 @@ static void print_loc(FILE *out, const treg_report *r, treg_loc l)
     if (l.file >= 0 && (size_t)l.file < r->nfiles && l.line)
         fprintf(out, "%s:%u", base_name(r->files[l.file]), l.line);
     else if (l.file >= 0 && (size_t)l.file < r->nfiles)
-        fprintf(out, "%s:(generated)", base_name(r->files[l.file]));
+        fprintf(out, "%s, no line (compiler-generated)", base_name(r->files[l.file]));
     else
         fprintf(out, "(no line)");
 }
@@ -55,8 +55,10 @@ void treg_render_text(FILE *out, const treg_report *r, const char *path)
         print_loc(out, r, k->vgpr.peak_loc);
         fprintf(out, "\n");
         if (k->nattribution) fprintf(out, "    live at the VGPR peak, by defining line:\n");
-        for (size_t j = 0; j < k->nattribution && j < 8; j++) {
+        for (size_t j = 0, shown = 0; j < k->nattribution && shown < 8; j++) {
             const treg_attribution *a = &k->peak_attribution[j];
+            if (a->vgpr + a->agpr == 0) continue; /* SGPR-only groups: not the VGPR story */
+            shown++;
             fprintf(out, "      %4u VGPR %4u AGPR  ", a->vgpr, a->agpr);
             if (a->loc.file < 0)
                 fprintf(out, "(kernel entry)");
