@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The project's test command (README, .ci/run): a warnings-as-errors build
-# and the whole CTest suite, then the same suite again under ASan+UBSan.
+# The project's test command (README, .ci/run): lint, a warnings-as-errors
+# build and the whole CTest suite, then the same suite again under ASan+UBSan.
 # Usage: scripts/test.sh [--fast]   (--fast skips the sanitizer pass)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +16,8 @@ run_suite() { # build-dir, extra cmake args...
     (cd "$dir" && ctest --output-on-failure -j "$jobs")
 }
 
+echo "== lint: clang-format, cppcheck, shellcheck"
+scripts/lint.sh
 echo "== build (warnings are errors) and test"
 run_suite build
 if ((!fast)); then

@@ -33,10 +33,12 @@ static json_object *kernel_json(const treg_report *r, const treg_kernel_report *
     json_object_object_add(o, "accum_offset", json_object_new_int64(k->accum_offset));
 
     json_object *occ = json_object_new_object();
-    json_object_object_add(occ, "waves_per_simd", json_object_new_int64(k->occupancy.waves_per_simd));
+    json_object_object_add(occ, "waves_per_simd",
+                           json_object_new_int64(k->occupancy.waves_per_simd));
     json_object_object_add(occ, "max_waves", json_object_new_int64(k->occupancy.max_waves));
-    json_object_object_add(occ, "limited_by",
-                           json_object_new_string(k->occupancy.limited_by ? k->occupancy.limited_by : ""));
+    json_object_object_add(
+        occ, "limited_by",
+        json_object_new_string(k->occupancy.limited_by ? k->occupancy.limited_by : ""));
     json_object_object_add(occ, "vgpr_waves", json_object_new_int64(k->occupancy.vgpr_waves));
     json_object_object_add(occ, "sgpr_waves", json_object_new_int64(k->occupancy.sgpr_waves));
     json_object_object_add(occ, "lds_waves", json_object_new_int64(k->occupancy.lds_waves));
@@ -45,8 +47,11 @@ static json_object *kernel_json(const treg_report *r, const treg_kernel_report *
     json_object_object_add(occ, "launch_waves_per_simd",
                            json_object_new_int64(k->occupancy.launch_waves_per_simd));
     json_object_object_add(occ, "launch_limited_by",
-                           json_object_new_string(k->occupancy.launch_limited_by ? k->occupancy.launch_limited_by : ""));
-    json_object_object_add(occ, "launch_lds_bytes", json_object_new_int64(k->occupancy.launch_lds_bytes));
+                           json_object_new_string(k->occupancy.launch_limited_by
+                                                      ? k->occupancy.launch_limited_by
+                                                      : ""));
+    json_object_object_add(occ, "launch_lds_bytes",
+                           json_object_new_int64(k->occupancy.launch_lds_bytes));
     json_object_object_add(o, "occupancy", occ);
 
     json_object_object_add(o, "workgroup_size", json_object_new_int64(k->workgroup_size));
@@ -56,16 +61,20 @@ static json_object *kernel_json(const treg_report *r, const treg_kernel_report *
     json_object_object_add(o, "undefined_reads", json_object_new_int64(k->undefined_reads));
     json_object_object_add(o, "implicit_def_spills", json_object_new_int64(k->implicit_def_spills));
     if (k->undefined_example)
-        json_object_object_add(o, "undefined_example", json_object_new_string(k->undefined_example));
-    json_object_object_add(o, "unknown_instructions", json_object_new_int64(k->unknown_instructions));
+        json_object_object_add(o, "undefined_example",
+                               json_object_new_string(k->undefined_example));
+    json_object_object_add(o, "unknown_instructions",
+                           json_object_new_int64(k->unknown_instructions));
     json_object_object_add(o, "calls", json_object_new_int64(k->calls));
 
     json_object *md = json_object_new_object();
     json_object_object_add(md, "vgpr_count", json_object_new_int64(k->metadata.vgpr_count));
     json_object_object_add(md, "agpr_count", json_object_new_int64(k->metadata.agpr_count));
     json_object_object_add(md, "sgpr_count", json_object_new_int64(k->metadata.sgpr_count));
-    json_object_object_add(md, "vgpr_spill_count", json_object_new_int64(k->metadata.vgpr_spill_count));
-    json_object_object_add(md, "sgpr_spill_count", json_object_new_int64(k->metadata.sgpr_spill_count));
+    json_object_object_add(md, "vgpr_spill_count",
+                           json_object_new_int64(k->metadata.vgpr_spill_count));
+    json_object_object_add(md, "sgpr_spill_count",
+                           json_object_new_int64(k->metadata.sgpr_spill_count));
     json_object_object_add(o, "metadata", md);
 
     json_object *pv = json_object_new_object();
@@ -122,7 +131,7 @@ static json_object *kernel_json(const treg_report *r, const treg_kernel_report *
     json_object_object_add(o, "loops", loops);
 
     static const char *const spill_names[] = {"scratch_store", "scratch_load", "sgpr_to_lane",
-                                              "lane_to_sgpr", "vgpr_to_agpr", "agpr_to_vgpr"};
+                                              "lane_to_sgpr",  "vgpr_to_agpr", "agpr_to_vgpr"};
     json_object *sp = json_object_new_array();
     for (size_t i = 0; i < k->nspills; i++) {
         const treg_spill *s = &k->spills[i];
@@ -173,13 +182,16 @@ json_object *treg_render_json(const treg_report *r, const char *path, int with_r
     if (r->target_id) json_object_object_add(o, "target_id", json_object_new_string(r->target_id));
     json_object_object_add(o, "decoded_as", json_object_new_string(r->decoded_as));
     json_object_object_add(o, "provisional", json_object_new_boolean(r->provisional));
-    if (r->target_note) json_object_object_add(o, "target_note", json_object_new_string(r->target_note));
+    if (r->target_note)
+        json_object_object_add(o, "target_note", json_object_new_string(r->target_note));
     json_object_object_add(o, "llvm_version", json_object_new_string(r->llvm_version));
     json_object *files = json_object_new_array();
-    for (size_t i = 0; i < r->nfiles; i++) json_object_array_add(files, json_object_new_string(r->files[i]));
+    for (size_t i = 0; i < r->nfiles; i++)
+        json_object_array_add(files, json_object_new_string(r->files[i]));
     json_object_object_add(o, "source_files", files);
     json_object *ks = json_object_new_array();
-    for (size_t i = 0; i < r->nkernels; i++) json_object_array_add(ks, kernel_json(r, &r->kernels[i], with_rows));
+    for (size_t i = 0; i < r->nkernels; i++)
+        json_object_array_add(ks, kernel_json(r, &r->kernels[i], with_rows));
     json_object_object_add(o, "kernels", ks);
     return o;
 }

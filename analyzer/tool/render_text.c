@@ -40,8 +40,9 @@ void treg_render_text(FILE *out, const treg_report *r, const char *path)
         print_class(out, "VGPR", &k->vgpr);
         if (k->agpr.limit) print_class(out, "AGPR", &k->agpr);
         print_class(out, "SGPR", &k->sgpr);
-        fprintf(out, "    occupancy %u waves/SIMD of %u, limited by %s", k->occupancy.waves_per_simd,
-                k->occupancy.max_waves, k->occupancy.limited_by ? k->occupancy.limited_by : "?");
+        fprintf(out, "    occupancy %u waves/SIMD of %u, limited by %s",
+                k->occupancy.waves_per_simd, k->occupancy.max_waves,
+                k->occupancy.limited_by ? k->occupancy.limited_by : "?");
         if (k->occupancy.vgprs_to_next > 0)
             fprintf(out, "; free %d VGPRs for %u", k->occupancy.vgprs_to_next,
                     k->occupancy.waves_per_simd + 1);

@@ -73,8 +73,8 @@ static void test_concurrent_equals_serial(void **state)
 {
     (void)state;
     const char *archs[] = {"gfx906", "gfx90a", "gfx942"};
-    const char *names[] = {"loop_kernel", "branch_kernel", "spill_kernel", "call_kernel",
-                           "mfma_kernel", "nodebug_kernel"};
+    const char *names[] = {"loop_kernel", "branch_kernel", "spill_kernel",
+                           "call_kernel", "mfma_kernel",   "nodebug_kernel"};
     for (size_t a = 0; a < 3; a++)
         for (size_t n = 0; n < sizeof names / sizeof *names && ninputs < MAX_FILES; n++) {
             char path[1024];
@@ -97,8 +97,8 @@ static void test_concurrent_equals_serial(void **state)
         pthread_join(threads[t], NULL);
         total += mismatches[t];
     }
-    printf("%d threads x %d rounds x %zu code objects: %zu mismatches\n", THREADS, ROUNDS,
-           ninputs, total);
+    printf("%d threads x %d rounds x %zu code objects: %zu mismatches\n", THREADS, ROUNDS, ninputs,
+           total);
     assert_int_equal(total, 0);
     for (size_t i = 0; i < ninputs; i++) free(inputs[i].bytes);
 }

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The careful-C-shop checks that are not compiler warnings: every C file
+# follows .clang-format, cppcheck finds nothing, shellcheck passes the
+# scripts.  Run by scripts/test.sh before the builds; exits non-zero on any
+# finding, naming the file.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+status=0
+mapfile -t csrc < <(git ls-files '*.c' '*.h')
+mapfile -t shsrc < <(git ls-files '*.sh' .ci/run)
+
+echo "== clang-format ($(clang-format --version | grep -o 'version [0-9.]*'))"
+for f in "${csrc[@]}"; do
+    if ! clang-format --dry-run --Werror "$f" 2>/dev/null; then
+        echo "lint: $f: not formatted as .clang-format says (clang-format -i $f)"
+        status=1
+    fi
+done
+
+echo "== cppcheck"
+if ! cppcheck -q --error-exitcode=1 --enable=warning,style,performance,portability \
+    --std=c11 --inline-suppr --suppress=missingIncludeSystem \
+    -I analyzer/include -I analyzer -I tests/support analyzer tests/unit tests/support; then
+    echo "lint: cppcheck found problems (above)"
+    status=1
+fi
+
+echo "== shellcheck"
+if ! shellcheck -x "${shsrc[@]}"; then
+    echo "lint: shellcheck found problems (above)"
+    status=1
+fi
+exit $status
