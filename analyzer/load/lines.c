@@ -180,6 +180,59 @@ static int read_all_units(builder *b, Dwarf *dw, treg_error *err)
     return TREG_OK;
 }
 
+enum { R_AMDGPU_ABS64 = 3, R_AMDGPU_ABS32 = 6 }; /* ELF.h, AMDGPU relocations */
+
+/* A relocatable object (a clang -save-temps device .o) refers from its DWARF
+ * to string, line and code sections through relocations.  Apply the two
+ * kinds DWARF uses (ABS32, ABS64) to the debug sections of our private
+ * image, leaving addresses section-relative, as the code object loader
+ * leaves the kernels' symbols.  Relocations that do not fit are skipped:
+ * a malformed object gets a poorer line table, never an out-of-bounds write. */
+static void relocate_debug_sections(char *image, size_t len, Elf *elf)
+{
+    size_t shstrndx;
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0) return;
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr rel;
+        if (!gelf_getshdr(scn, &rel) || rel.sh_type != SHT_RELA) continue;
+        Elf_Scn *target = elf_getscn(elf, rel.sh_info), *symscn = elf_getscn(elf, rel.sh_link);
+        GElf_Shdr th;
+        if (!target || !symscn || !gelf_getshdr(target, &th) || th.sh_type == SHT_NOBITS) continue;
+        const char *name = elf_strptr(elf, shstrndx, th.sh_name);
+        if (!name || strncmp(name, ".debug_", 7) != 0) continue;
+        if (th.sh_offset > len || th.sh_size > len - th.sh_offset) continue;
+        Elf_Data *relas = elf_getdata(scn, NULL), *syms = elf_getdata(symscn, NULL);
+        if (!relas || !syms) continue;
+        size_t n = rel.sh_entsize ? rel.sh_size / rel.sh_entsize : 0;
+        for (size_t i = 0; i < n; i++) {
+            GElf_Rela r;
+            GElf_Sym sym;
+            if (!gelf_getrela(relas, (int)i, &r) ||
+                !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym))
+                continue;
+            uint64_t value = sym.st_value + (uint64_t)r.r_addend;
+            size_t width = GELF_R_TYPE(r.r_info) == R_AMDGPU_ABS64   ? 8
+                           : GELF_R_TYPE(r.r_info) == R_AMDGPU_ABS32 ? 4
+                                                                     : 0;
+            if (!width || r.r_offset > th.sh_size || th.sh_size - r.r_offset < width) continue;
+            char *at = image + th.sh_offset + r.r_offset;
+            if (width == 8) {
+                memcpy(at, &value, 8);
+            } else {
+                uint32_t v32 = (uint32_t)value;
+                memcpy(at, &v32, 4);
+            }
+        }
+    }
+}
+
+static bool is_relocatable(Elf *elf)
+{
+    GElf_Ehdr eh;
+    return gelf_getehdr(elf, &eh) && eh.e_type == ET_REL;
+}
+
 int treg_lines_load(treg_arena *a, const uint8_t *bytes, size_t len, treg_linetab *out,
                     treg_error *err)
 {
@@ -206,6 +259,16 @@ int treg_lines_load(treg_arena *a, const uint8_t *bytes, size_t len, treg_lineta
         goto done;
     }
     if (!has_debug_info(elf)) goto done;
+    if (is_relocatable(elf)) {
+        /* Patch the image, then let libelf read it afresh. */
+        relocate_debug_sections(image, len, elf);
+        elf_end(elf);
+        elf = elf_memory(image, len);
+        if (!elf) {
+            rc = treg_fail(err, TREG_E_FORMAT, "not an ELF file (libelf: %s)", elf_errmsg(-1));
+            goto done;
+        }
+    }
     dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
     if (!dw) {
         rc = treg_fail(err, TREG_E_FORMAT, "unreadable DWARF: %s", dwarf_errmsg(-1));

@@ -228,6 +228,34 @@ static void test_mfma_agprs(void **state)
     release(&L);
 }
 
+/* A relocatable device object (clang -save-temps) reports exactly what its
+ * linked code object does: same rows, same source lines (its DWARF needs
+ * relocations applied). */
+static void test_relocatable_equals_linked(void **state)
+{
+    (void)state;
+    const char *archs[] = {"gfx906", "gfx90a", "gfx942"};
+    for (int i = 0; i < 3; i++) {
+        char rel[256], lnk[256];
+        snprintf(rel, sizeof rel, "%s/loop_kernel.o", archs[i]);
+        snprintf(lnk, sizeof lnk, "%s/loop_kernel.hsaco", archs[i]);
+        loaded R = analyze(rel, NULL), L = analyze(lnk, NULL);
+        const treg_kernel_report *a = kernel(R.r, "loop_kernel"), *b = kernel(L.r, "loop_kernel");
+        assert_int_equal(R.r->nfiles, L.r->nfiles);
+        assert_string_equal(R.r->files[0], L.r->files[0]);
+        assert_int_equal(a->nrows, b->nrows);
+        assert_int_equal(a->nlines, b->nlines);
+        for (size_t j = 0; j < a->nrows; j++) {
+            assert_string_equal(a->rows[j].text, b->rows[j].text);
+            assert_int_equal(a->rows[j].loc.line, b->rows[j].loc.line);
+            assert_int_equal(a->rows[j].vgpr, b->rows[j].vgpr);
+        }
+        assert_true(a->nlines > 3);
+        release(&R);
+        release(&L);
+    }
+}
+
 /* --kernel filtering and its error. */
 static void test_kernel_regex(void **state)
 {
@@ -255,9 +283,13 @@ static void test_kernel_regex(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_triton_softmax), cmocka_unit_test(test_loops),
-        cmocka_unit_test(test_spills),         cmocka_unit_test(test_calls_and_no_dwarf),
-        cmocka_unit_test(test_mfma_agprs),     cmocka_unit_test(test_kernel_regex),
+        cmocka_unit_test(test_triton_softmax),
+        cmocka_unit_test(test_loops),
+        cmocka_unit_test(test_spills),
+        cmocka_unit_test(test_calls_and_no_dwarf),
+        cmocka_unit_test(test_mfma_agprs),
+        cmocka_unit_test(test_kernel_regex),
+        cmocka_unit_test(test_relocatable_equals_linked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
