@@ -76,16 +76,40 @@ int treg_disasm_range(treg_disasm *d, treg_arena *a, const uint8_t *code, size_t
     treg_insn *insns = treg_arena_calloc(a, cap, sizeof *insns);
     if (!insns) return treg_fail(err, TREG_E_NOMEM, "out of memory");
     char text[512];
+    /* LLVM 22's AMDGPU disassembler crashes (SEGV in llvm::Twine::print,
+     * on the error path for a missing literal) when the buffer ends where
+     * an instruction's 32-bit literal should be, e.g. "v_mov_b32 v0,
+     * <literal>" in a kernel's last 4 bytes (found by fuzz_analyze;
+     * llvm-objdump-22 crashes the same way).  So near the end it is handed
+     * a zero-padded copy of the tail that holds any encoding whole (the
+     * longest, a GFX10 NSA MIMG, is 20 bytes); an instruction that then
+     * runs past the real end is refused below.  Not avoided: the same
+     * crash on other invalid operand encodings (e.g. a literal src2 on a
+     * gfx942 MFMA, d3bf8000 03ff2d32), which every such error path of
+     * LLVM 22's decoder seems to share. */
+    enum { TAIL = 32 };
+    uint8_t tail[2 * TAIL];
     size_t off = 0;
     while (off + 4 <= size) {
-        size_t len = LLVMDisasmInstruction(d->ctx, (uint8_t *)(code + off), size - off, addr + off,
-                                           text, sizeof text);
-        if (len == 0 || len > size - off) {
-            uint32_t word;
-            memcpy(&word, code + off, 4);
+        const uint8_t *p = code + off;
+        size_t avail = size - off;
+        if (avail < TAIL) {
+            memset(tail, 0, sizeof tail);
+            memcpy(tail, p, avail);
+            p = tail;
+            avail = sizeof tail;
+        }
+        size_t len = LLVMDisasmInstruction(d->ctx, (uint8_t *)p, avail, addr + off, text, sizeof text);
+        uint32_t word;
+        memcpy(&word, code + off, 4);
+        if (len == 0)
             return treg_fail(err, TREG_E_DECODE, "undecodable instruction word 0x%08x at 0x%llx",
                              word, (unsigned long long)(addr + off));
-        }
+        if (len > size - off)
+            return treg_fail(err, TREG_E_DECODE,
+                             "undecodable: the %zu-byte instruction 0x%08x at 0x%llx runs past the "
+                             "end of the code (%zu bytes left)",
+                             len, word, (unsigned long long)(addr + off), size - off);
         const char *t = text;
         while (*t == '\t' || *t == ' ') t++;
         insns[n].addr = addr + off;

@@ -255,7 +255,14 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     treg_insn *insns;
     size_t n;
     rc = treg_disasm_range(p->disasm, A, ks->code, ks->size, ks->addr, &insns, &n, err);
-    if (rc) return rc;
+    if (rc) {
+        if (rc == TREG_E_DECODE && err) { /* say which kernel */
+            char msg[sizeof err->msg];
+            memcpy(msg, err->msg, sizeof msg);
+            treg_fail(err, rc, "kernel %s: %s", ks->name, msg);
+        }
+        return rc;
+    }
     k->instructions = (uint32_t)n;
 
     treg_insn_effect *fx = treg_arena_calloc(A, n ? n : 1, sizeof *fx);
@@ -447,6 +454,11 @@ static int resolve_target(pipeline *p, treg_report *r, treg_error *err)
         if (co->target_gfx)
             return treg_fail(err, TREG_E_TARGET, "unknown target %s (EF_AMDGPU_MACH 0x%x)",
                              co->target_gfx, co->mach);
+        if (co->target_id)
+            return treg_fail(err, TREG_E_TARGET,
+                             "unknown target: EF_AMDGPU_MACH 0x%x and metadata target id '%s' "
+                             "names no gfx processor",
+                             co->mach, co->target_id);
         return treg_fail(err, TREG_E_TARGET,
                          "unknown target: EF_AMDGPU_MACH 0x%x and no target id in the metadata",
                          co->mach);
@@ -464,8 +476,11 @@ static int resolve_target(pipeline *p, treg_report *r, treg_error *err)
         char note[256];
         snprintf(note, sizeof note,
                  "%s decoded as %s: LLVM %s does not know %s; %s-only instructions may be "
-                 "missing or mis-decoded",
-                 t->name, cpu, treg_disasm_llvm_version(), t->name, t->name);
+                 "missing or mis-decoded%s",
+                 t->name, cpu, treg_disasm_llvm_version(), t->name, t->name,
+                 t->provisional ? "; register file and occupancy figures are provisional "
+                                  "(unverified)"
+                                : "");
         r->target_note = treg_arena_strdup(p->arena, note);
     }
     if (t->provisional && !r->target_note)

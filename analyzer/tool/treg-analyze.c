@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <json-c/json.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +29,14 @@ static void usage(FILE *f)
                "  cache (every .hsaco below it, each with its sibling <kernel>.json).\n");
 }
 
-static void fail(tool *t, const char *path, const char *msg)
+static void fail(tool *t, const char *path, const char *raw)
 {
+    /* One line per failure: messages may quote names taken from the file
+     * (kernel names, the target id), which may hold control characters. */
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", raw);
+    for (char *c = msg; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
     t->failures++;
     fprintf(stderr, "treg-analyze: %s: %s\n", path, msg);
     if (t->json) {
@@ -197,6 +204,18 @@ int main(int argc, char **argv)
     if (optind >= argc) {
         usage(stderr);
         return 2;
+    }
+    if (t.kernel_regex) {
+        /* A bad pattern is a usage error, not one failure per file. */
+        regex_t re;
+        int rc = regcomp(&re, t.kernel_regex, REG_EXTENDED | REG_NOSUB);
+        if (rc != 0) {
+            char why[128];
+            regerror(rc, &re, why, sizeof why);
+            fprintf(stderr, "treg-analyze: --kernel: bad regex '%s': %s\n", t.kernel_regex, why);
+            return 2;
+        }
+        regfree(&re);
     }
     if (t.json) {
         t.reports = json_object_new_array();

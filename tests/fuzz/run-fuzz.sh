@@ -1,10 +1,19 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target in BUILD_DIR and runs it for SECONDS (default
-# 60), seeded with every .hsaco of the shared corpus.  New inputs collect in
-# BUILD_DIR/fuzz-corpus (kept between runs); crashes land in
-# BUILD_DIR/fuzz-artifacts.  Needs clang-22 and its fuzzer runtime
-# (Debian: libclang-rt-22-dev).
-#   tests/fuzz/run-fuzz.sh build-fuzz 120
+# Builds the libFuzzer targets in BUILD_DIR and runs each for SECONDS
+# (default 60), one after the other:
+#   fuzz_codeobj  the code object and line-table loaders (stage 1)
+#   fuzz_analyze  the whole pipeline, treg_analyze on the input bytes
+# Seeds: every .hsaco of the shared corpus and of the fixtures
+# ($TREG_FIXTURES, else BUILD_DIR/fixtures built by tests/fixtures/make-fixtures.sh
+# when its tools are there).  New inputs collect in BUILD_DIR/fuzz-corpus/TARGET
+# (kept between runs); crashes land in BUILD_DIR/fuzz-artifacts/TARGET.  Needs
+# clang-22 and its fuzzer runtime (Debian: libclang-rt-22-dev).
+#   tests/fuzz/run-fuzz.sh build-fuzz 120                 # both targets
+#   FUZZ_TARGETS=fuzz_analyze tests/fuzz/run-fuzz.sh build-fuzz 300
+# Exits non-zero as soon as a target finds a crash, leak or timeout.  FUZZ_ARGS
+# adds libFuzzer options, e.g. FUZZ_ARGS='-fork=1 -ignore_crashes=1' to keep
+# going past a known crash (LLVM 22's AMDGPU disassembler segfaults on some
+# invalid operand encodings: see analyzer/decode/disasm.c).
 set -euo pipefail
 
 if [[ $# -lt 1 ]]; then
@@ -16,22 +25,42 @@ seconds=${2:-60}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=${TREG_CORPUS:-$src/../shared/corpus}
 cc=${CC:-clang-22}
+read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze}"
+read -r -a extra <<<"${FUZZ_ARGS:-}"
 
 cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER="$cc" -DTREG_FUZZ=ON \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" --target fuzz_codeobj
+cmake --build "$build" --target "${targets[@]}"
 
 seeds=$build/fuzz-seeds
-mkdir -p "$seeds" "$build/fuzz-corpus" "$build/fuzz-artifacts"
-if [[ -d $corpus ]]; then
-  find "$corpus" -name '*.hsaco' -print0 | while IFS= read -r -d '' f; do
+mkdir -p "$seeds"
+add_seeds() { # DIR: copies every .hsaco below it, named by its path's hash
+  find "$1" -name '*.hsaco' -print0 | while IFS= read -r -d '' f; do
     cp -f "$f" "$seeds/$(echo "$f" | md5sum | cut -c1-16).hsaco"
   done
+}
+if [[ -d $corpus ]]; then
+  add_seeds "$corpus"
 else
-  echo "note: no corpus at $corpus; fuzzing from an empty seed set" >&2
+  echo "note: no corpus at $corpus" >&2
+fi
+fixtures=${TREG_FIXTURES:-$build/fixtures}
+if [[ ! -d $fixtures ]]; then
+  "$src/tests/fixtures/make-fixtures.sh" "$fixtures" >&2 ||
+    echo "note: could not build the fixtures; fuzzing without them" >&2
+fi
+if [[ -d $fixtures ]]; then
+  add_seeds "$fixtures"
+fi
+if [[ -z $(find "$seeds" -name '*.hsaco' -print -quit) ]]; then
+  echo "note: no seeds; fuzzing from an empty seed set" >&2
 fi
 
-# Seed files run up to ~42 KB; mutated inputs may grow past that.
-exec "$build/tests/fuzz/fuzz_codeobj" -max_total_time="$seconds" -max_len=131072 \
-  -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-  -artifact_prefix="$build/fuzz-artifacts/" "$build/fuzz-corpus" "$seeds"
+for t in "${targets[@]}"; do
+  mkdir -p "$build/fuzz-corpus/$t" "$build/fuzz-artifacts/$t"
+  echo "== $t for ${seconds}s" >&2
+  # Seed files run up to ~42 KB; mutated inputs may grow past that.
+  "$build/tests/fuzz/$t" -max_total_time="$seconds" -max_len=131072 \
+    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$build/fuzz-artifacts/$t/" "${extra[@]}" "$build/fuzz-corpus/$t" "$seeds"
+done
