@@ -255,7 +255,7 @@ static void stage_pass(split *s)
             fprintf(stderr, "treg-bench: %s: no decoder for its target\n", in->path);
             exit(1);
         }
-        if (treg_disasm_open(cpu, &d, &err)) die(in->path, &err);
+        if (treg_disasm_open(cpu, false, &d, &err)) die(in->path, &err);
         s->load += now() - t0;
         for (size_t k = 0; k < co.nkernels; k++) {
             const treg_kernel_sym *ks = &co.kernels[k];
@@ -480,7 +480,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "treg-bench: lost the largest kernel\n");
         return 1;
     }
-    if (treg_disasm_open(cpu, &b.d, &err)) die(b.in->path, &err);
+    if (treg_disasm_open(cpu, false, &b.d, &err)) die(b.in->path, &err);
     if (treg_disasm_range(b.d, &a, b.ks->code, b.ks->size, b.ks->addr, &b.insns, &b.n, &err))
         die("decode", &err);
     b.fx = treg_arena_calloc(&a, b.n, sizeof *b.fx);

@@ -4,6 +4,7 @@
 #include <llvm-c/Disassembler.h>
 #include <llvm-c/Target.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +13,41 @@
 
 struct treg_disasm {
     LLVMDisasmContextRef ctx;
+    bool lenient;
 };
+
+/* Memo of decoded encodings, keyed by the instruction's bytes: decoding is
+ * a function of an instruction's own bytes, so an encoding seen before in
+ * the range has the same length and text. */
+enum { MEMO_MAX_BYTES = 20 };
+typedef struct memo_entry {
+    uint32_t insn; /* index of the first instruction with these bytes; UINT32_MAX = free */
+    uint32_t len;
+    uint8_t bytes[MEMO_MAX_BYTES];
+} memo_entry;
+
+typedef struct memo {
+    memo_entry *slots;
+    size_t mask;
+} memo;
+
+static size_t memo_hash(const uint8_t *p)
+{
+    uint32_t w;
+    memcpy(&w, p, 4);
+    return (size_t)(w * 2654435761u) ^ (w >> 15);
+}
+
+/* The entry whose bytes start the stream at p (avail bytes), or the free
+ * slot where a new one for p belongs. */
+static memo_entry *memo_find(memo *m, const uint8_t *p, size_t avail)
+{
+    for (size_t i = memo_hash(p) & m->mask;; i = (i + 1) & m->mask) {
+        memo_entry *e = &m->slots[i];
+        if (e->insn == UINT32_MAX) return e;
+        if (e->len <= avail && memcmp(e->bytes, p, e->len) == 0) return e;
+    }
+}
 
 static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
 
@@ -44,7 +79,7 @@ const char *treg_disasm_llvm_version(void)
     return TREG_LLVM_VERSION;
 }
 
-int treg_disasm_open(const char *cpu, treg_disasm **out, treg_error *err)
+int treg_disasm_open(const char *cpu, bool lenient, treg_disasm **out, treg_error *err)
 {
     *out = NULL;
     if (!treg_disasm_knows(cpu))
@@ -57,6 +92,7 @@ int treg_disasm_open(const char *cpu, treg_disasm **out, treg_error *err)
         free(d);
         return treg_fail(err, TREG_E_TARGET, "LLVM has no AMDGPU disassembler for %s", cpu);
     }
+    d->lenient = lenient;
     *out = d;
     return TREG_OK;
 }
@@ -76,6 +112,14 @@ int treg_disasm_range(treg_disasm *d, treg_arena *a, const uint8_t *code, size_t
     treg_insn *insns = treg_arena_calloc(a, cap, sizeof *insns);
     if (!insns) return treg_fail(err, TREG_E_NOMEM, "out of memory");
     char text[512];
+    /* Load factor at most 1/2. */
+    memo m = {NULL, 0};
+    size_t slots = 16;
+    while (slots < 2 * cap) slots *= 2;
+    m.slots = treg_arena_calloc(a, slots, sizeof *m.slots);
+    if (!m.slots) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    m.mask = slots - 1;
+    for (size_t i = 0; i < slots; i++) m.slots[i].insn = UINT32_MAX;
     /* LLVM 22's AMDGPU disassembler crashes (SEGV in llvm::Twine::print,
      * on the error path for a missing literal) when the buffer ends where
      * an instruction's 32-bit literal should be, e.g. "v_mov_b32 v0,
@@ -99,9 +143,25 @@ int treg_disasm_range(treg_disasm *d, treg_arena *a, const uint8_t *code, size_t
             p = tail;
             avail = sizeof tail;
         }
-        size_t len = LLVMDisasmInstruction(d->ctx, (uint8_t *)p, avail, addr + off, text, sizeof text);
+        memo_entry *e = memo_find(&m, code + off, size - off);
+        if (e->insn != UINT32_MAX) {
+            const treg_insn *first = &insns[e->insn];
+            insns[n] =
+                (treg_insn){addr + off, first->size, first->text, e->insn, first->undecodable};
+            n++;
+            off += first->size;
+            continue;
+        }
+        size_t len =
+            LLVMDisasmInstruction(d->ctx, (uint8_t *)p, avail, addr + off, text, sizeof text);
         uint32_t word;
         memcpy(&word, code + off, 4);
+        bool undecodable = false;
+        if (len == 0 && d->lenient) {
+            snprintf(text, sizeof text, ".long 0x%08x", word);
+            len = 4;
+            undecodable = true;
+        }
         if (len == 0)
             return treg_fail(err, TREG_E_DECODE, "undecodable instruction word 0x%08x at 0x%llx",
                              word, (unsigned long long)(addr + off));
@@ -115,7 +175,14 @@ int treg_disasm_range(treg_disasm *d, treg_arena *a, const uint8_t *code, size_t
         insns[n].addr = addr + off;
         insns[n].size = (uint32_t)len;
         insns[n].text = treg_arena_strdup(a, t);
+        insns[n].same_as = UINT32_MAX;
+        insns[n].undecodable = undecodable;
         if (!insns[n].text) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+        if (len <= MEMO_MAX_BYTES) {
+            e->insn = (uint32_t)n;
+            e->len = (uint32_t)len;
+            memcpy(e->bytes, code + off, len);
+        }
         n++;
         off += len;
     }

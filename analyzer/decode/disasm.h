@@ -16,6 +16,10 @@ typedef struct treg_insn {
     uint64_t addr;    /* virtual address */
     uint32_t size;    /* bytes */
     const char *text; /* without the disassembler's leading tab */
+    /* An earlier instruction of the same range with the same bytes (which
+     * shares this text), or UINT32_MAX: later stages may reuse its work. */
+    uint32_t same_as;
+    bool undecodable; /* lenient mode only: a ".long" word LLVM could not decode */
 } treg_insn;
 
 typedef struct treg_disasm treg_disasm;
@@ -25,11 +29,18 @@ bool treg_disasm_knows(const char *cpu);
 /* Version string of the linked LLVM. */
 const char *treg_disasm_llvm_version(void);
 
-int treg_disasm_open(const char *cpu, treg_disasm **out, treg_error *err);
+/* lenient: for a borrowed ISA (a Hygon target decoded as gfx906), a word
+ * LLVM cannot decode becomes a 4-byte ".long 0x..." instruction marked
+ * undecodable instead of an error: the target's own instructions are
+ * expected to be missing from the substitute. */
+int treg_disasm_open(const char *cpu, bool lenient, treg_disasm **out, treg_error *err);
 void treg_disasm_close(treg_disasm *d);
 
 /* Decodes [code, code+size) located at virtual address addr. A word LLVM
- * cannot decode is an error naming its address and value. */
+ * cannot decode is an error naming its address and value (but see lenient).
+ * Identical encodings are decoded once per range: kernels repeat many
+ * instructions word for word, and LLVM's decoder is the pipeline's largest
+ * cost. */
 int treg_disasm_range(treg_disasm *d, treg_arena *a, const uint8_t *code, size_t size,
                       uint64_t addr, treg_insn **out, size_t *count, treg_error *err);
 

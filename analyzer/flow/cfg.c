@@ -29,9 +29,10 @@ static int branch_target(const treg_insn *insns, const treg_insn_effect *fx, siz
     int64_t dest = (int64_t)insns[i].addr + 4 + 4 * (int64_t)fx[i].branch_words;
     uint32_t t = dest < 0 ? TREG_NONE : insn_at(insns, n, (uint64_t)dest);
     if (t == TREG_NONE)
-        return treg_fail(err, TREG_E_DECODE,
-                         "branch at 0x%llx targets 0x%llx, which is not an instruction of the kernel",
-                         (unsigned long long)insns[i].addr, (unsigned long long)dest);
+        return treg_fail(
+            err, TREG_E_DECODE,
+            "branch at 0x%llx targets 0x%llx, which is not an instruction of the kernel",
+            (unsigned long long)insns[i].addr, (unsigned long long)dest);
     *target = t;
     return TREG_OK;
 }

@@ -8,7 +8,8 @@
 static void apply_defs(const treg_insn_effect *e, treg_regset *defined)
 {
     for (unsigned k = 0; k < e->nops; k++)
-        if (e->ops[k].role & TREG_DEF) treg_regset_add_range(defined, e->ops[k].reg, e->ops[k].count);
+        if (e->ops[k].role & TREG_DEF)
+            treg_regset_add_range(defined, e->ops[k].reg, e->ops[k].count);
 }
 
 /* Splits each use operand of e into the runs of registers that are in
@@ -43,8 +44,7 @@ static unsigned keep_defined_uses(treg_insn_effect *e, const treg_regset *define
 }
 
 int treg_drop_implicit_def_spills(treg_arena *a, const treg_cfg *g, treg_insn_effect *fx, size_t n,
-                                  const treg_regset *entry_live, unsigned *dropped,
-                                  treg_error *err)
+                                  const treg_regset *entry_live, unsigned *dropped, treg_error *err)
 {
     *dropped = 0;
     bool any = false;
@@ -59,7 +59,8 @@ int treg_drop_implicit_def_spills(treg_arena *a, const treg_cfg *g, treg_insn_ef
         for (uint32_t k = 0; k < g->nreachable; k++) {
             uint32_t b = g->rpo[k];
             treg_regset cur = in[b];
-            for (uint32_t i = g->blocks[b].first; i <= g->blocks[b].last; i++) apply_defs(&fx[i], &cur);
+            for (uint32_t i = g->blocks[b].first; i <= g->blocks[b].last; i++)
+                apply_defs(&fx[i], &cur);
             for (int s = 0; s < g->blocks[b].nsucc; s++) {
                 treg_regset *succ = &in[g->blocks[b].succ[s]];
                 treg_regset merged = *succ;

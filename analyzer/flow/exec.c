@@ -41,7 +41,8 @@ static void set_copy(exec_state *st, unsigned reg, bool full)
 static void transfer(exec_state *st, const treg_insn_effect *e)
 {
     bool was_full = st->full;
-    bool src_full = e->exec_src_all_ones || (e->exec_src != TREG_NO_REG && holds_full(st, e->exec_src));
+    bool src_full =
+        e->exec_src_all_ones || (e->exec_src != TREG_NO_REG && holds_full(st, e->exec_src));
     bool copy_full = e->copy_src != TREG_NO_REG && holds_full(st, e->copy_src);
 
     /* Any SGPR write forgets what the register held. */
@@ -56,11 +57,20 @@ static void transfer(exec_state *st, const treg_insn_effect *e)
         set_copy(st, e->saveexec_dst, was_full);
 
     switch (e->exec_op) {
-    case TREG_EXEC_COPY: st->full = src_full; break;
-    case TREG_EXEC_AND: st->full = was_full && src_full; break;
-    case TREG_EXEC_OR: st->full = was_full || src_full; break;
-    case TREG_EXEC_OTHER: st->full = false; break;
-    default: break;
+    case TREG_EXEC_COPY:
+        st->full = src_full;
+        break;
+    case TREG_EXEC_AND:
+        st->full = was_full && src_full;
+        break;
+    case TREG_EXEC_OR:
+        st->full = was_full || src_full;
+        break;
+    case TREG_EXEC_OTHER:
+        st->full = false;
+        break;
+    default:
+        break;
     }
 }
 
@@ -89,7 +99,8 @@ int treg_exec_analyze(treg_arena *a, const treg_cfg *g, const treg_insn_effect *
         for (uint32_t k = 0; k < g->nreachable; k++) {
             uint32_t b = g->rpo[k];
             exec_state st = in[b];
-            for (uint32_t i = g->blocks[b].first; i <= g->blocks[b].last; i++) transfer(&st, &fx[i]);
+            for (uint32_t i = g->blocks[b].first; i <= g->blocks[b].last; i++)
+                transfer(&st, &fx[i]);
             for (int s = 0; s < g->blocks[b].nsucc; s++)
                 changed |= meet_into(&in[g->blocks[b].succ[s]], &st);
         }

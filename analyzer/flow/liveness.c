@@ -5,7 +5,10 @@
 
 #include "util/error.h"
 
-static inline bool is_vector(unsigned r) { return r < TREG_REG_S0; }
+static inline bool is_vector(unsigned r)
+{
+    return r < TREG_REG_S0;
+}
 
 /* live := live-before(instruction) given live-after in (full, part). */
 static inline void step_back(const treg_insn_effect *e, bool partial, treg_regset *full,
@@ -100,8 +103,8 @@ static void live_out_of(const treg_cfg *g, const treg_liveness *lv, uint32_t b, 
 }
 
 int treg_liveness_run(treg_arena *a, const treg_cfg *g, const treg_insn_effect *fx, size_t n,
-                      const uint8_t *exec_partial, const treg_regset *entry_live,
-                      treg_liveness *lv, treg_error *err)
+                      const uint8_t *exec_partial, const treg_regset *entry_live, treg_liveness *lv,
+                      treg_error *err)
 {
     uint32_t nb = g->nblocks;
     lv->out_full = treg_arena_calloc(a, nb, sizeof *lv->out_full);
@@ -173,13 +176,14 @@ int treg_liveness_run(treg_arena *a, const treg_cfg *g, const treg_insn_effect *
 }
 
 void treg_liveness_occupied_at(const treg_liveness *lv, const treg_cfg *g,
-                               const treg_insn_effect *fx, const uint8_t *exec_partial,
-                               uint32_t i, treg_regset *occupied)
+                               const treg_insn_effect *fx, const uint8_t *exec_partial, uint32_t i,
+                               treg_regset *occupied)
 {
     uint32_t b = g->block_of[i];
     treg_regset full, part;
     live_out_of(g, lv, b, &full, &part);
-    for (uint32_t j = g->blocks[b].last; j > i; j--) step_back(&fx[j], exec_partial[j], &full, &part);
+    for (uint32_t j = g->blocks[b].last; j > i; j--)
+        step_back(&fx[j], exec_partial[j], &full, &part);
     *occupied = full;
     treg_regset_union(occupied, &part);
     for (unsigned k = 0; k < fx[i].nops; k++)

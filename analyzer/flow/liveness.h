@@ -28,7 +28,7 @@ int treg_liveness_run(treg_arena *a, const treg_cfg *g, const treg_insn_effect *
 /* The registers occupied at instruction i (live before | live after |
  * written), recomputed from its block's live-out. */
 void treg_liveness_occupied_at(const treg_liveness *lv, const treg_cfg *g,
-                               const treg_insn_effect *fx, const uint8_t *exec_partial,
-                               uint32_t i, treg_regset *occupied);
+                               const treg_insn_effect *fx, const uint8_t *exec_partial, uint32_t i,
+                               treg_regset *occupied);
 
 #endif

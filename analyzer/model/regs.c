@@ -18,22 +18,6 @@ static inline unsigned popcount64(uint64_t x)
 #endif
 }
 
-static unsigned popcount_range(const treg_regset *s, unsigned first, unsigned count)
-{
-    unsigned n = 0, end = first + count;
-    unsigned r = first;
-    while (r < end) {
-        if ((r & 63) == 0 && end - r >= 64) {
-            n += popcount64(s->w[r >> 6]);
-            r += 64;
-        } else {
-            n += treg_regset_has(s, r);
-            r++;
-        }
-    }
-    return n;
-}
-
 /* Whole words [first, first + count): a kernel touches few of the 1024
  * VGPR slots, so most words are zero and skipping them is cheaper than
  * counting them. */
@@ -45,35 +29,36 @@ static unsigned popcount_words(const treg_regset *s, unsigned first, unsigned co
     return n;
 }
 
+/* Each class is a run of whole bitset words, so counting is word-wise. */
+_Static_assert(TREG_REG_V0 % 64 == 0 && TREG_NUM_V % 64 == 0 && TREG_NUM_A % 64 == 0 &&
+                   TREG_NUM_S % 64 == 0,
+               "register classes must start and end on bitset word boundaries");
+
 treg_regcount treg_regset_count(const treg_regset *s)
 {
     treg_regcount c;
-    /* The class boundaries fall on word boundaries (regs.h), so each class
-     * is a run of whole words; popcount_range keeps any other layout right. */
-    if (TREG_REG_V0 % 64 == 0 && TREG_NUM_V % 64 == 0 && TREG_NUM_A % 64 == 0 &&
-        TREG_NUM_S % 64 == 0) {
-        c.vgpr = popcount_words(s, TREG_REG_V0 / 64, TREG_NUM_V / 64);
-        c.agpr = popcount_words(s, TREG_REG_A0 / 64, TREG_NUM_A / 64);
-        c.sgpr = popcount_words(s, TREG_REG_S0 / 64, TREG_NUM_S / 64);
-    } else {
-        c.vgpr = popcount_range(s, TREG_REG_V0, TREG_NUM_V);
-        c.agpr = popcount_range(s, TREG_REG_A0, TREG_NUM_A);
-        c.sgpr = popcount_range(s, TREG_REG_S0, TREG_NUM_S);
-    }
+    c.vgpr = popcount_words(s, TREG_REG_V0 / 64, TREG_NUM_V / 64);
+    c.agpr = popcount_words(s, TREG_REG_A0 / 64, TREG_NUM_A / 64);
+    c.sgpr = popcount_words(s, TREG_REG_S0 / 64, TREG_NUM_S / 64);
     c.sgpr += treg_regset_has(s, TREG_REG_VCC_LO) + treg_regset_has(s, TREG_REG_VCC_HI);
     return c;
 }
 
 void treg_reg_name(unsigned r, char *buf, unsigned size)
 {
-    static const char *const special[] = {"vcc_lo",        "vcc_hi",        "exec_lo",
-                                          "exec_hi",       "m0",            "scc",
-                                          "flat_scratch_lo", "flat_scratch_hi", "xnack_mask_lo",
-                                          "xnack_mask_hi"};
+    static const char *const special[] = {
+        "vcc_lo", "vcc_hi",          "exec_lo",         "exec_hi",       "m0",
+        "scc",    "flat_scratch_lo", "flat_scratch_hi", "xnack_mask_lo", "xnack_mask_hi"};
     switch (treg_reg_class(r)) {
-    case TREG_CLASS_V: snprintf(buf, size, "v%u", r - TREG_REG_V0); break;
-    case TREG_CLASS_A: snprintf(buf, size, "a%u", r - TREG_REG_A0); break;
-    case TREG_CLASS_S: snprintf(buf, size, "s%u", r - TREG_REG_S0); break;
+    case TREG_CLASS_V:
+        snprintf(buf, size, "v%u", r - TREG_REG_V0);
+        break;
+    case TREG_CLASS_A:
+        snprintf(buf, size, "a%u", r - TREG_REG_A0);
+        break;
+    case TREG_CLASS_S:
+        snprintf(buf, size, "s%u", r - TREG_REG_S0);
+        break;
     default:
         if (r < TREG_REG_COUNT)
             snprintf(buf, size, "%s", special[r - TREG_REG_SPECIAL0]);

@@ -53,7 +53,10 @@ static inline treg_regclass treg_reg_class(unsigned r)
     return TREG_CLASS_SPECIAL;
 }
 
-static inline void treg_regset_clear(treg_regset *s) { memset(s, 0, sizeof *s); }
+static inline void treg_regset_clear(treg_regset *s)
+{
+    memset(s, 0, sizeof *s);
+}
 static inline void treg_regset_add(treg_regset *s, unsigned r)
 {
     s->w[r >> 6] |= (uint64_t)1 << (r & 63);

@@ -47,7 +47,8 @@ static int parse_triton_json(const char *text, size_t len, triton_meta *m, treg_
     memset(m, 0, sizeof *m);
     json_tokener *tok = json_tokener_new();
     if (!tok) return treg_fail(err, TREG_E_NOMEM, "out of memory");
-    json_object *root = json_tokener_parse_ex(tok, text, (int)(len > 0x7fffffff ? 0x7fffffff : len));
+    json_object *root =
+        json_tokener_parse_ex(tok, text, (int)(len > 0x7fffffff ? 0x7fffffff : len));
     enum json_tokener_error jerr = json_tokener_get_error(tok);
     json_tokener_free(tok);
     if (!root || jerr != json_tokener_success || !json_object_is_type(root, json_type_object)) {
@@ -55,8 +56,10 @@ static int parse_triton_json(const char *text, size_t len, triton_meta *m, treg_
         return treg_fail(err, TREG_E_METADATA, "Triton metadata is not a JSON object");
     }
     json_object *v;
-    if (json_object_object_get_ex(root, "num_warps", &v)) m->num_warps = (unsigned)json_object_get_int(v);
-    if (json_object_object_get_ex(root, "warp_size", &v)) m->warp_size = (unsigned)json_object_get_int(v);
+    if (json_object_object_get_ex(root, "num_warps", &v))
+        m->num_warps = (unsigned)json_object_get_int(v);
+    if (json_object_object_get_ex(root, "warp_size", &v))
+        m->warp_size = (unsigned)json_object_get_int(v);
     if (json_object_object_get_ex(root, "shared", &v)) {
         m->shared = (unsigned)json_object_get_int(v);
         m->has_shared = true;
@@ -146,13 +149,13 @@ static int peak_attribution(pipeline *p, treg_kernel_report *k, const treg_cfg *
             l.column = 0;
         }
         size_t j = 0;
-        while (j < k->nattribution &&
-               !(k->peak_attribution[j].loc.file == l.file && k->peak_attribution[j].loc.line == l.line))
+        while (j < k->nattribution && !(k->peak_attribution[j].loc.file == l.file &&
+                                        k->peak_attribution[j].loc.line == l.line))
             j++;
         if (j == k->nattribution) {
             if (j == cap) {
-                k->peak_attribution =
-                    treg_arena_grow(p->arena, k->peak_attribution, j, cap * 2, sizeof *k->peak_attribution);
+                k->peak_attribution = treg_arena_grow(p->arena, k->peak_attribution, j, cap * 2,
+                                                      sizeof *k->peak_attribution);
                 if (!k->peak_attribution) return treg_fail(err, TREG_E_NOMEM, "out of memory");
                 cap *= 2;
             }
@@ -160,9 +163,12 @@ static int peak_attribution(pipeline *p, treg_kernel_report *k, const treg_cfg *
             k->nattribution++;
         }
         treg_attribution *at_ = &k->peak_attribution[j];
-        if (c == TREG_CLASS_V) at_->vgpr++;
-        else if (c == TREG_CLASS_A) at_->agpr++;
-        else at_->sgpr++;
+        if (c == TREG_CLASS_V)
+            at_->vgpr++;
+        else if (c == TREG_CLASS_A)
+            at_->agpr++;
+        else
+            at_->sgpr++;
     }
     /* Largest group first: the answer to "why so many?" leads. */
     for (size_t i = 1; i < k->nattribution; i++)
@@ -187,7 +193,8 @@ static int loops_report(pipeline *p, treg_kernel_report *k, const treg_cfg *g,
         o->depth = L->depth;
         o->file = -1;
         o->head = UINT64_MAX;
-        for (uint32_t i = g->blocks[L->header].first; i <= g->blocks[L->header].last && o->file < 0; i++)
+        for (uint32_t i = g->blocks[L->header].first; i <= g->blocks[L->header].last && o->file < 0;
+             i++)
             if (rows[i].loc.line) o->file = rows[i].loc.file;
         for (uint32_t bi = 0; bi < L->nblocks; bi++) {
             const treg_block *B = &g->blocks[L->blocks[bi]];
@@ -244,8 +251,9 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     k->entry_address = ks->addr;
     k->code_bytes = (uint32_t)ks->size;
     k->wave_size = ks->has_kd ? (ks->kd.wave32 ? 32 : 64)
-                   : ks->meta.present && ks->meta.wavefront_size > 0 ? (uint32_t)ks->meta.wavefront_size
-                                                                     : t->wave_size;
+                   : ks->meta.present && ks->meta.wavefront_size > 0
+                       ? (uint32_t)ks->meta.wavefront_size
+                       : t->wave_size;
     k->metadata.vgpr_count = ks->meta.present ? ks->meta.vgpr_count : -1;
     k->metadata.agpr_count = ks->meta.present ? ks->meta.agpr_count : -1;
     k->metadata.sgpr_count = ks->meta.present ? ks->meta.sgpr_count : -1;
@@ -271,7 +279,10 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     size_t unknown_cap = 0;
     for (size_t i = 0; i < n; i++) {
         treg_error merr = {0, ""};
-        if (treg_model_insn(&mctx, insns[i].text, &fx[i], &merr))
+        k->undecodable_words += insns[i].undecodable;
+        if (insns[i].same_as != UINT32_MAX) {
+            fx[i] = fx[insns[i].same_as]; /* same bytes, same effect */
+        } else if (treg_model_insn(&mctx, insns[i].text, &fx[i], &merr))
             return treg_fail(err, TREG_E_DECODE, "kernel %s at +0x%llx: %s", ks->name,
                              (unsigned long long)(insns[i].addr - ks->addr), merr.msg);
         if (fx[i].flags & TREG_FX_UNKNOWN) {
@@ -297,7 +308,8 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     treg_entry entry;
     treg_entry_live(&kd, t, &entry);
     unsigned implicit_defs;
-    if ((rc = treg_drop_implicit_def_spills(A, &g, fx, n, &entry.live, &implicit_defs, err))) return rc;
+    if ((rc = treg_drop_implicit_def_spills(A, &g, fx, n, &entry.live, &implicit_defs, err)))
+        return rc;
     k->implicit_def_spills = implicit_defs;
     treg_liveness lv;
     if ((rc = treg_liveness_run(A, &g, fx, n, partial, &entry.live, &lv, err))) return rc;
@@ -357,7 +369,8 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
 
     /* Spills. */
     uint8_t *spill_kind;
-    if ((rc = treg_spills_classify(A, fx, n, k->scratch_bytes, &ks->meta, &spill_kind, err))) return rc;
+    if ((rc = treg_spills_classify(A, fx, n, k->scratch_bytes, &ks->meta, &spill_kind, err)))
+        return rc;
 
     /* Rows and peaks. */
     treg_row *rows = treg_arena_calloc(A, n ? n : 1, sizeof *rows);
@@ -385,10 +398,12 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
             r->flags |= reload ? TREG_ROW_RELOAD : TREG_ROW_SPILL;
             nspills++;
         }
+        if (insns[i].undecodable) r->flags |= TREG_ROW_UNDECODABLE;
         if (r->flags & TREG_ROW_UNREACHABLE) continue;
         const uint16_t vals[3] = {r->vgpr, r->agpr, r->sgpr};
         for (int c = 0; c < 3; c++)
-            if (peak_at[c] == TREG_NONE || vals[c] > lv.occupied[peak_at[c]][c]) peak_at[c] = (uint32_t)i;
+            if (peak_at[c] == TREG_NONE || vals[c] > lv.occupied[peak_at[c]][c])
+                peak_at[c] = (uint32_t)i;
     }
     treg_class_stat *cls[3] = {&k->vgpr, &k->agpr, &k->sgpr};
     for (int c = 0; c < 3; c++)
@@ -470,7 +485,8 @@ static int resolve_target(pipeline *p, treg_report *r, treg_error *err)
     const char *cpu = t->name;
     if (!treg_disasm_knows(cpu)) {
         if (!t->decode_as || !treg_disasm_knows(t->decode_as))
-            return treg_fail(err, TREG_E_TARGET, "LLVM %s cannot decode %s and no substitute ISA is known",
+            return treg_fail(err, TREG_E_TARGET,
+                             "LLVM %s cannot decode %s and no substitute ISA is known",
                              treg_disasm_llvm_version(), t->name);
         cpu = t->decode_as;
         char note[256];
@@ -487,7 +503,8 @@ static int resolve_target(pipeline *p, treg_report *r, treg_error *err)
         r->target_note = treg_arena_strdup(p->arena, "register file and occupancy figures for this "
                                                      "target are provisional (unverified)");
     r->decoded_as = cpu;
-    return treg_disasm_open(cpu, &p->disasm, err);
+    /* A borrowed ISA lacks the target's own instructions: count them. */
+    return treg_disasm_open(cpu, cpu != t->name, &p->disasm, err);
 }
 
 int treg_analyze(const uint8_t *bytes, size_t len, const treg_options *opt, treg_report **out,
@@ -517,7 +534,8 @@ int treg_analyze(const uint8_t *bytes, size_t len, const treg_options *opt, treg
     r->llvm_version = treg_disasm_llvm_version();
 
     if ((rc = treg_codeobj_load(arena, bytes, len, co, err))) goto fail;
-    if (opt->triton_json && (rc = parse_triton_json(opt->triton_json, opt->triton_json_len, &p.triton, err)))
+    if (opt->triton_json &&
+        (rc = parse_triton_json(opt->triton_json, opt->triton_json_len, &p.triton, err)))
         goto fail;
     treg_error lerr = {0, ""};
     if (treg_lines_load(arena, bytes, len, lines, &lerr) != TREG_OK)
@@ -571,8 +589,8 @@ void treg_report_free(treg_report *r)
 
 const char *treg_status_name(int code)
 {
-    static const char *const names[] = {"ok",      "out of memory", "bad format",
-                                        "not AMDGPU", "unknown target", "no kernel",
-                                        "undecodable", "bad argument", "bad metadata"};
+    static const char *const names[] = {"ok",          "out of memory",  "bad format",
+                                        "not AMDGPU",  "unknown target", "no kernel",
+                                        "undecodable", "bad argument",   "bad metadata"};
     return code >= 0 && code < (int)(sizeof names / sizeof names[0]) ? names[code] : "error";
 }

@@ -65,6 +65,7 @@ static json_object *kernel_json(const treg_report *r, const treg_kernel_report *
                                json_object_new_string(k->undefined_example));
     json_object_object_add(o, "unknown_instructions",
                            json_object_new_int64(k->unknown_instructions));
+    json_object_object_add(o, "undecodable_words", json_object_new_int64(k->undecodable_words));
     json_object_object_add(o, "calls", json_object_new_int64(k->calls));
 
     json_object *md = json_object_new_object();

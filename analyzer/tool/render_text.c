@@ -70,6 +70,11 @@ void treg_render_text(FILE *out, const treg_report *r, const char *path)
         if (k->undefined_reads)
             fprintf(out, "    WARNING: %u registers read before any definition (%s)\n",
                     k->undefined_reads, k->undefined_example ? k->undefined_example : "");
+        if (k->undecodable_words)
+            fprintf(out,
+                    "    WARNING: %u words could not be decoded as %s: their registers are not "
+                    "counted\n",
+                    k->undecodable_words, r->decoded_as);
         if (k->unknown_instructions)
             fprintf(out, "    note: %u instructions used the generic operand rule\n",
                     k->unknown_instructions);

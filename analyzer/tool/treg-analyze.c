@@ -187,7 +187,9 @@ int main(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, "k:f:h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'k': t.kernel_regex = optarg; break;
+        case 'k':
+            t.kernel_regex = optarg;
+            break;
         case 'f':
             if (strcmp(optarg, "json") == 0)
                 t.json = 1;
@@ -196,9 +198,15 @@ int main(int argc, char **argv)
                 return 2;
             }
             break;
-        case 'R': t.rows = 0; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        case 'R':
+            t.rows = 0;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
         }
     }
     if (optind >= argc) {
@@ -230,14 +238,16 @@ int main(int argc, char **argv)
         if (S_ISDIR(st.st_mode)) {
             int before = t.analyzed + t.failures;
             walk(&t, argv[i], 0);
-            if (t.analyzed + t.failures == before) fail(&t, argv[i], "no .hsaco files in this folder");
+            if (t.analyzed + t.failures == before)
+                fail(&t, argv[i], "no .hsaco files in this folder");
         } else {
             analyze_file(&t, argv[i]);
         }
     }
     if (t.json) {
         json_object *root = json_object_new_object();
-        json_object_object_add(root, "analyzer_version", json_object_new_string(TREG_ANALYZER_VERSION));
+        json_object_object_add(root, "analyzer_version",
+                               json_object_new_string(TREG_ANALYZER_VERSION));
         json_object_object_add(root, "reports", t.reports);
         json_object_object_add(root, "errors", t.errors);
         fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN), stdout);

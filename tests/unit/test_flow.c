@@ -38,6 +38,7 @@ static program *run(const char *const *text, size_t n)
     for (size_t i = 0; i < n; i++) {
         p->insns[i].addr = 4 * i;
         p->insns[i].size = 4;
+        p->insns[i].same_as = UINT32_MAX;
         p->insns[i].text = text[i];
         if (treg_model_insn(&ctx, text[i], &p->fx[i], &err)) fail_msg("%s: %s", text[i], err.msg);
     }
@@ -197,7 +198,8 @@ static void test_branch_out_of_range(void **state)
     (void)state;
     treg_arena a;
     treg_arena_init(&a);
-    treg_insn insns[2] = {{0, 4, "s_branch 100"}, {4, 4, "s_endpgm"}};
+    treg_insn insns[2] = {{0, 4, "s_branch 100", UINT32_MAX, false},
+                          {4, 4, "s_endpgm", UINT32_MAX, false}};
     treg_insn_effect fx[2];
     treg_model_ctx ctx = {64};
     treg_error err = {0, ""};

@@ -21,7 +21,8 @@ enum treg_row_flags {
     TREG_ROW_UNKNOWN = 1 << 3, /* mnemonic not in the semantics table */
     TREG_ROW_UNREACHABLE = 1 << 4,
     TREG_ROW_VGPR_PEAK = 1 << 5,
-    TREG_ROW_PARTIAL_EXEC = 1 << 6 /* EXEC may be partial here */
+    TREG_ROW_PARTIAL_EXEC = 1 << 6, /* EXEC may be partial here */
+    TREG_ROW_UNDECODABLE = 1 << 7   /* a word the substitute ISA could not decode */
 };
 
 typedef struct treg_row {
@@ -117,6 +118,9 @@ typedef struct treg_kernel_report {
                                       above) */
     const char *undefined_example; /* first such register and address, or NULL */
     uint32_t unknown_instructions; /* instructions handled by the generic rule */
+    /* Words LLVM could not decode, when decoding with a substitute ISA
+     * (decoded_as != target): their register effects are unknown. */
+    uint32_t undecodable_words;
     uint32_t calls;
     uint32_t basic_blocks;
     /* What the compiler's metadata says, to compare (-1 when absent). */
