@@ -219,4 +219,51 @@ unknown_target "mach 0, no amdhsa.target key" \
 unknown_target "mach 0, target id names no processor" \
   "b[48] = 0; replace(b'amdgcn-amd-amdhsa--gfx906', b'amdgcn-amd-amdhsa--hcu906')" "no gfx processor"
 
+# --- a word the substitute ISA cannot decode -----------------------------------------
+# A Hygon-only instruction is undecodable as gfx906: treg goes on, counts the word
+# and warns; the same word in a real gfx906 object is a one-line error.
+OBJDUMP=${OBJDUMP:-llvm-objdump-22}
+if command -v "$OBJDUMP" >/dev/null 2>&1; then
+  waitcnt=$("$OBJDUMP" -d --mcpu=gfx906 "$src" | awk '/s_waitcnt/ { sub(/^.*\/\/ /, ""); sub(/:.*/, ""); print; exit }')
+  [[ -n $waitcnt ]] || fail "no s_waitcnt in $src to overwrite"
+  garble="import struct
+shoff, = struct.unpack_from('<Q', b, 40)
+shentsize, shnum, shstrndx = struct.unpack_from('<HHH', b, 58)
+def sh(i): return struct.unpack_from('<IIQQQQ', b, shoff + i * shentsize)
+stroff = sh(shstrndx)[4]
+for i in range(shnum):
+    name, _, _, addr, off, size = sh(i)
+    if b[stroff + name:stroff + name + 6] == b'.text\\0':
+        at = 0x$waitcnt - addr + off
+        b[at:at + 4] = b'\\xff\\xff\\xff\\xff'
+        break
+else:
+    sys.exit('no .text')"
+  obj=$work/hygon-garbled.hsaco
+  patch "$src" "$obj" "b[48] = 0; replace(b'amdgcn-amd-amdhsa--gfx906', b'amdgcn-amd-amdhsa--gfx926'); $garble"
+  analyze "$obj.json" --format json "$obj"
+  python3 -c 'import json, sys
+k = json.load(open(sys.argv[1]))["reports"][0]["kernels"][0]
+assert k["undecodable_words"] == 1, k["undecodable_words"]
+assert k["unknown_instructions"] >= 1, k["unknown_instructions"]' "$obj.json" ||
+    fail "gfx926 with an undecodable word: expected undecodable_words 1"
+  analyze "$obj.txt" "$obj"
+  grep -q "WARNING: 1 words could not be decoded as gfx906" "$obj.txt" ||
+    fail "text mode does not warn about the undecodable word: $(cat "$obj.txt")"
+  checks=$((checks + 1))
+  echo "$prog: ok: gfx926 object with an undecodable word: analyzed, 1 word counted and warned"
+
+  native=$work/gfx906-garbled.hsaco
+  patch "$src" "$native" "$garble"
+  rc=0
+  "$A" "$native" >"$native.out" 2>"$native.err" || rc=$?
+  ((rc == 1)) || fail "gfx906 object with an undecodable word: exit $rc, expected 1"
+  grep -q "^treg-analyze: $native: .*undecodable instruction word 0xffffffff" "$native.err" ||
+    fail "gfx906 object with an undecodable word: stderr '$(cat "$native.err")'"
+  checks=$((checks + 1))
+  echo "$prog: ok: the same word in a native gfx906 object is an error"
+else
+  echo "$prog: note: $OBJDUMP not found; undecodable-word case skipped"
+fi
+
 echo "$prog: PASS ($checks checks on ${#sources[@]} code objects)"
