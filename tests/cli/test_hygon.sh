@@ -224,7 +224,9 @@ unknown_target "mach 0, target id names no processor" \
 # and warns; the same word in a real gfx906 object is a one-line error.
 OBJDUMP=${OBJDUMP:-llvm-objdump-22}
 if command -v "$OBJDUMP" >/dev/null 2>&1; then
-  waitcnt=$("$OBJDUMP" -d --mcpu=gfx906 "$src" | awk '/s_waitcnt/ { sub(/^.*\/\/ /, ""); sub(/:.*/, ""); print; exit }')
+  # awk reads to the end: exiting early would SIGPIPE objdump and fail the pipe.
+  waitcnt=$("$OBJDUMP" -d --mcpu=gfx906 "$src" |
+    awk '/s_waitcnt/ && !found { sub(/^.*\/\/ /, ""); sub(/:.*/, ""); print; found = 1 }')
   [[ -n $waitcnt ]] || fail "no s_waitcnt in $src to overwrite"
   garble="import struct
 shoff, = struct.unpack_from('<Q', b, 40)

@@ -88,7 +88,7 @@ static void check_entry(const char *hsaco, const char *asm_path, const char *jso
     if (rc) fail_msg("%s: %s", hsaco, err.msg);
     for (size_t i = 0; i < r->nkernels; i++) {
         const treg_kernel_report *k = &r->kernels[i];
-        trailer tr;
+        trailer tr = {-1, -1, -1, -1, -1};
         if (read_trailer(asm_path, k->name, &tr) != 0)
             fail_msg("%s: no trailer for kernel %s in %s", hsaco, k->name, asm_path);
         t->kernels++;

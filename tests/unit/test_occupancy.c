@@ -364,7 +364,7 @@ typedef struct tally {
 
 static void check_kernel(const char *dir, const char *stem, tally *tl)
 {
-    char path[1200];
+    char path[1600];
     snprintf(path, sizeof path, "%s/%s.json", dir, stem);
     json_object *meta = json_object_from_file(path);
     assert_non_null(meta);
@@ -381,6 +381,7 @@ static void check_kernel(const char *dir, const char *stem, tally *tl)
     if (!t) fail_msg("%s: arch %s is not in the target table", dir, arch);
 
     trailer tr;
+    memset(&tr, 0, sizeof tr);
     snprintf(path, sizeof path, "%s/%s.amdgcn", dir, stem);
     assert_int_equal(read_trailer(path, name, &tr), 0);
     assert_true(tr.vgprs >= 0 && tr.sgprs >= 0 && tr.occupancy > 0);
