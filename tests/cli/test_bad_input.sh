@@ -24,17 +24,10 @@
 set -euo pipefail
 
 prog=test_bad_input
-skip() {
-  echo "$prog: SKIP: $*"
-  exit 77
-}
-fail() {
-  echo "$prog: FAIL: $*" >&2
-  exit 1
-}
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-[[ -n ${TREG_ANALYZE:-} ]] || fail "TREG_ANALYZE is not set (path of treg-analyze; CTest sets it)"
-[[ -x $TREG_ANALYZE ]] || fail "treg-analyze not found or not executable at $TREG_ANALYZE"
+require_analyzer
 command -v python3 >/dev/null 2>&1 || skip "python3 is needed to read treg-analyze's JSON"
 fx=${TREG_FIXTURES:-}
 [[ -n $fx && -d $fx/bad && -f $fx/gfx906/loop_kernel.hsaco ]] ||
@@ -129,26 +122,6 @@ usage_error() {
   echo "$prog: ok: $what: $(cat "$o.err")"
 }
 
-# patch IN OUT PYTHON: OUT is IN's bytes after the python3 statements, which
-# edit the bytearray b (helpers: replace(old, new) for an equal-length
-# replacement that must occur).
-patch() {
-  python3 - "$1" "$2" "$3" <<'PY'
-import sys
-src, dst, code = sys.argv[1], sys.argv[2], sys.argv[3]
-b = bytearray(open(src, "rb").read())
-def replace(old, new):
-    assert len(old) == len(new), (old, new)
-    i = b.find(old)
-    if i < 0:
-        sys.exit(f"{src}: {old!r} not found")
-    while i >= 0:
-        b[i:i + len(old)] = new
-        i = b.find(old, i + len(new))
-exec(code)
-open(dst, "wb").write(b)
-PY
-}
 
 # --- files the tool cannot read ---------------------------------------------------
 bad_file "missing file" "No such file" "$work/does-not-exist.hsaco"

@@ -34,20 +34,13 @@
 set -euo pipefail
 
 prog=test_formats
-skip() {
-  echo "$prog: SKIP: $*"
-  exit 77
-}
-fail() {
-  echo "$prog: FAIL: $*" >&2
-  exit 1
-}
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TREG_SOURCE_ROOT=${TREG_SOURCE_ROOT:-$(cd "$here/../.." && pwd)}
 TREG_CORPUS=${TREG_CORPUS:-$TREG_SOURCE_ROOT/../shared/corpus}
-[[ -n ${TREG_ANALYZE:-} ]] || fail "TREG_ANALYZE is not set (path of treg-analyze; CTest sets it)"
-[[ -x $TREG_ANALYZE ]] || fail "treg-analyze not found or not executable at $TREG_ANALYZE"
+require_analyzer
 command -v python3 >/dev/null 2>&1 || skip "python3 is needed to read treg-analyze's JSON"
 fx=${TREG_FIXTURES:-}
 [[ -n $fx && -f $fx/gfx906/loop_kernel.hsaco && -d $fx/triton-like ]] ||

@@ -29,20 +29,13 @@
 set -euo pipefail
 
 prog=test_hygon
-skip() {
-  echo "$prog: SKIP: $*"
-  exit 77
-}
-fail() {
-  echo "$prog: FAIL: $*" >&2
-  exit 1
-}
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TREG_SOURCE_ROOT=${TREG_SOURCE_ROOT:-$(cd "$here/../.." && pwd)}
 TREG_CORPUS=${TREG_CORPUS:-$TREG_SOURCE_ROOT/../shared/corpus}
-[[ -n ${TREG_ANALYZE:-} ]] || fail "TREG_ANALYZE is not set (path of treg-analyze; CTest sets it)"
-[[ -x $TREG_ANALYZE ]] || fail "treg-analyze not found or not executable at $TREG_ANALYZE"
+require_analyzer
 command -v python3 >/dev/null 2>&1 || skip "python3 is needed to read treg-analyze's JSON"
 A=$TREG_ANALYZE
 
@@ -64,26 +57,9 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/treg-hygon.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# patch IN OUT PYTHON: OUT is IN's bytes after the python3 statements, which
-# edit the bytearray b; replace(old, new) swaps every occurrence of old for
-# new (same length; old must occur).
-patch() {
-  python3 - "$1" "$2" "$3" <<'PY'
-import sys
-src, dst, code = sys.argv[1], sys.argv[2], sys.argv[3]
-b = bytearray(open(src, "rb").read())
-def replace(old, new):
-    assert len(old) == len(new), (old, new)
-    i = b.find(old)
-    if i < 0:
-        sys.exit(f"{src}: {old!r} not found")
-    while i >= 0:
-        b[i:i + len(old)] = new
-        i = b.find(old, i + len(new))
-assert b[48] == 0x2f, f"{src}: EF_AMDGPU_MACH 0x{b[48]:02x}, not gfx906's 0x2f"
-exec(code)
-open(dst, "wb").write(b)
-PY
+# gfx906_patch IN OUT PYTHON: patch (lib.sh) of a gfx906 code object.
+gfx906_patch() {
+  patch "$1" "$2" "assert b[48] == 0x2f, f'EF_AMDGPU_MACH 0x{b[48]:02x}, not gfx906 0x2f'; $3"
 }
 
 # analyze OUT ARGS...: treg-analyze must succeed silently.
@@ -108,7 +84,7 @@ for src in "${sources[@]}"; do
     d=$work/$n-$t
     mkdir -p "$d"
     obj=$d/$base.hsaco
-    patch "$src" "$obj" "b[48] = 0; replace(b'amdgcn-amd-amdhsa--gfx906', b'amdgcn-amd-amdhsa--$t')"
+    gfx906_patch "$src" "$obj" "b[48] = 0; replace(b'amdgcn-amd-amdhsa--gfx906', b'amdgcn-amd-amdhsa--$t')"
     # Triton's .json next to the .hsaco, so both runs see the same launch.
     [[ -f $json ]] && cp "$json" "$d/$base.json"
     analyze "$d/report.json" --format json "$obj"
@@ -194,7 +170,7 @@ done
 src=${sources[0]}
 unknown_target() { # WHAT PYTHON KEYWORD
   local obj=$work/unknown-$checks.hsaco rc=0 lines
-  patch "$src" "$obj" "$2"
+  gfx906_patch "$src" "$obj" "$2"
   for fmt in text json; do
     rc=0
     "$A" --format "$fmt" "$obj" >"$obj.out" 2>"$obj.err" || rc=$?
@@ -242,7 +218,7 @@ for i in range(shnum):
 else:
     sys.exit('no .text')"
   obj=$work/hygon-garbled.hsaco
-  patch "$src" "$obj" "b[48] = 0; replace(b'amdgcn-amd-amdhsa--gfx906', b'amdgcn-amd-amdhsa--gfx926'); $garble"
+  gfx906_patch "$src" "$obj" "b[48] = 0; replace(b'amdgcn-amd-amdhsa--gfx906', b'amdgcn-amd-amdhsa--gfx926'); $garble"
   analyze "$obj.json" --format json "$obj"
   python3 -c 'import json, sys
 k = json.load(open(sys.argv[1]))["reports"][0]["kernels"][0]
@@ -256,7 +232,7 @@ assert k["unknown_instructions"] >= 1, k["unknown_instructions"]' "$obj.json" ||
   echo "$prog: ok: gfx926 object with an undecodable word: analyzed, 1 word counted and warned"
 
   native=$work/gfx906-garbled.hsaco
-  patch "$src" "$native" "$garble"
+  gfx906_patch "$src" "$native" "$garble"
   rc=0
   "$A" "$native" >"$native.out" 2>"$native.err" || rc=$?
   ((rc == 1)) || fail "gfx906 object with an undecodable word: exit $rc, expected 1"

@@ -29,21 +29,14 @@
 set -euo pipefail
 
 prog=test_oracle
-skip() {
-  echo "$prog: SKIP: $*"
-  exit 77
-}
-fail() {
-  echo "$prog: FAIL: $*" >&2
-  exit 1
-}
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TREG_SOURCE_ROOT=${TREG_SOURCE_ROOT:-$(cd "$here/../.." && pwd)}
 TREG_CORPUS=${TREG_CORPUS:-$TREG_SOURCE_ROOT/../shared/corpus}
 TREG_FIXTURES=${TREG_FIXTURES:-}
-[[ -n ${TREG_ANALYZE:-} ]] || fail "TREG_ANALYZE is not set (path of treg-analyze; CTest sets it)"
-[[ -x $TREG_ANALYZE ]] || fail "treg-analyze not found or not executable at $TREG_ANALYZE"
+require_analyzer
 LLC=${LLC:-llc-22}
 LLD=${LLD:-ld.lld-22}
 command -v "$LLC" >/dev/null 2>&1 || skip "$LLC not found (Debian's llvm-22): no oracle"
