@@ -18,12 +18,15 @@
  * run at all; CTest does not run it. */
 #define _GNU_SOURCE /* nftw */
 #include <ftw.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "decode/disasm.h"
 #include "flow/cfg.h"
@@ -339,16 +342,54 @@ static void run_flow(void *ctx)
     flow_once(b->insns, b->fx, b->n, &b->entry, NULL);
 }
 
+/* The corpus on a pool of threads, as the server's workers analyze
+ * uploads: each thread takes the next file until none is left. */
+typedef struct pool_run {
+    atomic_size_t next;
+} pool_run;
+
+static void *pool_worker(void *arg)
+{
+    pool_run *run = arg;
+    for (size_t f; (f = atomic_fetch_add(&run->next, 1)) < g_ninputs;) {
+        const input *in = &g_inputs[f];
+        treg_options opt = {in->json, in->json_len, NULL, 1};
+        treg_report *rep;
+        treg_error err = {0, ""};
+        if (treg_analyze(in->bytes, in->len, &opt, &rep, &err)) die(in->path, &err);
+        treg_report_free(rep);
+    }
+    return NULL;
+}
+
+static double pool_pass(unsigned threads)
+{
+    pthread_t tid[64];
+    pool_run run;
+    atomic_init(&run.next, 0);
+    double t0 = now();
+    for (unsigned t = 0; t < threads; t++)
+        if (pthread_create(&tid[t], NULL, pool_worker, &run) != 0) {
+            fprintf(stderr, "treg-bench: cannot start a thread\n");
+            exit(1);
+        }
+    for (unsigned t = 0; t < threads; t++) pthread_join(tid[t], NULL);
+    return now() - t0;
+}
+
 static void usage(void)
 {
-    fprintf(stderr, "usage: treg-bench [-r REPS] [--full-only] FILE|DIR...\n"
-                    "  Analyzes every .hsaco under the arguments REPS times (default 5);\n"
+    fprintf(stderr, "usage: treg-bench [-r REPS] [-j THREADS] [--full-only] FILE|DIR...\n"
+                    "  Analyzes every .hsaco under the arguments REPS times (default 5), on\n"
+                    "  one thread and then on THREADS (default: the cores);\n"
                     "  --full-only skips the stage timings (for profilers).\n");
 }
 
 int main(int argc, char **argv)
 {
     unsigned reps = 5;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned threads = ncpu > 0 && ncpu <= 64 ? (unsigned)ncpu : 2;
     bool full_only = false;
     int argi = 1;
     for (; argi < argc && argv[argi][0] == '-'; argi++) {
@@ -360,6 +401,14 @@ int main(int argc, char **argv)
                 return 2;
             }
             reps = (unsigned)v;
+        } else if (strcmp(argv[argi], "-j") == 0 && argi + 1 < argc) {
+            char *end;
+            unsigned long v = strtoul(argv[++argi], &end, 10);
+            if (*end || v == 0 || v > 64) {
+                usage();
+                return 2;
+            }
+            threads = (unsigned)v;
         } else if (strcmp(argv[argi], "--full-only") == 0) {
             full_only = true;
         } else {
@@ -423,6 +472,11 @@ int main(int argc, char **argv)
     }
     double full_best = minimum(times, reps), full_median = median(times, reps);
     double full_ips = (double)insns_total / full_best;
+    double *ptimes = calloc(reps, sizeof *ptimes);
+    if (!ptimes) return 1;
+    for (unsigned r = 0; r < reps; r++) ptimes[r] = pool_pass(threads);
+    double pool_best = minimum(ptimes, reps);
+    free(ptimes);
 
     printf("corpus: %zu code objects, %zu kernels, %llu instructions, %.1f KiB of .hsaco\n",
            g_ninputs, kernels, insns_total, (double)total_bytes / 1024);
@@ -430,10 +484,12 @@ int main(int argc, char **argv)
     printf("  best   %9.4f s   %12.0f instr/s\n", full_best, full_ips);
     printf("  median %9.4f s   %12.0f instr/s\n", full_median, (double)insns_total / full_median);
     printf("  peak arena (one code object): %.2f MiB\n", (double)peak_arena / (1024.0 * 1024.0));
+    printf("  on %u threads: best %9.4f s   %12.0f instr/s\n", threads, pool_best,
+           (double)insns_total / pool_best);
     if (full_only) {
         printf("\nresult full_best_s=%.6f full_median_s=%.6f instructions=%llu full_ips=%.0f "
-               "peak_arena=%zu\n",
-               full_best, full_median, insns_total, full_ips, peak_arena);
+               "peak_arena=%zu threads=%u pool_best_s=%.6f\n",
+               full_best, full_median, insns_total, full_ips, peak_arena, threads, pool_best);
         free(big_name_copy);
         free(times);
         free_inputs();
@@ -508,9 +564,10 @@ int main(int argc, char **argv)
            (double)flow_arena / (1024.0 * 1024.0), flow_ips >= 1e6 ? "met" : "MISSED");
 
     printf("\nresult full_best_s=%.6f full_median_s=%.6f instructions=%llu full_ips=%.0f "
-           "flow_ips=%.0f decode_ns=%.1f model_ns=%.1f flow_ns=%.1f peak_arena=%zu\n",
+           "flow_ips=%.0f decode_ns=%.1f model_ns=%.1f flow_ns=%.1f peak_arena=%zu threads=%u "
+           "pool_best_s=%.6f\n",
            full_best, full_median, insns_total, full_ips, flow_ips, dec * 1e9 / nn, mod * 1e9 / nn,
-           flw * 1e9 / nn, peak_arena);
+           flw * 1e9 / nn, peak_arena, threads, pool_best);
 
     treg_disasm_close(b.d);
     treg_arena_free(&a);

@@ -7,8 +7,10 @@
 #
 #   bench/run.sh [CORPUS_DIR]     (default: ../shared/corpus next to the repo)
 #
-# Targets: full analysis <= 0.5 x llvm-objdump -d on the same files, and
-# CFG + liveness >= 1,000,000 instructions/s on one core.  Figures are
+# Targets: full analysis <= 0.5 x llvm-objdump -d on the same files (shown
+# on one thread and on a pool of one thread per core, the server's shape;
+# llvm-objdump uses one), and CFG + liveness >= 1,000,000 instructions/s on
+# one core.  Figures are
 # reported, not asserted: the exit status is 0 whenever the bench ran.
 set -euo pipefail
 
@@ -57,6 +59,8 @@ treg_s=$(field full_best_s)
 insns=$(field instructions)
 full_ips=$(field full_ips)
 flow_ips=$(field flow_ips)
+threads=$(field threads)
+pool_s=$(field pool_best_s)
 
 if ! command -v "$objdump" >/dev/null; then
     echo "bench: $objdump not found; the objdump comparison is skipped"
@@ -77,6 +81,7 @@ fi
 
 ratio=$(awk -v a="$treg_s" -v b="$objdump_s" 'BEGIN { print a / b }')
 cli_ratio=$(awk -v a="$cli_s" -v b="$objdump_s" 'BEGIN { print a / b }')
+pool_ratio=$(awk -v a="$pool_s" -v b="$objdump_s" 'BEGIN { print a / b }')
 # verdict VALUE OP LIMIT: "met" or "MISSED".
 verdict() {
     if awk -v v="$1" -v l="$3" -v op="$2" \
@@ -92,8 +97,11 @@ echo "corpus: ${#files[@]} code objects, $insns instructions ($corpus)"
 printf '%-44s %12s %14s %8s\n' "measure" "value" "target" "status"
 printf '%-44s %10.4f s %14s %8s\n' "treg full analysis (in process, best of $reps)" "$treg_s" "" ""
 printf '%-44s %10.4f s %14s %8s\n' "$objdump -d, all files (best of $reps)" "$objdump_s" "" ""
-printf '%-44s %12.3f %14s %8s\n' "ratio treg / objdump" "$ratio" "<= 0.5" \
+printf '%-44s %12.3f %14s %8s\n' "ratio treg / objdump, one thread" "$ratio" "<= 0.5" \
     "$(verdict "$ratio" "<=" 0.5)"
+printf '%-44s %10.4f s %14s %8s\n' "treg full analysis on $threads threads" "$pool_s" "" ""
+printf '%-44s %12.3f %14s %8s\n' "ratio treg / objdump, $threads threads" "$pool_ratio" "<= 0.5" \
+    "$(verdict "$pool_ratio" "<=" 0.5)"
 printf '%-44s %10.4f s %14s %8s\n' "treg-analyze --format json (process)" "$cli_s" "" ""
 printf '%-44s %12.3f %14s %8s\n' "ratio treg-analyze / objdump" "$cli_ratio" "(info)" ""
 printf '%-44s %12.0f %14s %8s\n' "full analysis, instructions/s" "$full_ips" "(info)" ""
