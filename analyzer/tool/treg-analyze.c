@@ -20,6 +20,8 @@ typedef struct tool {
     int rows;
     json_object *reports, *errors;
     int failures, analyzed;
+    int walking;   /* inside a folder: a file no --kernel matches is skipped */
+    int unmatched; /* files skipped that way */
 } tool;
 
 static void usage(FILE *f)
@@ -97,10 +99,10 @@ static void analyze_file(tool *t, const char *path)
     treg_options opt = {0};
     opt.kernel_regex = t->kernel_regex;
     opt.keep_rows = t->rows;
-    char *json = NULL;
+    char *json = NULL, *jp = NULL;
     size_t plen = strlen(path);
     if (plen > 6 && strcmp(path + plen - 6, ".hsaco") == 0) {
-        char *jp = malloc(plen + 1);
+        jp = malloc(plen + 1);
         if (jp) {
             memcpy(jp, path, plen - 6);
             strcpy(jp + plen - 6, ".json");
@@ -110,13 +112,17 @@ static void analyze_file(tool *t, const char *path)
                 opt.triton_json = json;
                 opt.triton_json_len = jlen;
             }
-            free(jp);
         }
     }
     treg_report *r;
     treg_error err = {0, ""};
     if (treg_analyze((const uint8_t *)bytes, len, &opt, &r, &err) != TREG_OK) {
-        fail(t, path, err.msg);
+        if (err.code == TREG_E_NOKERNEL && t->kernel_regex && t->walking)
+            t->unmatched++; /* a cache holds many kernels; --kernel picks some */
+        else if (err.code == TREG_E_METADATA && json)
+            fail(t, jp, err.msg); /* the sibling .json is at fault, not the code object */
+        else
+            fail(t, path, err.msg);
     } else {
         t->analyzed++;
         if (t->json)
@@ -125,6 +131,7 @@ static void analyze_file(tool *t, const char *path)
             treg_render_text(stdout, r, path);
         treg_report_free(r);
     }
+    free(jp);
     free(json);
     free(bytes);
 }
@@ -236,10 +243,19 @@ int main(int argc, char **argv)
             continue;
         }
         if (S_ISDIR(st.st_mode)) {
-            int before = t.analyzed + t.failures;
+            int before = t.analyzed + t.failures, unmatched = t.unmatched;
+            t.walking = 1;
             walk(&t, argv[i], 0);
-            if (t.analyzed + t.failures == before)
-                fail(&t, argv[i], "no .hsaco files in this folder");
+            t.walking = 0;
+            if (t.analyzed + t.failures == before) {
+                char msg[400];
+                if (t.unmatched > unmatched)
+                    snprintf(msg, sizeof msg, "no kernel matches '%s' in %d code objects",
+                             t.kernel_regex, t.unmatched - unmatched);
+                else
+                    snprintf(msg, sizeof msg, "no .hsaco files in this folder");
+                fail(&t, argv[i], msg);
+            }
         } else {
             analyze_file(&t, argv[i]);
         }

@@ -191,6 +191,25 @@ ok
 bad_file "--kernel matching nothing" "no kernel matches 'no_such_kernel'" "$good" \
   --kernel no_such_kernel
 
+# In a folder (a Triton cache holds many kernels) files that --kernel does not
+# match are skipped; only a folder where nothing matches is a failure.
+bad_file "--kernel matching nothing in a folder" "no kernel matches 'no_such_kernel' in" \
+  "$fx/triton-like" --kernel no_such_kernel
+run "$o" --format json --kernel '^loop_' "$fx/triton-like"
+((rc == 0)) || fail "--kernel over a folder: exit $rc: $(cat "$o.err")"
+[[ ! -s $o.err ]] || fail "--kernel over a folder: stderr $(cat "$o.err")"
+json_check "$o.out" "--kernel over a folder" 3
+echo "$prog: ok: --kernel over a folder: non-matching files skipped"
+
+# --- a malformed sibling <kernel>.json: the error names the .json -------------------
+mkdir -p "$work/badjson"
+cp "$good" "$work/badjson/loop_kernel.hsaco"
+printf '{"name": "loop_kernel", \n' >"$work/badjson/loop_kernel.json"
+run "$o" "$work/badjson/loop_kernel.hsaco"
+((rc == 1)) || fail "malformed .json: exit $rc, expected 1"
+one_line "$o.err" "treg-analyze: $work/badjson/loop_kernel.json: " "not a JSON object" "malformed .json"
+echo "$prog: ok: malformed .json: $(cat "$o.err")"
+
 # --- one good and one bad file ---------------------------------------------------------
 run "$o" "$good" "$fx/bad/text.hsaco"
 ((rc == 1)) || fail "good + bad (text): exit $rc, expected 1"
