@@ -21,6 +21,7 @@ PACKAGES=(
   build-essential cmake pkg-config git ca-certificates
   llvm-22 llvm-22-dev llvm-22-tools clang-22 lld-22 libclang-rt-22-dev
   libelf-dev libdw-dev libmsgpack-dev libjson-c-dev libcmocka-dev
+  libprotobuf-c-dev protobuf-c-compiler libevent-dev libssl-dev libsqlite3-dev openssl curl
   python3 shellcheck clang-format cppcheck
 )
 # Commands the build and tests call by name, with the package providing each.
@@ -28,7 +29,8 @@ TOOLS=(
   cc:build-essential make:build-essential cmake:cmake pkg-config:pkg-config git:git
   clang-22:clang-22 llc-22:llvm-22 llvm-objdump-22:llvm-22 llvm-readelf-22:llvm-22
   llvm-strip-22:llvm-22 ld.lld-22:lld-22 python3:python3 shellcheck:shellcheck
-  clang-format:clang-format cppcheck:cppcheck
+  clang-format:clang-format cppcheck:cppcheck protoc-c:protobuf-c-compiler openssl:openssl
+  curl:curl
 )
 
 usage="usage: $prog [--check | --dry-run]"

@@ -18,9 +18,13 @@ for f in "${csrc[@]}"; do
 done
 
 echo "== cppcheck"
+dirs=()
+for d in analyzer proto render server client bench tests/unit tests/support; do
+    [[ -d $d ]] && dirs+=("$d")
+done
 if ! cppcheck -q --error-exitcode=1 --enable=warning,style,performance,portability \
     --std=c11 --inline-suppr --suppress=missingIncludeSystem \
-    -I analyzer/include -I analyzer -I tests/support analyzer tests/unit tests/support; then
+    -I analyzer/include -I analyzer -I tests/support -I proto -I render "${dirs[@]}"; then
     echo "lint: cppcheck found problems (above)"
     status=1
 fi

@@ -11,7 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tool/render.h"
+#include "convert.h"
+#include "render.h"
 #include "treg/analyzer.h"
 
 typedef struct tool {
@@ -86,6 +87,29 @@ static char *slurp(const char *path, size_t *len, char *why, size_t whylen)
     return buf;
 }
 
+/* Renders through the wire format, as tregc does for a served report. */
+static void show(tool *t, const treg_report *r, const char *path)
+{
+    treg_pb_info info = {NULL, path, NULL, 0};
+    uint8_t *packed;
+    size_t len;
+    Treg__V1__Report *pb = NULL;
+    if (treg_pb_pack_report(r, &info, &packed, &len) == 0) {
+        pb = treg__v1__report__unpack(NULL, len, packed);
+        free(packed);
+    }
+    if (!pb) {
+        fail(t, path, "out of memory");
+        return;
+    }
+    t->analyzed++;
+    if (t->json)
+        json_object_array_add(t->reports, treg_render_json(pb, t->rows));
+    else
+        treg_render_text(stdout, pb);
+    treg__v1__report__free_unpacked(pb, NULL);
+}
+
 static void analyze_file(tool *t, const char *path)
 {
     char why[256];
@@ -124,11 +148,7 @@ static void analyze_file(tool *t, const char *path)
         else
             fail(t, path, err.msg);
     } else {
-        t->analyzed++;
-        if (t->json)
-            json_object_array_add(t->reports, treg_render_json(r, path, t->rows));
-        else
-            treg_render_text(stdout, r, path);
+        show(t, r, path);
         treg_report_free(r);
     }
     free(jp);

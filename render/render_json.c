@@ -1,6 +1,8 @@
-/* JSON view of a report (json-c).  Field names are the ones the service's
- * protobuf and the client's --format json share. */
-#include "tool/render.h"
+/* JSON view of a protobuf report (json-c): the --format json of tregc and
+ * treg-analyze.  Field names follow treg.proto. */
+#include "render.h"
+
+#include <stdint.h>
 
 static void put_int(json_object *o, const char *key, int64_t v)
 {
@@ -12,23 +14,39 @@ static void put_str(json_object *o, const char *key, const char *v)
     json_object_object_add(o, key, json_object_new_string(v));
 }
 
-static json_object *loc_file(const treg_report *r, treg_loc l)
+static json_object *file_at(const Treg__V1__Report *r, int32_t file)
 {
-    if (l.file < 0 || (size_t)l.file >= r->nfiles) return NULL;
-    return json_object_new_string(r->files[l.file]);
+    if (file < 0 || (size_t)file >= r->n_source_files) return NULL;
+    return json_object_new_string(r->source_files[file]);
 }
 
-static json_object *class_json(const treg_report *r, const treg_class_stat *c)
+static json_object *loc_file(const Treg__V1__Report *r, const Treg__V1__Loc *l)
+{
+    return l ? file_at(r, l->file) : NULL;
+}
+
+static uint32_t loc_line(const Treg__V1__Loc *l)
+{
+    return l ? l->line : 0;
+}
+
+static json_object *class_json(const Treg__V1__ClassStat *c)
 {
     json_object *o = json_object_new_object();
-    put_int(o, "peak_live", c->peak_live);
-    put_int(o, "allocated", c->allocated);
-    put_int(o, "limit", c->limit);
+    put_int(o, "peak_live", c ? c->peak_live : 0);
+    put_int(o, "allocated", c ? c->allocated : 0);
+    put_int(o, "limit", c ? c->limit : 0);
     return o;
 }
 
-static json_object *kernel_json(const treg_report *r, const treg_kernel_report *k, int with_rows)
+static json_object *kernel_json(const Treg__V1__Report *r, const Treg__V1__Kernel *k, int with_rows)
 {
+    static const Treg__V1__Occupancy no_occupancy = TREG__V1__OCCUPANCY__INIT;
+    static const Treg__V1__CompilerMetadata no_metadata = TREG__V1__COMPILER_METADATA__INIT;
+    static const Treg__V1__ClassStat no_class = TREG__V1__CLASS_STAT__INIT;
+    const Treg__V1__Occupancy *oc = k->occupancy ? k->occupancy : &no_occupancy;
+    const Treg__V1__CompilerMetadata *meta = k->metadata ? k->metadata : &no_metadata;
+    const Treg__V1__ClassStat *vg = k->vgpr ? k->vgpr : &no_class;
     json_object *o = json_object_new_object();
     put_str(o, "name", k->name);
     put_str(o, "target", r->target);
@@ -36,27 +54,24 @@ static json_object *kernel_json(const treg_report *r, const treg_kernel_report *
     put_int(o, "instructions", k->instructions);
     put_int(o, "code_bytes", k->code_bytes);
     put_int(o, "basic_blocks", k->basic_blocks);
-    json_object_object_add(o, "vgpr", class_json(r, &k->vgpr));
-    json_object_object_add(o, "agpr", class_json(r, &k->agpr));
-    json_object_object_add(o, "sgpr", class_json(r, &k->sgpr));
+    json_object_object_add(o, "vgpr", class_json(k->vgpr));
+    json_object_object_add(o, "agpr", class_json(k->agpr));
+    json_object_object_add(o, "sgpr", class_json(k->sgpr));
     put_int(o, "total_vgprs", k->total_vgprs);
     put_int(o, "accum_offset", k->accum_offset);
 
     json_object *occ = json_object_new_object();
-    put_int(occ, "waves_per_simd", k->occupancy.waves_per_simd);
-    put_int(occ, "max_waves", k->occupancy.max_waves);
-    json_object_object_add(
-        occ, "limited_by",
-        json_object_new_string(k->occupancy.limited_by ? k->occupancy.limited_by : ""));
-    put_int(occ, "vgpr_waves", k->occupancy.vgpr_waves);
-    put_int(occ, "sgpr_waves", k->occupancy.sgpr_waves);
-    put_int(occ, "lds_waves", k->occupancy.lds_waves);
-    put_int(occ, "vgprs_to_next", k->occupancy.vgprs_to_next);
-    put_int(occ, "sgprs_to_next", k->occupancy.sgprs_to_next);
-    put_int(occ, "launch_waves_per_simd", k->occupancy.launch_waves_per_simd);
-    put_str(occ, "launch_limited_by",
-            k->occupancy.launch_limited_by ? k->occupancy.launch_limited_by : "");
-    put_int(occ, "launch_lds_bytes", k->occupancy.launch_lds_bytes);
+    put_int(occ, "waves_per_simd", oc->waves_per_simd);
+    put_int(occ, "max_waves", oc->max_waves);
+    put_str(occ, "limited_by", oc->limited_by);
+    put_int(occ, "vgpr_waves", oc->vgpr_waves);
+    put_int(occ, "sgpr_waves", oc->sgpr_waves);
+    put_int(occ, "lds_waves", oc->lds_waves);
+    put_int(occ, "vgprs_to_next", oc->vgprs_to_next);
+    put_int(occ, "sgprs_to_next", oc->sgprs_to_next);
+    put_int(occ, "launch_waves_per_simd", oc->launch_waves_per_simd);
+    put_str(occ, "launch_limited_by", oc->launch_limited_by);
+    put_int(occ, "launch_lds_bytes", oc->launch_lds_bytes);
     json_object_object_add(o, "occupancy", occ);
 
     put_int(o, "workgroup_size", k->workgroup_size);
@@ -65,31 +80,31 @@ static json_object *kernel_json(const treg_report *r, const treg_kernel_report *
     put_int(o, "spill_instructions", k->spill_instructions);
     put_int(o, "undefined_reads", k->undefined_reads);
     put_int(o, "implicit_def_spills", k->implicit_def_spills);
-    if (k->undefined_example) put_str(o, "undefined_example", k->undefined_example);
+    if (k->undefined_example[0]) put_str(o, "undefined_example", k->undefined_example);
     put_int(o, "unknown_instructions", k->unknown_instructions);
     put_int(o, "undecodable_words", k->undecodable_words);
     put_int(o, "calls", k->calls);
 
     json_object *md = json_object_new_object();
-    put_int(md, "vgpr_count", k->metadata.vgpr_count);
-    put_int(md, "agpr_count", k->metadata.agpr_count);
-    put_int(md, "sgpr_count", k->metadata.sgpr_count);
-    put_int(md, "vgpr_spill_count", k->metadata.vgpr_spill_count);
-    put_int(md, "sgpr_spill_count", k->metadata.sgpr_spill_count);
+    put_int(md, "vgpr_count", meta->vgpr_count);
+    put_int(md, "agpr_count", meta->agpr_count);
+    put_int(md, "sgpr_count", meta->sgpr_count);
+    put_int(md, "vgpr_spill_count", meta->vgpr_spill_count);
+    put_int(md, "sgpr_spill_count", meta->sgpr_spill_count);
     json_object_object_add(o, "metadata", md);
 
     json_object *pv = json_object_new_object();
-    put_int(pv, "address", (int64_t)k->vgpr.peak_address);
-    json_object_object_add(pv, "file", loc_file(r, k->vgpr.peak_loc));
-    put_int(pv, "line", k->vgpr.peak_loc.line);
+    put_int(pv, "address", (int64_t)vg->peak_address);
+    json_object_object_add(pv, "file", loc_file(r, vg->peak_loc));
+    put_int(pv, "line", loc_line(vg->peak_loc));
     json_object_object_add(o, "peak_vgpr", pv);
 
     json_object *lines = json_object_new_array();
-    for (size_t i = 0; i < k->nlines; i++) {
-        const treg_line_stat *s = &k->lines[i];
+    for (size_t i = 0; i < k->n_lines; i++) {
+        const Treg__V1__LineStat *s = k->lines[i];
         json_object *l = json_object_new_object();
         json_object_object_add(l, "file", loc_file(r, s->loc));
-        put_int(l, "line", s->loc.line);
+        put_int(l, "line", loc_line(s->loc));
         put_int(l, "instructions", s->instructions);
         put_int(l, "peak_vgpr", s->peak_vgpr);
         put_int(l, "peak_agpr", s->peak_agpr);
@@ -101,11 +116,11 @@ static json_object *kernel_json(const treg_report *r, const treg_kernel_report *
     json_object_object_add(o, "source_lines", lines);
 
     json_object *att = json_object_new_array();
-    for (size_t i = 0; i < k->nattribution; i++) {
-        const treg_attribution *a = &k->peak_attribution[i];
+    for (size_t i = 0; i < k->n_peak_attribution; i++) {
+        const Treg__V1__Attribution *a = k->peak_attribution[i];
         json_object *x = json_object_new_object();
         json_object_object_add(x, "file", loc_file(r, a->loc));
-        put_int(x, "line", a->loc.line);
+        put_int(x, "line", loc_line(a->loc));
         put_int(x, "vgpr", a->vgpr);
         put_int(x, "agpr", a->agpr);
         put_int(x, "sgpr", a->sgpr);
@@ -114,13 +129,13 @@ static json_object *kernel_json(const treg_report *r, const treg_kernel_report *
     json_object_object_add(o, "peak_attribution", att);
 
     json_object *loops = json_object_new_array();
-    for (size_t i = 0; i < k->nloops; i++) {
-        const treg_loop *L = &k->loops[i];
+    for (size_t i = 0; i < k->n_loops; i++) {
+        const Treg__V1__Loop *L = k->loops[i];
         json_object *x = json_object_new_object();
         put_int(x, "head", (int64_t)L->head);
         put_int(x, "end", (int64_t)L->end);
         put_int(x, "depth", L->depth);
-        json_object_object_add(x, "file", loc_file(r, (treg_loc){L->file, 0, 0}));
+        json_object_object_add(x, "file", file_at(r, L->file));
         put_int(x, "first_line", L->first_line);
         put_int(x, "last_line", L->last_line);
         put_int(x, "instructions", L->instructions);
@@ -131,38 +146,36 @@ static json_object *kernel_json(const treg_report *r, const treg_kernel_report *
     }
     json_object_object_add(o, "loops", loops);
 
-    static const char *const spill_names[] = {"scratch_store", "scratch_load", "sgpr_to_lane",
-                                              "lane_to_sgpr",  "vgpr_to_agpr", "agpr_to_vgpr"};
     json_object *sp = json_object_new_array();
-    for (size_t i = 0; i < k->nspills; i++) {
-        const treg_spill *s = &k->spills[i];
+    for (size_t i = 0; i < k->n_spills; i++) {
+        const Treg__V1__Spill *s = k->spills[i];
         json_object *x = json_object_new_object();
         put_int(x, "address", (int64_t)s->address);
-        put_str(x, "kind", spill_names[s->kind]);
+        put_str(x, "kind", s->kind);
         json_object_object_add(x, "file", loc_file(r, s->loc));
-        put_int(x, "line", s->loc.line);
+        put_int(x, "line", loc_line(s->loc));
         json_object_array_add(sp, x);
     }
     json_object_object_add(o, "spills", sp);
 
     json_object *unk = json_object_new_array();
-    for (size_t i = 0; i < k->nunknown; i++) {
+    for (size_t i = 0; i < k->n_unknown_mnemonics; i++) {
         json_object *x = json_object_new_object();
-        put_str(x, "mnemonic", k->unknown[i].mnemonic);
-        put_int(x, "count", k->unknown[i].count);
+        put_str(x, "mnemonic", k->unknown_mnemonics[i]->mnemonic);
+        put_int(x, "count", k->unknown_mnemonics[i]->count);
         json_object_array_add(unk, x);
     }
     json_object_object_add(o, "unknown_mnemonics", unk);
 
     if (with_rows) {
-        json_object *rows = json_object_new_array_ext((int)k->nrows);
-        for (size_t i = 0; i < k->nrows; i++) {
-            const treg_row *w = &k->rows[i];
+        json_object *rows = json_object_new_array_ext((int)k->n_rows);
+        for (size_t i = 0; i < k->n_rows; i++) {
+            const Treg__V1__Row *w = k->rows[i];
             json_object *x = json_object_new_object();
             put_int(x, "address", (int64_t)w->address);
             put_str(x, "text", w->text);
             json_object_object_add(x, "file", loc_file(r, w->loc));
-            put_int(x, "line", w->loc.line);
+            put_int(x, "line", loc_line(w->loc));
             put_int(x, "vgpr", w->vgpr);
             put_int(x, "agpr", w->agpr);
             put_int(x, "sgpr", w->sgpr);
@@ -175,23 +188,25 @@ static json_object *kernel_json(const treg_report *r, const treg_kernel_report *
     return o;
 }
 
-json_object *treg_render_json(const treg_report *r, const char *path, int with_rows)
+json_object *treg_render_json(const Treg__V1__Report *r, int with_rows)
 {
     json_object *o = json_object_new_object();
-    put_str(o, "file", path);
+    put_str(o, "file", r->file_name);
+    if (r->hash[0]) put_str(o, "hash", r->hash);
     put_str(o, "target", r->target);
-    if (r->target_id) put_str(o, "target_id", r->target_id);
+    if (r->target_id[0]) put_str(o, "target_id", r->target_id);
     put_str(o, "decoded_as", r->decoded_as);
     json_object_object_add(o, "provisional", json_object_new_boolean(r->provisional));
-    if (r->target_note) put_str(o, "target_note", r->target_note);
+    if (r->target_note[0]) put_str(o, "target_note", r->target_note);
     put_str(o, "llvm_version", r->llvm_version);
+    put_str(o, "analyzer_version", r->analyzer_version);
     json_object *files = json_object_new_array();
-    for (size_t i = 0; i < r->nfiles; i++)
-        json_object_array_add(files, json_object_new_string(r->files[i]));
+    for (size_t i = 0; i < r->n_source_files; i++)
+        json_object_array_add(files, json_object_new_string(r->source_files[i]));
     json_object_object_add(o, "source_files", files);
     json_object *ks = json_object_new_array();
-    for (size_t i = 0; i < r->nkernels; i++)
-        json_object_array_add(ks, kernel_json(r, &r->kernels[i], with_rows));
+    for (size_t i = 0; i < r->n_kernels; i++)
+        json_object_array_add(ks, kernel_json(r, r->kernels[i], with_rows));
     json_object_object_add(o, "kernels", ks);
     return o;
 }

@@ -1,0 +1,279 @@
+/* treg_report -> treg.v1.Report.  The protobuf-c structs point into the
+ * report (strings) and into one scratch block per kernel list; nothing is
+ * copied twice and everything is freed before returning. */
+#include "convert.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "treg.pb-c.h"
+
+/* protobuf-c wants char *, the report holds const char *: the strings are
+ * only read by the packer. */
+static char *str(const char *s)
+{
+    return (char *)(s ? s : "");
+}
+
+/* Every allocation of one conversion, freed together. */
+typedef struct scratch {
+    void **blocks;
+    size_t n, cap;
+    int failed;
+} scratch;
+
+static void *take(scratch *s, size_t count, size_t size)
+{
+    if (s->failed) return NULL;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        void **b = realloc(s->blocks, cap * sizeof *b);
+        if (!b) {
+            s->failed = 1;
+            return NULL;
+        }
+        s->blocks = b;
+        s->cap = cap;
+    }
+    void *p = calloc(count ? count : 1, size);
+    if (!p) {
+        s->failed = 1;
+        return NULL;
+    }
+    s->blocks[s->n++] = p;
+    return p;
+}
+
+static void release(scratch *s)
+{
+    for (size_t i = 0; i < s->n; i++) free(s->blocks[i]);
+    free(s->blocks);
+}
+
+static Treg__V1__Loc *loc(scratch *s, treg_loc l)
+{
+    Treg__V1__Loc *p = take(s, 1, sizeof *p);
+    if (!p) return NULL;
+    treg__v1__loc__init(p);
+    p->file = l.file;
+    p->line = l.line;
+    p->column = l.column;
+    return p;
+}
+
+static Treg__V1__ClassStat *class_stat(scratch *s, const treg_class_stat *c)
+{
+    Treg__V1__ClassStat *p = take(s, 1, sizeof *p);
+    if (!p) return NULL;
+    treg__v1__class_stat__init(p);
+    p->peak_live = c->peak_live;
+    p->allocated = c->allocated;
+    p->limit = c->limit;
+    p->peak_address = c->peak_address;
+    p->peak_loc = loc(s, c->peak_loc);
+    return p;
+}
+
+/* An array of n messages and the pointer array protobuf-c wants for it. */
+#define MESSAGES(s, type, n, items, ptrs)                                                          \
+    do {                                                                                           \
+        items = take(s, (n), sizeof(type));                                                        \
+        ptrs = take(s, (n), sizeof(type *));                                                       \
+        if (items && ptrs)                                                                         \
+            for (size_t i_ = 0; i_ < (n); i_++) ptrs[i_] = &items[i_];                             \
+    } while (0)
+
+static const char *const spill_kind_names[] = {"scratch_store", "scratch_load", "sgpr_to_lane",
+                                               "lane_to_sgpr",  "vgpr_to_agpr", "agpr_to_vgpr"};
+
+static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_report *k)
+{
+    treg__v1__kernel__init(pk);
+    pk->name = str(k->name);
+    pk->wave_size = k->wave_size;
+    pk->instructions = k->instructions;
+    pk->code_bytes = k->code_bytes;
+    pk->basic_blocks = k->basic_blocks;
+    pk->vgpr = class_stat(s, &k->vgpr);
+    pk->agpr = class_stat(s, &k->agpr);
+    pk->sgpr = class_stat(s, &k->sgpr);
+    pk->total_vgprs = k->total_vgprs;
+    pk->accum_offset = k->accum_offset;
+
+    Treg__V1__Occupancy *o = take(s, 1, sizeof *o);
+    if (o) {
+        treg__v1__occupancy__init(o);
+        o->waves_per_simd = k->occupancy.waves_per_simd;
+        o->max_waves = k->occupancy.max_waves;
+        o->limited_by = str(k->occupancy.limited_by);
+        o->vgpr_waves = k->occupancy.vgpr_waves;
+        o->sgpr_waves = k->occupancy.sgpr_waves;
+        o->lds_waves = k->occupancy.lds_waves;
+        o->vgprs_to_next = k->occupancy.vgprs_to_next;
+        o->sgprs_to_next = k->occupancy.sgprs_to_next;
+        o->launch_waves_per_simd = k->occupancy.launch_waves_per_simd;
+        o->launch_limited_by = str(k->occupancy.launch_limited_by);
+        o->launch_lds_bytes = k->occupancy.launch_lds_bytes;
+    }
+    pk->occupancy = o;
+    pk->workgroup_size = k->workgroup_size;
+    pk->lds_bytes = k->lds_bytes;
+    pk->scratch_bytes = k->scratch_bytes;
+    pk->spill_instructions = k->spill_instructions;
+    pk->undefined_reads = k->undefined_reads;
+    pk->undefined_example = str(k->undefined_example);
+    pk->implicit_def_spills = k->implicit_def_spills;
+    pk->unknown_instructions = k->unknown_instructions;
+    pk->undecodable_words = k->undecodable_words;
+    pk->calls = k->calls;
+
+    Treg__V1__CompilerMetadata *md = take(s, 1, sizeof *md);
+    if (md) {
+        treg__v1__compiler_metadata__init(md);
+        md->vgpr_count = k->metadata.vgpr_count;
+        md->agpr_count = k->metadata.agpr_count;
+        md->sgpr_count = k->metadata.sgpr_count;
+        md->vgpr_spill_count = k->metadata.vgpr_spill_count;
+        md->sgpr_spill_count = k->metadata.sgpr_spill_count;
+    }
+    pk->metadata = md;
+
+    Treg__V1__Row *rows;
+    Treg__V1__Loc *row_locs = take(s, k->nrows, sizeof *row_locs);
+    MESSAGES(s, Treg__V1__Row, k->nrows, rows, pk->rows);
+    if (rows && pk->rows && row_locs) {
+        pk->n_rows = k->nrows;
+        for (size_t i = 0; i < k->nrows; i++) {
+            const treg_row *w = &k->rows[i];
+            treg__v1__row__init(&rows[i]);
+            treg__v1__loc__init(&row_locs[i]);
+            row_locs[i].file = w->loc.file;
+            row_locs[i].line = w->loc.line;
+            row_locs[i].column = w->loc.column;
+            rows[i].address = w->address;
+            rows[i].text = str(w->text);
+            rows[i].loc = &row_locs[i];
+            rows[i].vgpr = w->vgpr;
+            rows[i].agpr = w->agpr;
+            rows[i].sgpr = w->sgpr;
+            rows[i].loop_depth = w->loop_depth;
+            rows[i].flags = w->flags;
+        }
+    }
+
+    Treg__V1__LineStat *lines;
+    MESSAGES(s, Treg__V1__LineStat, k->nlines, lines, pk->lines);
+    if (lines && pk->lines) {
+        pk->n_lines = k->nlines;
+        for (size_t i = 0; i < k->nlines; i++) {
+            const treg_line_stat *l = &k->lines[i];
+            treg__v1__line_stat__init(&lines[i]);
+            lines[i].loc = loc(s, l->loc);
+            lines[i].instructions = l->instructions;
+            lines[i].peak_vgpr = l->peak_vgpr;
+            lines[i].peak_agpr = l->peak_agpr;
+            lines[i].peak_sgpr = l->peak_sgpr;
+            lines[i].spills = l->spills;
+            lines[i].reloads = l->reloads;
+        }
+    }
+
+    Treg__V1__Attribution *att;
+    MESSAGES(s, Treg__V1__Attribution, k->nattribution, att, pk->peak_attribution);
+    if (att && pk->peak_attribution) {
+        pk->n_peak_attribution = k->nattribution;
+        for (size_t i = 0; i < k->nattribution; i++) {
+            treg__v1__attribution__init(&att[i]);
+            att[i].loc = loc(s, k->peak_attribution[i].loc);
+            att[i].vgpr = k->peak_attribution[i].vgpr;
+            att[i].agpr = k->peak_attribution[i].agpr;
+            att[i].sgpr = k->peak_attribution[i].sgpr;
+        }
+    }
+
+    Treg__V1__Loop *loops;
+    MESSAGES(s, Treg__V1__Loop, k->nloops, loops, pk->loops);
+    if (loops && pk->loops) {
+        pk->n_loops = k->nloops;
+        for (size_t i = 0; i < k->nloops; i++) {
+            const treg_loop *L = &k->loops[i];
+            treg__v1__loop__init(&loops[i]);
+            loops[i].head = L->head;
+            loops[i].end = L->end;
+            loops[i].first_line = L->first_line;
+            loops[i].last_line = L->last_line;
+            loops[i].file = L->file;
+            loops[i].depth = L->depth;
+            loops[i].peak_vgpr = L->peak_vgpr;
+            loops[i].peak_agpr = L->peak_agpr;
+            loops[i].peak_sgpr = L->peak_sgpr;
+            loops[i].instructions = L->instructions;
+        }
+    }
+
+    Treg__V1__Spill *spills;
+    MESSAGES(s, Treg__V1__Spill, k->nspills, spills, pk->spills);
+    if (spills && pk->spills) {
+        pk->n_spills = k->nspills;
+        for (size_t i = 0; i < k->nspills; i++) {
+            const treg_spill *sp = &k->spills[i];
+            treg__v1__spill__init(&spills[i]);
+            spills[i].address = sp->address;
+            spills[i].kind = str(sp->kind >= 0 && sp->kind < 6 ? spill_kind_names[sp->kind] : "");
+            spills[i].loc = loc(s, sp->loc);
+        }
+    }
+
+    Treg__V1__UnknownMnemonic *unk;
+    MESSAGES(s, Treg__V1__UnknownMnemonic, k->nunknown, unk, pk->unknown_mnemonics);
+    if (unk && pk->unknown_mnemonics) {
+        pk->n_unknown_mnemonics = k->nunknown;
+        for (size_t i = 0; i < k->nunknown; i++) {
+            treg__v1__unknown_mnemonic__init(&unk[i]);
+            unk[i].mnemonic = str(k->unknown[i].mnemonic);
+            unk[i].count = k->unknown[i].count;
+        }
+    }
+}
+
+int treg_pb_pack_report(const treg_report *r, const treg_pb_info *info, uint8_t **out, size_t *len)
+{
+    scratch s = {0};
+    Treg__V1__Report pr;
+    treg__v1__report__init(&pr);
+    pr.schema_version = 1;
+    pr.hash = str(info ? info->hash : NULL);
+    pr.file_name = str(info ? info->file_name : NULL);
+    pr.client_host = str(info ? info->client_host : NULL);
+    pr.created_unix = info ? info->created_unix : 0;
+    pr.target = str(r->target);
+    pr.target_id = str(r->target_id);
+    pr.decoded_as = str(r->decoded_as);
+    pr.provisional = r->provisional != 0;
+    pr.target_note = str(r->target_note);
+    pr.analyzer_version = str(r->analyzer_version);
+    pr.llvm_version = str(r->llvm_version);
+    pr.source_files = take(&s, r->nfiles, sizeof(char *));
+    if (pr.source_files) {
+        pr.n_source_files = r->nfiles;
+        for (size_t i = 0; i < r->nfiles; i++) pr.source_files[i] = str(r->files[i]);
+    }
+    Treg__V1__Kernel *kernels;
+    MESSAGES(&s, Treg__V1__Kernel, r->nkernels, kernels, pr.kernels);
+    if (kernels && pr.kernels) {
+        pr.n_kernels = r->nkernels;
+        for (size_t i = 0; i < r->nkernels; i++) fill_kernel(&s, &kernels[i], &r->kernels[i]);
+    }
+    int rc = -1;
+    if (!s.failed) {
+        size_t n = treg__v1__report__get_packed_size(&pr);
+        uint8_t *buf = malloc(n ? n : 1);
+        if (buf) {
+            *len = treg__v1__report__pack(&pr, buf);
+            *out = buf;
+            rc = 0;
+        }
+    }
+    release(&s);
+    return rc;
+}

@@ -1,0 +1,24 @@
+/* An analyzer report in the wire format: what tregd stores and sends, and
+ * what treg-analyze renders, so that every view of a report is drawn from
+ * the same protobuf. */
+#ifndef TREG_PROTO_CONVERT_H
+#define TREG_PROTO_CONVERT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto_wire.h"
+#include "treg/analyzer.h"
+
+typedef struct treg_pb_info {
+    const char *hash;        /* SHA-256 of the code object (hex), or NULL */
+    const char *file_name;   /* or NULL */
+    const char *client_host; /* or NULL */
+    int64_t created_unix;
+} treg_pb_info;
+
+/* Packs r as a treg.v1.Report into a malloc'd buffer. 0 on success, -1 when
+ * out of memory. */
+int treg_pb_pack_report(const treg_report *r, const treg_pb_info *info, uint8_t **out, size_t *len);
+
+#endif
