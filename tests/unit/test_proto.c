@@ -1,0 +1,158 @@
+/* The wire format carries the whole report: pack an analyzer report as a
+ * treg.v1.Report, unpack it, and every figure, row and list is the same;
+ * an UploadResponse built around the packed bytes unpacks to the same
+ * report; and the JSON view of the unpacked report is the JSON view the
+ * local tool prints. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "convert.h"
+#include "render.h"
+#include "testutil.h"
+#include "treg.pb-c.h"
+#include "treg/analyzer.h"
+
+static void same_loc(const Treg__V1__Loc *p, treg_loc l)
+{
+    assert_non_null(p);
+    assert_int_equal(p->file, l.file);
+    assert_int_equal(p->line, l.line);
+    assert_int_equal(p->column, l.column);
+}
+
+static void same_class(const Treg__V1__ClassStat *p, const treg_class_stat *c)
+{
+    assert_non_null(p);
+    assert_int_equal(p->peak_live, c->peak_live);
+    assert_int_equal(p->allocated, c->allocated);
+    assert_int_equal(p->limit, c->limit);
+    assert_int_equal(p->peak_address, c->peak_address);
+    same_loc(p->peak_loc, c->peak_loc);
+}
+
+static void same_report(const Treg__V1__Report *p, const treg_report *r)
+{
+    assert_int_equal(p->schema_version, 1);
+    assert_string_equal(p->target, r->target);
+    assert_string_equal(p->decoded_as, r->decoded_as);
+    assert_int_equal(p->provisional, r->provisional != 0);
+    assert_string_equal(p->analyzer_version, r->analyzer_version);
+    assert_int_equal(p->n_source_files, r->nfiles);
+    for (size_t i = 0; i < r->nfiles; i++) assert_string_equal(p->source_files[i], r->files[i]);
+    assert_int_equal(p->n_kernels, r->nkernels);
+    for (size_t i = 0; i < r->nkernels; i++) {
+        const Treg__V1__Kernel *pk = p->kernels[i];
+        const treg_kernel_report *k = &r->kernels[i];
+        assert_string_equal(pk->name, k->name);
+        assert_int_equal(pk->instructions, k->instructions);
+        same_class(pk->vgpr, &k->vgpr);
+        same_class(pk->agpr, &k->agpr);
+        same_class(pk->sgpr, &k->sgpr);
+        assert_int_equal(pk->occupancy->waves_per_simd, k->occupancy.waves_per_simd);
+        assert_string_equal(pk->occupancy->limited_by, k->occupancy.limited_by);
+        assert_int_equal(pk->occupancy->vgprs_to_next, k->occupancy.vgprs_to_next);
+        assert_int_equal(pk->scratch_bytes, k->scratch_bytes);
+        assert_int_equal(pk->spill_instructions, k->spill_instructions);
+        assert_int_equal(pk->metadata->sgpr_count, k->metadata.sgpr_count);
+        assert_int_equal(pk->n_rows, k->nrows);
+        for (size_t j = 0; j < k->nrows; j++) {
+            assert_int_equal(pk->rows[j]->address, k->rows[j].address);
+            assert_string_equal(pk->rows[j]->text, k->rows[j].text);
+            same_loc(pk->rows[j]->loc, k->rows[j].loc);
+            assert_int_equal(pk->rows[j]->vgpr, k->rows[j].vgpr);
+            assert_int_equal(pk->rows[j]->agpr, k->rows[j].agpr);
+            assert_int_equal(pk->rows[j]->sgpr, k->rows[j].sgpr);
+            assert_int_equal(pk->rows[j]->flags, k->rows[j].flags);
+        }
+        assert_int_equal(pk->n_lines, k->nlines);
+        for (size_t j = 0; j < k->nlines; j++) {
+            same_loc(pk->lines[j]->loc, k->lines[j].loc);
+            assert_int_equal(pk->lines[j]->peak_vgpr, k->lines[j].peak_vgpr);
+            assert_int_equal(pk->lines[j]->spills, k->lines[j].spills);
+        }
+        assert_int_equal(pk->n_peak_attribution, k->nattribution);
+        for (size_t j = 0; j < k->nattribution; j++)
+            assert_int_equal(pk->peak_attribution[j]->vgpr, k->peak_attribution[j].vgpr);
+        assert_int_equal(pk->n_loops, k->nloops);
+        for (size_t j = 0; j < k->nloops; j++)
+            assert_int_equal(pk->loops[j]->peak_vgpr, k->loops[j].peak_vgpr);
+        assert_int_equal(pk->n_spills, k->nspills);
+    }
+}
+
+static void roundtrip(const char *rel)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", TREG_FIXTURES, rel);
+    size_t len;
+    uint8_t *bytes = tu_read_file(path, &len);
+    if (!bytes) fail_msg("fixture %s missing", path);
+    treg_report *r;
+    treg_error err = {0, ""};
+    treg_options opt = {.keep_rows = 1};
+    if (treg_analyze(bytes, len, &opt, &r, &err)) fail_msg("%s: %s", rel, err.msg);
+
+    treg_pb_info info = {"00ff", rel, "node7", 1700000000};
+    uint8_t *packed;
+    size_t plen;
+    assert_int_equal(treg_pb_pack_report(r, &info, &packed, &plen), 0);
+    Treg__V1__Report *p = treg__v1__report__unpack(NULL, plen, packed);
+    assert_non_null(p);
+    assert_string_equal(p->hash, "00ff");
+    assert_string_equal(p->file_name, rel);
+    assert_string_equal(p->client_host, "node7");
+    assert_int_equal(p->created_unix, 1700000000);
+    same_report(p, r);
+
+    /* UploadResponse around the packed bytes, without unpacking them. */
+    for (int stored = 0; stored < 2; stored++) {
+        uint8_t *resp;
+        size_t rlen;
+        assert_int_equal(treg_pb_pack_upload_response(packed, plen, stored, &resp, &rlen), 0);
+        Treg__V1__UploadResponse *u = treg__v1__upload_response__unpack(NULL, rlen, resp);
+        assert_non_null(u);
+        assert_int_equal(u->stored_before, stored);
+        same_report(u->report, r);
+        treg__v1__upload_response__free_unpacked(u, NULL);
+        free(resp);
+    }
+
+    /* The JSON view names every kernel with its figures. */
+    json_object *j = treg_render_json(p, 0);
+    json_object *ks, *k0, *v, *peak;
+    assert_true(json_object_object_get_ex(j, "kernels", &ks));
+    assert_int_equal(json_object_array_length(ks), r->nkernels);
+    k0 = json_object_array_get_idx(ks, 0);
+    assert_true(json_object_object_get_ex(k0, "vgpr", &v));
+    assert_true(json_object_object_get_ex(v, "peak_live", &peak));
+    assert_int_equal(json_object_get_int(peak), r->kernels[0].vgpr.peak_live);
+    assert_false(json_object_object_get_ex(k0, "rows", &v)); /* with_rows 0 */
+    json_object_put(j);
+
+    treg__v1__report__free_unpacked(p, NULL);
+    free(packed);
+    treg_report_free(r);
+    free(bytes);
+}
+
+static void test_roundtrip_fixtures(void **state)
+{
+    (void)state;
+    const char *files[] = {"gfx906/loop_kernel.hsaco", "gfx90a/spill_kernel.hsaco",
+                           "gfx942/mfma_kernel.hsaco", "gfx90a/nodebug_kernel.hsaco",
+                           "triton/softmax_kernel/softmax_kernel.hsaco"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) roundtrip(files[i]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_roundtrip_fixtures)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
