@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "convert.h"
 #include "render.h"
@@ -87,19 +89,85 @@ static char *slurp(const char *path, size_t *len, char *why, size_t whylen)
     return buf;
 }
 
-/* Renders through the wire format, as tregc does for a served report. */
-static void show(tool *t, const treg_report *r, const char *path)
+/* One analysis runs in a child process: LLVM 22's AMDGPU disassembler
+ * segfaults on some invalid encodings, and a hostile file must cost one
+ * line of error, not the tool.  The child sends back the packed report (the
+ * wire format, which is what gets rendered anyway) or the error. */
+enum { OUTCOME_REPORT = 0, OUTCOME_ERROR = 1 };
+
+static int write_all(int fd, const void *buf, size_t n)
 {
-    treg_pb_info info = {NULL, path, NULL, 0};
-    uint8_t *packed;
-    size_t len;
-    Treg__V1__Report *pb = NULL;
-    if (treg_pb_pack_report(r, &info, &packed, &len) == 0) {
-        pb = treg__v1__report__unpack(NULL, len, packed);
-        free(packed);
+    const char *p = buf;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        p += w;
+        n -= (size_t)w;
     }
+    return 0;
+}
+
+static void child_analyze(int fd, const char *path, const uint8_t *bytes, size_t len,
+                          const treg_options *opt)
+{
+    treg_report *r;
+    treg_error err = {0, ""};
+    uint8_t kind = OUTCOME_ERROR;
+    int32_t code;
+    uint8_t *payload = (uint8_t *)err.msg;
+    size_t plen;
+    if (treg_analyze(bytes, len, opt, &r, &err) != TREG_OK) {
+        code = err.code;
+        plen = strlen(err.msg);
+    } else {
+        treg_pb_info info = {NULL, path, NULL, 0};
+        code = treg_pb_pack_report(r, &info, &payload, &plen) == 0 ? TREG_OK : TREG_E_NOMEM;
+        treg_report_free(r);
+        if (code == TREG_OK) {
+            kind = OUTCOME_REPORT;
+        } else {
+            payload = (uint8_t *)"out of memory";
+            plen = strlen("out of memory");
+        }
+    }
+    uint64_t n = plen;
+    if (write_all(fd, &kind, 1) == 0 && write_all(fd, &code, sizeof code) == 0 &&
+        write_all(fd, &n, sizeof n) == 0)
+        write_all(fd, payload, plen);
+    if (kind == OUTCOME_REPORT) free(payload);
+}
+
+/* Reads everything the child wrote. */
+static uint8_t *read_all(int fd, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = malloc(cap);
+    while (buf) {
+        if (n == cap) {
+            uint8_t *nb = realloc(buf, cap * 2);
+            if (!nb) break;
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            *len = n;
+            return buf;
+        }
+        n += (size_t)got;
+    }
+    free(buf);
+    return NULL;
+}
+
+/* Renders a packed report, as tregc renders a served one. */
+static void show(tool *t, const uint8_t *packed, size_t len, const char *path)
+{
+    Treg__V1__Report *pb = treg__v1__report__unpack(NULL, len, packed);
     if (!pb) {
-        fail(t, path, "out of memory");
+        fail(t, path, "the analysis returned a malformed report");
         return;
     }
     t->analyzed++;
@@ -108,6 +176,77 @@ static void show(tool *t, const treg_report *r, const char *path)
     else
         treg_render_text(stdout, pb);
     treg__v1__report__free_unpacked(pb, NULL);
+}
+
+/* The error path of one file: what a user of a folder or a .json expects. */
+static void analysis_failed(tool *t, const char *path, const char *json_path, int code,
+                            const char *msg)
+{
+    if (code == TREG_E_NOKERNEL && t->kernel_regex && t->walking)
+        t->unmatched++; /* a cache holds many kernels; --kernel picks some */
+    else if (code == TREG_E_METADATA && json_path)
+        fail(t, json_path, msg); /* the sibling .json is at fault, not the code object */
+    else
+        fail(t, path, msg);
+}
+
+static void analyze_isolated(tool *t, const char *path, const uint8_t *bytes, size_t len,
+                             const treg_options *opt, const char *json_path)
+{
+    int fds[2];
+    if (pipe(fds) != 0) {
+        fail(t, path, strerror(errno));
+        return;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fail(t, path, strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        child_analyze(fds[1], path, bytes, len, opt);
+        close(fds[1]);
+        /* _exit: the parent's buffers and atexit work are the parent's
+         * (in-process leak checks of the analysis are the unit tests'). */
+        _exit(0);
+    }
+    close(fds[1]);
+    size_t n = 0;
+    uint8_t *msg = read_all(fds[0], &n);
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
+    const size_t head = 1 + sizeof(int32_t) + sizeof(uint64_t);
+    if (WIFSIGNALED(status)) {
+        char why[200];
+        snprintf(why, sizeof why,
+                 "the analysis crashed (signal %d): LLVM's disassembler cannot handle this "
+                 "code object",
+                 WTERMSIG(status));
+        fail(t, path, why);
+    } else if (!msg || n < head) {
+        fail(t, path, "the analysis process failed");
+    } else {
+        int32_t code;
+        uint64_t plen;
+        memcpy(&code, msg + 1, sizeof code);
+        memcpy(&plen, msg + 1 + sizeof code, sizeof plen);
+        if (plen != n - head) {
+            fail(t, path, "the analysis process failed");
+        } else if (msg[0] == OUTCOME_REPORT) {
+            show(t, msg + head, (size_t)plen, path);
+        } else {
+            char text[300];
+            snprintf(text, sizeof text, "%.*s", (int)(plen < 299 ? plen : 299),
+                     (const char *)msg + head);
+            analysis_failed(t, path, json_path, code, text);
+        }
+    }
+    free(msg);
 }
 
 static void analyze_file(tool *t, const char *path)
@@ -138,19 +277,7 @@ static void analyze_file(tool *t, const char *path)
             }
         }
     }
-    treg_report *r;
-    treg_error err = {0, ""};
-    if (treg_analyze((const uint8_t *)bytes, len, &opt, &r, &err) != TREG_OK) {
-        if (err.code == TREG_E_NOKERNEL && t->kernel_regex && t->walking)
-            t->unmatched++; /* a cache holds many kernels; --kernel picks some */
-        else if (err.code == TREG_E_METADATA && json)
-            fail(t, jp, err.msg); /* the sibling .json is at fault, not the code object */
-        else
-            fail(t, path, err.msg);
-    } else {
-        show(t, r, path);
-        treg_report_free(r);
-    }
+    analyze_isolated(t, path, (const uint8_t *)bytes, len, &opt, json ? jp : NULL);
     free(jp);
     free(json);
     free(bytes);

@@ -210,6 +210,31 @@ run "$o" "$work/badjson/loop_kernel.hsaco"
 one_line "$o.err" "treg-analyze: $work/badjson/loop_kernel.json: " "not a JSON object" "malformed .json"
 echo "$prog: ok: malformed .json: $(cat "$o.err")"
 
+# --- an encoding that crashes LLVM 22's disassembler --------------------------------
+# A gfx942 MFMA with a literal src2 (d3bf8000 03ff2d32) segfaults LLVM itself
+# (llvm-objdump-22 too). The analysis runs in a child process: one line, exit 1.
+mfma=$fx/gfx942/mfma_kernel.hsaco
+if [[ -f $mfma ]] && command -v llvm-objdump-22 >/dev/null 2>&1; then
+  at=$(llvm-objdump-22 -d --mcpu=gfx942 "$mfma" |
+    awk '/v_mfma/ && !found { sub(/^.*\/\/ /, ""); sub(/:.*/, ""); print; found = 1 }')
+  [[ -n $at ]] || fail "no v_mfma in $mfma"
+  crash=$work/llvm-crash.hsaco
+  patch "$mfma" "$crash" "import struct
+shoff, = struct.unpack_from('<Q', b, 40)
+shentsize, shnum, shstrndx = struct.unpack_from('<HHH', b, 58)
+def sh(i): return struct.unpack_from('<IIQQQQ', b, shoff + i * shentsize)
+stroff = sh(shstrndx)[4]
+for i in range(shnum):
+    name, _, _, addr, off, size = sh(i)
+    if b[stroff + name:stroff + name + 6] == b'.text\\0':
+        struct.pack_into('<II', b, 0x$at - addr + off, 0xd3bf8000, 0x03ff2d32)"
+  # Under ASan its SEGV handler would report LLVM's crash itself: let the child die.
+  ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0 \
+    bad_file "an encoding that crashes LLVM" "the analysis crashed" "$crash"
+else
+  echo "$prog: note: no gfx942 MFMA fixture or llvm-objdump-22; LLVM-crash case skipped"
+fi
+
 # --- one good and one bad file ---------------------------------------------------------
 run "$o" "$good" "$fx/bad/text.hsaco"
 ((rc == 1)) || fail "good + bad (text): exit $rc, expected 1"
