@@ -219,7 +219,10 @@ static void analyze_isolated(tool *t, const char *path, const uint8_t *bytes, si
     uint8_t *msg = read_all(fds[0], &n);
     close(fds[0]);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
+    pid_t waited;
+    do {
+        waited = waitpid(pid, &status, 0);
+    } while (waited < 0 && errno == EINTR);
     const size_t head = 1 + sizeof(int32_t) + sizeof(uint64_t);
     if (WIFSIGNALED(status)) {
         char why[200];
