@@ -1,0 +1,422 @@
+/* The TLS request helper under tregc's commands: one event_base, one
+ * connection and one request per call, run until the answer or a failure.
+ * A CLI sends a handful of requests, so simplicity wins over keep-alive.
+ *
+ * libevent reports a failed request only as "no response" (and resets the
+ * SSL object before telling us), so the verify and info callbacks below
+ * record what happened on the way: whether the handshake finished and the
+ * first certificate error.  With OpenSSL's own reasons and, failing those,
+ * a plain TCP connect to the server, that turns a failure into "cannot
+ * connect", "certificate verify failed", a TLS reason or "no answer". */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <openssl/err.h>
+#include <openssl/x509v3.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "https.h"
+
+#define TREGC_MAX_BODY    (1L << 30) /* a report with every row of a huge kernel fits */
+#define TREGC_RETRY_CAP_S 60         /* never sleep longer than this for one Retry-After */
+
+/* What one attempt learned, filled by the callbacks. */
+typedef struct attempt {
+    struct event_base *base;
+    int done;
+    int status;
+    unsigned char *body;
+    size_t len;
+    int retry_after; /* seconds, -1 when absent or not a number */
+    enum evhttp_request_error error;
+    int have_error;
+    int handshake_done;
+    struct timespec started;
+    long verify_error; /* X509_V_OK or the first certificate error */
+} attempt;
+
+static int ssl_attempt_index = -1;
+
+static int is_ip_literal(const char *host)
+{
+    unsigned char buf[sizeof(struct in6_addr)];
+    return inet_pton(AF_INET, host, buf) == 1 || inet_pton(AF_INET6, host, buf) == 1;
+}
+
+static void ssl_error_text(char *buf, size_t len)
+{
+    unsigned long e = ERR_peek_last_error();
+    const char *reason = e ? ERR_reason_error_string(e) : NULL;
+    snprintf(buf, len, "%s", reason ? reason : "unknown OpenSSL error");
+    ERR_clear_error();
+}
+
+int tregc_https_open(tregc_https *h, const char *server, const char *ca, const char *token,
+                     int timeout_seconds, char *err, size_t errlen)
+{
+    memset(h, 0, sizeof *h);
+    h->ca = ca;
+    h->token = token;
+    h->timeout_seconds = timeout_seconds;
+    h->max_retries = 3;
+
+    struct evhttp_uri *uri = evhttp_uri_parse(server);
+    if (!uri) {
+        snprintf(err, errlen, "--server: '%s' is not a URL (https://HOST:PORT)", server);
+        return TREGC_NET_USAGE;
+    }
+    const char *scheme = evhttp_uri_get_scheme(uri), *host = evhttp_uri_get_host(uri);
+    if (!host) host = "";
+    const char *path = evhttp_uri_get_path(uri);
+    const char *problem = NULL;
+    if (!scheme || strcasecmp(scheme, "https") != 0)
+        problem = "is not an https:// URL (tregd speaks TLS only)";
+    else if (!*host)
+        problem = "names no host (https://HOST:PORT)";
+    else if ((path && *path && strcmp(path, "/") != 0) || evhttp_uri_get_query(uri))
+        problem = "has a path; give only https://HOST:PORT, without a path";
+    if (problem) {
+        snprintf(err, errlen, "--server: '%s' %s", server, problem);
+        evhttp_uri_free(uri);
+        return TREGC_NET_USAGE;
+    }
+    size_t hlen = strlen(host);
+    if (hlen >= 2 && host[0] == '[' && host[hlen - 1] == ']')
+        h->host = strndup(host + 1, hlen - 2);
+    else
+        h->host = strdup(host);
+    h->port = evhttp_uri_get_port(uri) > 0 ? evhttp_uri_get_port(uri) : 443;
+    evhttp_uri_free(uri);
+    if (!h->host) {
+        snprintf(err, errlen, "out of memory");
+        return TREGC_NET_USAGE;
+    }
+    snprintf(h->hostport, sizeof h->hostport, strchr(h->host, ':') ? "[%s]:%d" : "%s:%d", h->host,
+             h->port);
+
+    /* Resolve once here: libevent's own lookup failure carries no reason. */
+    struct addrinfo hints = {0}, *ai = NULL;
+    hints.ai_socktype = SOCK_STREAM;
+    int gai = getaddrinfo(h->host, NULL, &hints, &ai);
+    if (gai != 0) {
+        snprintf(err, errlen, "cannot connect to %s: %s", h->hostport, gai_strerror(gai));
+        return TREGC_NET_CONNECT;
+    }
+    freeaddrinfo(ai);
+
+    if (ca) {
+        /* fopen first: OpenSSL's "no such file" is less plain than errno's. */
+        FILE *f = fopen(ca, "r");
+        if (!f) {
+            snprintf(err, errlen, "--ca %s: %s", ca, strerror(errno));
+            return TREGC_NET_USAGE;
+        }
+        fclose(f);
+    }
+    h->ssl_ctx = SSL_CTX_new(TLS_client_method());
+    if (!h->ssl_ctx || !SSL_CTX_set_min_proto_version(h->ssl_ctx, TLS1_2_VERSION)) {
+        char why[200];
+        ssl_error_text(why, sizeof why);
+        snprintf(err, errlen, "TLS: cannot set up: %s", why);
+        return TREGC_NET_USAGE;
+    }
+    int loaded = ca ? SSL_CTX_load_verify_locations(h->ssl_ctx, ca, NULL)
+                    : SSL_CTX_set_default_verify_paths(h->ssl_ctx);
+    if (loaded != 1) {
+        char why[200];
+        ssl_error_text(why, sizeof why);
+        if (ca)
+            snprintf(err, errlen, "--ca %s: no certificate could be loaded: %s", ca, why);
+        else
+            snprintf(err, errlen, "TLS: cannot load the system's CA store: %s", why);
+        return TREGC_NET_USAGE;
+    }
+    if (ssl_attempt_index < 0)
+        ssl_attempt_index = SSL_get_ex_new_index(0, "tregc attempt", NULL, NULL, NULL);
+    return TREGC_NET_OK;
+}
+
+static int verify_cb(int preverify_ok, X509_STORE_CTX *store)
+{
+    SSL *ssl = X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx());
+    attempt *a = ssl ? SSL_get_ex_data(ssl, ssl_attempt_index) : NULL;
+    if (!preverify_ok && a && a->verify_error == X509_V_OK)
+        a->verify_error = X509_STORE_CTX_get_error(store);
+    return preverify_ok;
+}
+
+static void info_cb(const SSL *ssl, int where, int ret)
+{
+    attempt *a = SSL_get_ex_data(ssl, ssl_attempt_index);
+    if (!a) return;
+    if (where & SSL_CB_HANDSHAKE_DONE) a->handshake_done = 1;
+}
+
+static void error_cb(enum evhttp_request_error error, void *arg)
+{
+    attempt *a = arg;
+    a->error = error;
+    a->have_error = 1;
+}
+
+static void done_cb(struct evhttp_request *req, void *arg)
+{
+    attempt *a = arg;
+    a->done = 1;
+    if (req && evhttp_request_get_response_code(req) > 0) {
+        a->status = evhttp_request_get_response_code(req);
+        struct evbuffer *in = evhttp_request_get_input_buffer(req);
+        a->len = evbuffer_get_length(in);
+        a->body = malloc(a->len + 1);
+        if (a->body) {
+            evbuffer_remove(in, a->body, a->len);
+            a->body[a->len] = 0;
+        } else {
+            a->status = 0;
+            a->len = 0;
+        }
+        const char *ra = evhttp_find_header(evhttp_request_get_input_headers(req), "Retry-After");
+        char *end;
+        long v = ra ? strtol(ra, &end, 10) : -1;
+        a->retry_after = ra && end != ra && *end == 0 && v >= 0 ? (int)(v > 3600 ? 3600 : v) : -1;
+    }
+    event_base_loopexit(a->base, NULL);
+}
+
+/* After a handshake that failed without a TLS reason: can HOST:PORT be
+ * reached at all?  Returns 0 or the errno of a plain TCP connect.  libevent
+ * loses the connect error (the handshake's write sees only ENOTCONN), so a
+ * failure is diagnosed by trying once more, without TLS. */
+static int probe_connect(const tregc_https *h, int timeout_seconds)
+{
+    char port[16];
+    snprintf(port, sizeof port, "%d", h->port);
+    struct addrinfo hints = {0}, *list = NULL;
+    hints.ai_socktype = SOCK_STREAM;
+    int gai = getaddrinfo(h->host, port, &hints, &list);
+    if (gai != 0) return gai == EAI_SYSTEM ? errno : EHOSTUNREACH;
+    int result = ECONNREFUSED;
+    for (struct addrinfo *ai = list; ai; ai = ai->ai_next) {
+        int fd =
+            socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0) {
+            result = errno;
+            continue;
+        }
+        if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+            result = 0;
+        } else if (errno != EINPROGRESS) {
+            result = errno;
+        } else {
+            struct pollfd pfd = {fd, POLLOUT, 0};
+            int ready = poll(&pfd, 1, timeout_seconds * 1000);
+            socklen_t len = sizeof result;
+            if (ready == 0)
+                result = ETIMEDOUT;
+            else if (ready < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &result, &len) != 0)
+                result = errno;
+        }
+        close(fd);
+        if (result == 0) break;
+    }
+    freeaddrinfo(list);
+    return result;
+}
+
+/* A failed attempt as one line, from what the callbacks saw. */
+static int describe_failure(const tregc_https *h, const attempt *a, unsigned long ssl_err,
+                            char *err, size_t errlen)
+{
+    /* Until the handshake is done libevent reports no reason at all. */
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    int timed_out = (a->have_error && a->error == EVREQ_HTTP_TIMEOUT) ||
+                    now.tv_sec - a->started.tv_sec >= h->timeout_seconds;
+    if (a->handshake_done) {
+        if (timed_out) {
+            snprintf(err, errlen, "%s: no answer within %d s (--timeout)", h->hostport,
+                     h->timeout_seconds);
+            return TREGC_NET_TIMEOUT;
+        }
+        snprintf(err, errlen, "%s: the connection broke before a complete answer", h->hostport);
+        return TREGC_NET_PROTOCOL;
+    }
+    if (a->verify_error != X509_V_OK) {
+        const char *why = X509_verify_cert_error_string(a->verify_error);
+        if (h->ca)
+            snprintf(err, errlen, "TLS: certificate verify failed for %s (CA file %s): %s", h->host,
+                     h->ca, why);
+        else
+            snprintf(err, errlen, "TLS: certificate verify failed for %s (use --ca): %s", h->host,
+                     why);
+        return TREGC_NET_TLS;
+    }
+    if (ssl_err && ERR_GET_LIB(ssl_err) != ERR_LIB_SYS) {
+        const char *why = ERR_reason_error_string(ssl_err);
+        snprintf(err, errlen, "TLS: handshake with %s failed: %s", h->hostport,
+                 why ? why : "unknown OpenSSL error");
+        return TREGC_NET_TLS;
+    }
+    int probe = probe_connect(h, h->timeout_seconds < 10 ? h->timeout_seconds : 10);
+    if (probe != 0) {
+        snprintf(err, errlen, "cannot connect to %s: %s", h->hostport, strerror(probe));
+        return TREGC_NET_CONNECT;
+    }
+    snprintf(err, errlen, "TLS: handshake with %s failed: %s", h->hostport,
+             timed_out ? "no answer (is it a TLS server?)" : "the server closed the connection");
+    return TREGC_NET_TLS;
+}
+
+static int one_attempt(tregc_https *h, const char *path, const void *body, size_t len, attempt *a,
+                       char *err, size_t errlen)
+{
+    memset(a, 0, sizeof *a);
+    a->verify_error = X509_V_OK;
+    a->retry_after = -1;
+    clock_gettime(CLOCK_MONOTONIC, &a->started);
+    a->base = event_base_new();
+    SSL *ssl = a->base ? SSL_new(h->ssl_ctx) : NULL;
+    if (!ssl) {
+        if (a->base) event_base_free(a->base);
+        snprintf(err, errlen, "out of memory");
+        return TREGC_NET_PROTOCOL;
+    }
+    SSL_set_ex_data(ssl, ssl_attempt_index, a);
+    SSL_set_verify(ssl, SSL_VERIFY_PEER, verify_cb);
+    SSL_set_info_callback(ssl, info_cb);
+    X509_VERIFY_PARAM *param = SSL_get0_param(ssl);
+    if (is_ip_literal(h->host)) {
+        X509_VERIFY_PARAM_set1_ip_asc(param, h->host);
+    } else {
+        SSL_set_tlsext_host_name(ssl, h->host);
+        X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+        X509_VERIFY_PARAM_set1_host(param, h->host, 0);
+    }
+    /* The bufferevent owns ssl, the connection owns the bufferevent. */
+    struct bufferevent *bev = bufferevent_openssl_socket_new(
+        a->base, -1, ssl, BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
+    struct evhttp_connection *evcon =
+        bev ? evhttp_connection_base_bufferevent_new(a->base, NULL, bev, h->host,
+                                                     (unsigned short)h->port)
+            : NULL;
+    if (!evcon) {
+        if (bev)
+            bufferevent_free(bev);
+        else
+            SSL_free(ssl);
+        event_base_free(a->base);
+        snprintf(err, errlen, "out of memory");
+        return TREGC_NET_PROTOCOL;
+    }
+    bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
+    evhttp_connection_set_timeout(evcon, h->timeout_seconds);
+    evhttp_connection_set_max_body_size(evcon, TREGC_MAX_BODY);
+    /* A server refusing a large body (413) answers and closes while we
+     * still send: read its answer instead of failing on the write. */
+    evhttp_connection_set_flags(evcon, EVHTTP_CON_READ_ON_WRITE_ERROR);
+
+    struct evhttp_request *req = evhttp_request_new(done_cb, a);
+    evhttp_request_set_error_cb(req, error_cb);
+    struct evkeyvalq *headers = evhttp_request_get_output_headers(req);
+    evhttp_add_header(headers, "Host", h->hostport);
+    evhttp_add_header(headers, "User-Agent", "tregc");
+    evhttp_add_header(headers, "Accept", "application/x-protobuf");
+    evhttp_add_header(headers, "Connection", "close");
+    if (h->token) {
+        char *auth = malloc(strlen(h->token) + 8);
+        if (auth) {
+            sprintf(auth, "Bearer %s", h->token);
+            evhttp_add_header(headers, "Authorization", auth);
+            free(auth);
+        }
+    }
+    if (body) {
+        evhttp_add_header(headers, "Content-Type", "application/x-protobuf");
+        evbuffer_add(evhttp_request_get_output_buffer(req), body, len);
+    }
+    int rc = TREGC_NET_OK;
+    ERR_clear_error();
+    if (evhttp_make_request(evcon, req, body ? EVHTTP_REQ_POST : EVHTTP_REQ_GET, path) != 0) {
+        /* libevent frees req when it cannot start the request. */
+        snprintf(err, errlen, "cannot connect to %s: %s", h->hostport,
+                 errno ? strerror(errno) : "request not started");
+        rc = TREGC_NET_CONNECT;
+    } else {
+        event_base_dispatch(a->base);
+        if (!a->done || a->status == 0) {
+            unsigned long ssl_err = 0, e;
+            /* Next to OpenSSL's codes libevent keeps SSL_get_error()'s
+             * (library 0); the first real code is the reason. */
+            while ((e = bufferevent_get_openssl_error(bev)))
+                if (!ssl_err && ERR_GET_LIB(e) != 0) ssl_err = e;
+            rc = describe_failure(h, a, ssl_err, err, errlen);
+        }
+    }
+    evhttp_connection_free(evcon);
+    event_base_free(a->base);
+    ERR_clear_error();
+    return rc;
+}
+
+static void sleep_seconds(int seconds)
+{
+    struct timespec ts = {seconds, 0};
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {
+        /* the rest of the wait is back in ts */
+    }
+}
+
+int tregc_https_request(tregc_https *h, const char *path, const void *body, size_t len,
+                        tregc_response *resp, char *err, size_t errlen)
+{
+    memset(resp, 0, sizeof *resp);
+    for (int tries = 0;; tries++) {
+        attempt a;
+        int rc = one_attempt(h, path, body, len, &a, err, errlen);
+        if (rc != TREGC_NET_OK) {
+            free(a.body);
+            return rc;
+        }
+        if (a.status == 503 && tries < h->max_retries) {
+            int wait = a.retry_after >= 0 ? a.retry_after : 1 << tries;
+            if (wait > TREGC_RETRY_CAP_S) wait = TREGC_RETRY_CAP_S;
+            if (h->chatty)
+                fprintf(stderr, "tregc: %s: server busy (503), retrying in %d s\n", h->hostport,
+                        wait);
+            free(a.body);
+            sleep_seconds(wait);
+            continue;
+        }
+        resp->status = a.status;
+        resp->body = a.body;
+        resp->len = a.len;
+        resp->busy_retries = tries;
+        return TREGC_NET_OK;
+    }
+}
+
+void tregc_response_free(tregc_response *resp)
+{
+    free(resp->body);
+    memset(resp, 0, sizeof *resp);
+}
+
+void tregc_https_close(tregc_https *h)
+{
+    SSL_CTX_free(h->ssl_ctx);
+    free(h->host);
+    memset(h, 0, sizeof *h);
+}

@@ -1,0 +1,645 @@
+/* tregc: the lightweight client of tregd.  Sends code objects (with
+ * Triton's .json and .amdgcn) to the team server, fetches stored reports by
+ * hash, lists them, checks the server's health.  It renders reports with
+ * the same treg_render as treg-analyze, so `tregc upload --format json` and
+ * `treg-analyze --format json` can be compared field by field.
+ *
+ * Failures are one line on stderr, "tregc: <what>: <problem>".  A failure
+ * of one file (not a code object, too large, refused by the analyzer) is
+ * reported and the next file is sent; a failure of the server (unreachable,
+ * TLS, token, busy) stops the run.  Exit 0: all done; 1: something failed;
+ * 2: usage or configuration. */
+#include <errno.h>
+#include <event2/http.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect.h"
+#include "config.h"
+#include "https.h"
+#include "render.h"
+#include "treg.pb-c.h"
+
+#ifndef TREGC_VERSION
+#define TREGC_VERSION "0"
+#endif
+#define DEFAULT_TIMEOUT_S 120
+
+enum { EXIT_USAGE = 2 };
+
+typedef struct cli {
+    int json, rows, reanalyze;
+    const char *kernel, *target;
+    long limit, offset; /* -1: not given */
+    tregc_config cfg;
+    tregc_https https;
+    int failures;
+    json_object *reports, *errors; /* --format json */
+    char *analyzer_version;        /* of the first report, for the JSON top level */
+    char host_name[256];
+} cli;
+
+static void usage(FILE *f)
+{
+    fprintf(
+        f,
+        "usage: tregc [options] upload FILE|DIR...\n"
+        "       tregc [options] fetch HASH\n"
+        "       tregc [options] list [--kernel NAME] [--target GFX] [--limit N] [--offset N]\n"
+        "       tregc [options] health\n"
+        "options:\n"
+        "  --server https://HOST:PORT   tregd (else TREG_SERVER, else server in client.conf)\n"
+        "  --token TOKEN                bearer token (else TREG_TOKEN, else token)\n"
+        "  --ca FILE                    CA certificates to trust (else TREG_CA, else ca;\n"
+        "                               default: the system store)\n"
+        "  --format text|json           output (json: {\"reports\": [...], \"errors\": [...]})\n"
+        "  --no-rows                    leave per-instruction rows out of the JSON\n"
+        "  --reanalyze                  upload: analyze again even if the server has a report\n"
+        "  --timeout SECONDS            per request (default %d)\n"
+        "client.conf: $TREG_CONFIG, else $XDG_CONFIG_HOME/treg/client.conf, else\n"
+        "~/.config/treg/client.conf; lines `server = ...`, `token = ...`, `ca = ...`.\n",
+        DEFAULT_TIMEOUT_S);
+}
+
+/* Server text into one printable line. */
+static void one_line(char *s)
+{
+    for (char *c = s; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+}
+
+/* A failure of one input (a file or a hash): the line on stderr and, in
+ * JSON mode, an entry under "errors" keyed by what failed. */
+static void item_failed(cli *c, const char *key, const char *name, const char *msg)
+{
+    char line[600];
+    snprintf(line, sizeof line, "%s", msg);
+    one_line(line);
+    c->failures++;
+    fprintf(stderr, "tregc: %s: %s\n", name, line);
+    if (c->json) {
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, key, json_object_new_string(name));
+        json_object_object_add(e, "message", json_object_new_string(line));
+        json_object_array_add(c->errors, e);
+    }
+}
+
+/* The server's one-line reason from an Error body, or a fallback. */
+static void server_message(const tregc_response *resp, char *out, size_t len)
+{
+    Treg__V1__Error *e = treg__v1__error__unpack(NULL, resp->len, resp->body);
+    if (e && e->message && e->message[0])
+        snprintf(out, len, "%s", e->message);
+    else
+        snprintf(out, len, "HTTP %d", resp->status);
+    if (e) treg__v1__error__free_unpacked(e, NULL);
+    one_line(out);
+}
+
+/* A failure of the server rather than of one input: the line names the
+ * server, and in JSON mode the input being sent gets the error. */
+static void server_failed(cli *c, const char *key, const char *name, const char *line)
+{
+    c->failures++;
+    fprintf(stderr, "tregc: %s\n", line);
+    if (c->json && name) {
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, key, json_object_new_string(name));
+        json_object_object_add(e, "message", json_object_new_string(line));
+        json_object_array_add(c->errors, e);
+    }
+}
+
+/* Statuses that mean the server, not this input, is the problem: they end
+ * the run.  Returns 1 and reports it when resp is one of them. */
+static int server_refused(cli *c, const tregc_response *resp, const char *key, const char *name)
+{
+    char line[400];
+    if (resp->status == 401) {
+        snprintf(line, sizeof line, "%s: the server refused the token (401)%s", c->https.hostport,
+                 c->cfg.token ? ""
+                              : ": no token set (--token, TREG_TOKEN or token in client.conf)");
+    } else if (resp->status == 503) {
+        snprintf(line, sizeof line, "%s: server busy (503), still after %d retries",
+                 c->https.hostport, resp->busy_retries);
+    } else {
+        return 0;
+    }
+    server_failed(c, key, name, line);
+    return 1;
+}
+
+/* stored_before: -1 for a fetched report, else UploadResponse's flag. */
+static void add_report(cli *c, const Treg__V1__Report *r, int stored_before)
+{
+    if (!c->analyzer_version && r->analyzer_version[0])
+        c->analyzer_version = strdup(r->analyzer_version);
+    if (c->json) {
+        json_object *o = treg_render_json(r, c->rows);
+        if (stored_before >= 0)
+            json_object_object_add(o, "stored_before", json_object_new_boolean(stored_before));
+        json_object_array_add(c->reports, o);
+    } else {
+        treg_render_text(stdout, r);
+        if (stored_before > 0) printf("  (the server had this report: not analyzed again)\n");
+    }
+}
+
+static void print_document(cli *c)
+{
+    json_object *root = json_object_new_object();
+    if (c->analyzer_version)
+        json_object_object_add(root, "analyzer_version",
+                               json_object_new_string(c->analyzer_version));
+    json_object_object_add(root, "reports", json_object_get(c->reports));
+    json_object_object_add(root, "errors", json_object_get(c->errors));
+    puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
+    json_object_put(root);
+}
+
+/* --- upload ------------------------------------------------------------------------ */
+
+enum { GO_ON = 0, STOP = 1 };
+
+/* Sends one code object.  Returns STOP when the server cannot take more. */
+static int upload_one(cli *c, const char *path)
+{
+    size_t len;
+    char *bytes = tregc_slurp(path, &len);
+    if (!bytes) {
+        item_failed(c, "file", path, strerror(errno));
+        return GO_ON;
+    }
+    if (!tregc_is_amdgpu_elf((const unsigned char *)bytes, len)) {
+        item_failed(c, "file", path, "not an AMDGPU code object");
+        free(bytes);
+        return GO_ON;
+    }
+    /* Triton's siblings travel with the blob; a missing one is normal. */
+    char *json_path = tregc_sibling(path, "json"), *asm_path = tregc_sibling(path, "amdgcn");
+    size_t sibling_len;
+    char *triton_json = json_path ? tregc_slurp(json_path, &sibling_len) : NULL;
+    char *amdgcn = asm_path ? tregc_slurp(asm_path, &sibling_len) : NULL;
+
+    Treg__V1__UploadRequest req = TREG__V1__UPLOAD_REQUEST__INIT;
+    req.code_object.data = (uint8_t *)bytes;
+    req.code_object.len = len;
+    req.file_name = (char *)path;
+    req.triton_json = triton_json ? triton_json : "";
+    req.amdgcn = amdgcn ? amdgcn : "";
+    req.client_host = c->host_name;
+    req.reanalyze = c->reanalyze;
+    size_t packed_len = treg__v1__upload_request__get_packed_size(&req);
+    uint8_t *packed = malloc(packed_len ? packed_len : 1);
+    int outcome = GO_ON;
+    if (!packed) {
+        item_failed(c, "file", path, "out of memory");
+        goto done;
+    }
+    treg__v1__upload_request__pack(&req, packed);
+
+    tregc_response resp;
+    char err[600];
+    if (tregc_https_request(&c->https, "/v1/analyze", packed, packed_len, &resp, err, sizeof err) !=
+        TREGC_NET_OK) {
+        server_failed(c, "file", path, err);
+        outcome = STOP;
+    } else if (resp.status == 200) {
+        Treg__V1__UploadResponse *up = treg__v1__upload_response__unpack(NULL, resp.len, resp.body);
+        if (up && up->report) {
+            /* A blob stored before keeps its first uploader's name; show
+             * this upload's, as treg-analyze would. */
+            char *stored_name = up->report->file_name;
+            up->report->file_name = (char *)path;
+            add_report(c, up->report, up->stored_before);
+            up->report->file_name = stored_name;
+        } else
+            item_failed(c, "file", path, "the server's answer is not an UploadResponse");
+        if (up) treg__v1__upload_response__free_unpacked(up, NULL);
+    } else if (server_refused(c, &resp, "file", path)) {
+        outcome = STOP;
+    } else {
+        char msg[512], line[600];
+        server_message(&resp, msg, sizeof msg);
+        if (resp.status == 413)
+            snprintf(line, sizeof line, "larger than the server accepts (413)");
+        else if (resp.status == 422)
+            snprintf(line, sizeof line, "%s", msg);
+        else if (resp.status == 504)
+            snprintf(line, sizeof line, "the analysis took longer than the server allows (504)");
+        else
+            snprintf(line, sizeof line, "%s (%d)", msg, resp.status);
+        item_failed(c, "file", path, line);
+    }
+    tregc_response_free(&resp);
+done:
+    free(packed);
+    free(triton_json);
+    free(amdgcn);
+    free(json_path);
+    free(asm_path);
+    free(bytes);
+    return outcome;
+}
+
+static int cmd_upload(cli *c, int argc, char **argv)
+{
+    tregc_items items = {0};
+    int from_dir = 0;
+    for (int i = 0; i < argc; i++) {
+        if (tregc_collect(&items, argv[i]) != 0) {
+            fprintf(stderr, "tregc: out of memory\n");
+            tregc_items_free(&items);
+            return 1;
+        }
+    }
+    for (size_t i = 0; i < items.n; i++) from_dir |= items.items[i].from_dir;
+    int progress = from_dir && isatty(STDERR_FILENO);
+    c->https.chatty = isatty(STDERR_FILENO);
+    for (size_t i = 0; i < items.n; i++) {
+        const tregc_item *it = &items.items[i];
+        if (progress) fprintf(stderr, "[%zu/%zu] %s\n", i + 1, items.n, it->path);
+        if (it->problem)
+            item_failed(c, "file", it->path, it->problem);
+        else if (upload_one(c, it->path) == STOP)
+            break;
+        fflush(stdout);
+    }
+    tregc_items_free(&items);
+    if (c->json) print_document(c);
+    return c->failures ? 1 : 0;
+}
+
+/* --- fetch ------------------------------------------------------------------------- */
+
+static int is_sha256_hex(const char *s)
+{
+    size_t n = 0;
+    for (; s[n]; n++)
+        if (!strchr("0123456789abcdefABCDEF", s[n])) return 0;
+    return n == 64;
+}
+
+static int cmd_fetch(cli *c, const char *hash_arg)
+{
+    char hash[65], path[100], err[600];
+    for (int i = 0; i < 65; i++)
+        hash[i] = (char)(hash_arg[i] >= 'A' && hash_arg[i] <= 'F' ? hash_arg[i] + 32 : hash_arg[i]);
+    snprintf(path, sizeof path, "/v1/reports/%s", hash);
+    tregc_response resp;
+    int net = tregc_https_request(&c->https, path, NULL, 0, &resp, err, sizeof err);
+    if (net != TREGC_NET_OK) {
+        server_failed(c, "hash", hash, err);
+    } else if (resp.status == 200) {
+        Treg__V1__Report *r = treg__v1__report__unpack(NULL, resp.len, resp.body);
+        if (r) {
+            add_report(c, r, -1);
+            treg__v1__report__free_unpacked(r, NULL);
+        } else {
+            item_failed(c, "hash", hash, "the server's answer is not a Report");
+        }
+    } else if (resp.status == 404) {
+        char line[120];
+        snprintf(line, sizeof line, "fetch: no report %s on the server", hash);
+        server_failed(c, "hash", hash, line);
+    } else if (!server_refused(c, &resp, "hash", hash)) {
+        char msg[512], line[600];
+        server_message(&resp, msg, sizeof msg);
+        snprintf(line, sizeof line, "%s (%d)", msg, resp.status);
+        item_failed(c, "hash", hash, line);
+    }
+    tregc_response_free(&resp);
+    if (c->json) print_document(c);
+    return c->failures ? 1 : 0;
+}
+
+/* --- list -------------------------------------------------------------------------- */
+
+static void add_query(char *q, size_t qlen, const char *key, const char *value)
+{
+    char *enc = evhttp_uriencode(value, -1, 0);
+    size_t used = strlen(q);
+    snprintf(q + used, qlen - used, "%c%s=%s", used ? '&' : '?', key, enc ? enc : "");
+    free(enc);
+}
+
+static void print_list_text(const Treg__V1__ListResponse *l)
+{
+    if (l->n_reports == 0) {
+        printf("no reports\n");
+        return;
+    }
+    printf("%-64s  %-16s  %-8s  %s  %s\n", "HASH", "CREATED", "TARGET", "KERNELS", "FILE");
+    for (size_t i = 0; i < l->n_reports; i++) {
+        const Treg__V1__ReportSummary *s = l->reports[i];
+        char when[32] = "-";
+        time_t t = (time_t)s->created_unix;
+        struct tm tm;
+        if (t > 0 && localtime_r(&t, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
+        printf("%-64s  %-16s  %-8s  ", s->hash, when, s->target);
+        for (size_t k = 0; k < s->n_kernels; k++) printf("%s%s", k ? "," : "", s->kernels[k]);
+        printf("%s  %s\n", s->n_kernels ? "" : "-", s->file_name);
+    }
+    if (l->next_offset) printf("more: tregc list --offset %u\n", l->next_offset);
+}
+
+static void print_list_json(const Treg__V1__ListResponse *l)
+{
+    json_object *root = json_object_new_object(), *reports = json_object_new_array();
+    for (size_t i = 0; i < l->n_reports; i++) {
+        const Treg__V1__ReportSummary *s = l->reports[i];
+        json_object *o = json_object_new_object(), *ks = json_object_new_array();
+        json_object_object_add(o, "hash", json_object_new_string(s->hash));
+        json_object_object_add(o, "file_name", json_object_new_string(s->file_name));
+        json_object_object_add(o, "target", json_object_new_string(s->target));
+        for (size_t k = 0; k < s->n_kernels; k++)
+            json_object_array_add(ks, json_object_new_string(s->kernels[k]));
+        json_object_object_add(o, "kernels", ks);
+        json_object_object_add(o, "created_unix", json_object_new_int64(s->created_unix));
+        json_object_object_add(o, "analyzer_version", json_object_new_string(s->analyzer_version));
+        json_object_object_add(o, "client_host", json_object_new_string(s->client_host));
+        json_object_array_add(reports, o);
+    }
+    json_object_object_add(root, "reports", reports);
+    json_object_object_add(root, "next_offset", json_object_new_int64(l->next_offset));
+    puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
+    json_object_put(root);
+}
+
+/* A GET whose 200 body is one message; prints the failure line otherwise.
+ * Returns the unpacked message or NULL. */
+static void *get_message(cli *c, const char *path, const ProtobufCMessageDescriptor *desc,
+                         const char *what)
+{
+    tregc_response resp;
+    char err[600];
+    if (tregc_https_request(&c->https, path, NULL, 0, &resp, err, sizeof err) != TREGC_NET_OK) {
+        fprintf(stderr, "tregc: %s\n", err);
+        return NULL;
+    }
+    void *msg = NULL;
+    if (resp.status == 200) {
+        msg = protobuf_c_message_unpack(desc, NULL, resp.len, resp.body);
+        if (!msg)
+            fprintf(stderr, "tregc: %s: the server's answer is not a %s\n", c->https.hostport,
+                    what);
+    } else if (!server_refused(c, &resp, NULL, NULL)) {
+        char text[512];
+        server_message(&resp, text, sizeof text);
+        fprintf(stderr, "tregc: %s: %s (%d)\n", c->https.hostport, text, resp.status);
+    }
+    tregc_response_free(&resp);
+    return msg;
+}
+
+static int cmd_list(cli *c)
+{
+    char path[1200] = "", query[1100] = "";
+    char num[32];
+    if (c->kernel) add_query(query, sizeof query, "kernel", c->kernel);
+    if (c->target) add_query(query, sizeof query, "target", c->target);
+    if (c->limit >= 0) {
+        snprintf(num, sizeof num, "%ld", c->limit);
+        add_query(query, sizeof query, "limit", num);
+    }
+    if (c->offset >= 0) {
+        snprintf(num, sizeof num, "%ld", c->offset);
+        add_query(query, sizeof query, "offset", num);
+    }
+    snprintf(path, sizeof path, "/v1/reports%s", query);
+    Treg__V1__ListResponse *l =
+        get_message(c, path, &treg__v1__list_response__descriptor, "ListResponse");
+    if (!l) return 1;
+    if (c->json)
+        print_list_json(l);
+    else
+        print_list_text(l);
+    treg__v1__list_response__free_unpacked(l, NULL);
+    return 0;
+}
+
+/* --- health ------------------------------------------------------------------------ */
+
+static int cmd_health(cli *c)
+{
+    Treg__V1__Health *h = get_message(c, "/v1/health", &treg__v1__health__descriptor, "Health");
+    if (!h) return 1;
+    if (c->json) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "status", json_object_new_string(h->status));
+        json_object_object_add(o, "analyzer_version", json_object_new_string(h->analyzer_version));
+        json_object_object_add(o, "llvm_version", json_object_new_string(h->llvm_version));
+        json_object_object_add(o, "workers", json_object_new_int64(h->workers));
+        json_object_object_add(o, "queued", json_object_new_int64(h->queued));
+        json_object_object_add(o, "reports", json_object_new_int64((int64_t)h->reports));
+        puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+        json_object_put(o);
+    } else {
+        printf("%s: %s, analyzer %s (LLVM %s), %u workers, %u queued, %llu reports\n",
+               c->https.hostport, h->status, h->analyzer_version, h->llvm_version, h->workers,
+               h->queued, (unsigned long long)h->reports);
+    }
+    int ok = strcmp(h->status, "ok") == 0;
+    if (!ok)
+        fprintf(stderr, "tregc: %s: the server says '%s', not ok\n", c->https.hostport, h->status);
+    treg__v1__health__free_unpacked(h, NULL);
+    return ok ? 0 : 1;
+}
+
+/* --- options ----------------------------------------------------------------------- */
+
+static int parse_count(const char *opt, const char *s, long min, long max, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < min || v > max) {
+        fprintf(stderr, "tregc: %s: '%s' is not a whole number from %ld to %ld\n", opt, s, min,
+                max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Options of one command only: naming one elsewhere is a usage error. */
+enum { OPT_LIST = 1, OPT_UPLOAD = 2, OPT_REPORTS = 4 };
+
+static int run(cli *c, int argc, char **argv)
+{
+    tregc_settings flags = {0};
+    const char *format = "text";
+    int seen = 0;
+    long timeout = DEFAULT_TIMEOUT_S;
+    static const struct option longopts[] = {
+        {"server", required_argument, NULL, 's'}, {"token", required_argument, NULL, 't'},
+        {"ca", required_argument, NULL, 'c'},     {"format", required_argument, NULL, 'f'},
+        {"no-rows", no_argument, NULL, 'R'},      {"timeout", required_argument, NULL, 'T'},
+        {"kernel", required_argument, NULL, 'k'}, {"target", required_argument, NULL, 'g'},
+        {"limit", required_argument, NULL, 'l'},  {"offset", required_argument, NULL, 'o'},
+        {"reanalyze", no_argument, NULL, 'A'},    {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 's':
+            flags.server = optarg;
+            break;
+        case 't':
+            flags.token = optarg;
+            break;
+        case 'c':
+            flags.ca = optarg;
+            break;
+        case 'f':
+            format = optarg;
+            break;
+        case 'R':
+            c->rows = 0;
+            seen |= OPT_REPORTS;
+            break;
+        case 'T':
+            if (parse_count("--timeout", optarg, 1, 86400, &timeout)) return EXIT_USAGE;
+            break;
+        case 'k':
+            c->kernel = optarg;
+            seen |= OPT_LIST;
+            break;
+        case 'g':
+            c->target = optarg;
+            seen |= OPT_LIST;
+            break;
+        case 'l':
+            if (parse_count("--limit", optarg, 0, INT_MAX, &c->limit)) return EXIT_USAGE;
+            seen |= OPT_LIST;
+            break;
+        case 'o':
+            if (parse_count("--offset", optarg, 0, INT_MAX, &c->offset)) return EXIT_USAGE;
+            seen |= OPT_LIST;
+            break;
+        case 'A':
+            c->reanalyze = 1;
+            seen |= OPT_UPLOAD;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case 'V':
+            printf("tregc %s\n", TREGC_VERSION);
+            return 0;
+        default:
+            if (optopt)
+                fprintf(stderr, "tregc: -%c: unknown option or missing value (see --help)\n",
+                        optopt);
+            else
+                fprintf(stderr, "tregc: %s: unknown option or missing value (see --help)\n",
+                        argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+    }
+    if (strcmp(format, "json") == 0) {
+        c->json = 1;
+    } else if (strcmp(format, "text") != 0) {
+        fprintf(stderr, "tregc: --format must be text or json, not '%s'\n", format);
+        return EXIT_USAGE;
+    }
+    if (optind >= argc) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[optind];
+    int nargs = argc - optind - 1;
+    char **args = argv + optind + 1;
+    int allowed;
+    if (strcmp(cmd, "upload") == 0) {
+        allowed = OPT_UPLOAD | OPT_REPORTS;
+        if (nargs < 1) {
+            fprintf(stderr, "tregc: upload: give at least one FILE or DIR\n");
+            return EXIT_USAGE;
+        }
+    } else if (strcmp(cmd, "fetch") == 0) {
+        allowed = OPT_REPORTS;
+        if (nargs != 1) {
+            fprintf(stderr, "tregc: fetch: give exactly one HASH\n");
+            return EXIT_USAGE;
+        }
+        if (!is_sha256_hex(args[0])) {
+            fprintf(stderr, "tregc: fetch: '%.80s' is not a SHA-256 (64 hex digits)\n", args[0]);
+            return EXIT_USAGE;
+        }
+    } else if (strcmp(cmd, "list") == 0 || strcmp(cmd, "health") == 0) {
+        allowed = cmd[0] == 'l' ? OPT_LIST : 0;
+        if (nargs != 0) {
+            fprintf(stderr, "tregc: %s: takes no arguments, got '%.80s'\n", cmd, args[0]);
+            return EXIT_USAGE;
+        }
+    } else {
+        fprintf(stderr, "tregc: unknown command '%.80s' (upload, fetch, list or health)\n", cmd);
+        return EXIT_USAGE;
+    }
+    if (seen & ~allowed) {
+        const char *which = (seen & ~allowed) & OPT_LIST
+                                ? "--kernel, --target, --limit and --offset are for list"
+                            : (seen & ~allowed) & OPT_UPLOAD ? "--reanalyze is for upload"
+                                                             : "--no-rows is for upload and fetch";
+        fprintf(stderr, "tregc: %s: %s\n", cmd, which);
+        return EXIT_USAGE;
+    }
+
+    char err[600];
+    if (tregc_config_resolve(&c->cfg, &flags, err, sizeof err) != 0) {
+        fprintf(stderr, "tregc: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (!c->cfg.server) {
+        fprintf(stderr,
+                "tregc: no server: give --server https://HOST:PORT, set TREG_SERVER or server in "
+                "client.conf\n");
+        return EXIT_USAGE;
+    }
+    int rc = tregc_https_open(&c->https, c->cfg.server, c->cfg.ca, c->cfg.token, (int)timeout, err,
+                              sizeof err);
+    if (rc != TREGC_NET_OK) {
+        fprintf(stderr, "tregc: %s\n", err);
+        return rc == TREGC_NET_USAGE ? EXIT_USAGE : 1;
+    }
+    if (gethostname(c->host_name, sizeof c->host_name - 1) != 0) c->host_name[0] = 0;
+    if (c->json) {
+        c->reports = json_object_new_array();
+        c->errors = json_object_new_array();
+    }
+    if (cmd[0] == 'u') return cmd_upload(c, nargs, args);
+    if (cmd[0] == 'f') return cmd_fetch(c, args[0]);
+    if (cmd[0] == 'l') return cmd_list(c);
+    return cmd_health(c);
+}
+
+int main(int argc, char **argv)
+{
+    /* A server that closes early must be an error message, not a SIGPIPE. */
+    signal(SIGPIPE, SIG_IGN);
+    cli c = {0};
+    c.rows = 1;
+    c.limit = c.offset = -1;
+    int rc = run(&c, argc, argv);
+    json_object_put(c.reports);
+    json_object_put(c.errors);
+    free(c.analyzer_version);
+    tregc_https_close(&c.https);
+    tregc_config_free(&c.cfg);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        /* A reader that stopped early (| head) needs no message. */
+        if (errno != EPIPE) fprintf(stderr, "tregc: stdout: %s\n", strerror(errno));
+        return 1;
+    }
+    return rc;
+}

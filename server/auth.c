@@ -1,0 +1,129 @@
+/* Team bearer tokens (see auth.h): SHA-256 through OpenSSL's EVP, compared
+ * with CRYPTO_memcmp against every entry without an early exit. */
+#include "auth.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
+static int sha256(const char *data, size_t len, uint8_t out[AUTH_HASH_LEN])
+{
+    unsigned int n = 0;
+    if (EVP_Digest(data, len, out, &n, EVP_sha256(), NULL) != 1 || n != AUTH_HASH_LEN) return -1;
+    return 0;
+}
+
+int auth_hash_hex(const char *token, char out[2 * AUTH_HASH_LEN + 1])
+{
+    uint8_t h[AUTH_HASH_LEN];
+    if (sha256(token, strlen(token), h) != 0) return -1;
+    for (size_t i = 0; i < AUTH_HASH_LEN; i++) snprintf(out + 2 * i, 3, "%02x", h[i]);
+    OPENSSL_cleanse(h, sizeof h);
+    return 0;
+}
+
+static auth_entry *append(auth_set *set, const char *team)
+{
+    if (set->n == set->cap) {
+        size_t cap = set->cap ? set->cap * 2 : 8;
+        auth_entry *e = realloc(set->entries, cap * sizeof *e);
+        if (e == NULL) return NULL;
+        set->entries = e;
+        set->cap = cap;
+    }
+    auth_entry *e = &set->entries[set->n++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->team, sizeof e->team, "%s", team);
+    return e;
+}
+
+int auth_add_token(auth_set *set, const char *team, const char *token)
+{
+    auth_entry *e = append(set, team);
+    if (e == NULL) return -1;
+    if (sha256(token, strlen(token), e->hash) != 0) {
+        set->n--;
+        return -1;
+    }
+    return 0;
+}
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+int auth_load_file(auth_set *set, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        snprintf(err, errlen, "--tokens-file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char line[1024];
+    int lineno = 0, rc = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        lineno++;
+        char *p = line;
+        while (isspace((unsigned char)*p)) p++;
+        if (*p == '\0' || *p == '#') continue;
+        char team[64], hex[80];
+        char extra;
+        if (sscanf(p, "%63s %79s %c", team, hex, &extra) != 2 || strlen(hex) != 2 * AUTH_HASH_LEN) {
+            snprintf(err, errlen, "--tokens-file %s:%d: expected 'team sha256hex'", path, lineno);
+            rc = -1;
+            break;
+        }
+        uint8_t hash[AUTH_HASH_LEN];
+        int ok = 1;
+        for (size_t i = 0; i < AUTH_HASH_LEN && ok; i++) {
+            int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+            if (hi < 0 || lo < 0)
+                ok = 0;
+            else
+                hash[i] = (uint8_t)(hi << 4 | lo);
+        }
+        auth_entry *e = ok ? append(set, team) : NULL;
+        if (e == NULL) {
+            snprintf(err, errlen, "--tokens-file %s:%d: %s", path, lineno,
+                     ok ? "out of memory" : "hash is not 64 hex digits");
+            rc = -1;
+            break;
+        }
+        memcpy(e->hash, hash, sizeof hash);
+    }
+    fclose(f);
+    return rc;
+}
+
+const char *auth_check(const auth_set *set, const char *authorization)
+{
+    if (authorization == NULL || strncasecmp(authorization, "Bearer ", 7) != 0) return NULL;
+    const char *token = authorization + 7;
+    while (*token == ' ') token++;
+    if (*token == '\0') return NULL;
+    uint8_t h[AUTH_HASH_LEN];
+    if (sha256(token, strlen(token), h) != 0) return NULL;
+    const char *team = NULL;
+    for (size_t i = 0; i < set->n; i++) {
+        /* No break: every entry is compared whatever matched before. */
+        if (CRYPTO_memcmp(h, set->entries[i].hash, AUTH_HASH_LEN) == 0 && team == NULL)
+            team = set->entries[i].team;
+    }
+    return team;
+}
+
+void auth_free(auth_set *set)
+{
+    if (set->entries != NULL) OPENSSL_cleanse(set->entries, set->cap * sizeof *set->entries);
+    free(set->entries);
+    memset(set, 0, sizeof *set);
+}

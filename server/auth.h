@@ -1,0 +1,40 @@
+/* Bearer tokens per team.  Only SHA-256 hashes of tokens are kept in
+ * memory (a token given on the command line is hashed on load and the
+ * plain text is not retained); a presented token is hashed and compared in
+ * constant time against every configured hash, so neither the match nor
+ * its position leaks through timing. */
+#ifndef TREGD_AUTH_H
+#define TREGD_AUTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define AUTH_HASH_LEN 32
+
+typedef struct auth_entry {
+    char team[64];
+    uint8_t hash[AUTH_HASH_LEN];
+} auth_entry;
+
+typedef struct auth_set {
+    auth_entry *entries;
+    size_t n, cap;
+} auth_set;
+
+/* SHA-256 of token as 64 lower-case hex digits plus NUL. 0 on success. */
+int auth_hash_hex(const char *token, char out[2 * AUTH_HASH_LEN + 1]);
+
+/* Adds a plain token for team. 0 on success, -1 on OOM. */
+int auth_add_token(auth_set *set, const char *team, const char *token);
+
+/* Loads "team sha256hex" lines (# comments, blank lines).  On failure
+ * returns -1 with a one-line message naming the file and line in err. */
+int auth_load_file(auth_set *set, const char *path, char *err, size_t errlen);
+
+/* The team owning the bearer token in an Authorization header value, or
+ * NULL when the header is absent, malformed or the token unknown. */
+const char *auth_check(const auth_set *set, const char *authorization);
+
+void auth_free(auth_set *set);
+
+#endif

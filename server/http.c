@@ -1,0 +1,601 @@
+/* HTTPS routes, auth, replies and the upload flow (see http.h).
+ *
+ *   POST /v1/analyze            UploadRequest -> UploadResponse
+ *   GET  /v1/reports/{sha256}   Report bytes as stored
+ *   GET  /v1/reports?kernel=&target=&limit=&offset=   ListResponse
+ *   GET  /v1/health             Health (no auth)
+ *
+ * Every failure is the HTTP status plus a treg.v1.Error body.  The one
+ * exception is a body over --max-body: libevent 2.1 answers that 413 itself
+ * (before any callback of ours runs), so its body is libevent's HTML.
+ *
+ * Everything here runs on the event loop thread.  Per request it does only
+ * bounded work: unpacking the upload and hashing it (proportional to the
+ * body, which --max-body caps), one indexed SQLite statement, and reading
+ * one stored report file, which is usually in the page cache. */
+#include "http.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/buffer.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <llvm/Config/llvm-config.h>
+#include <openssl/evp.h>
+
+#include "log.h"
+#include "proto_wire.h"
+#include "tls.h"
+#include "treg.pb-c.h"
+#include "treg/analyzer.h"
+
+#define LIST_DEFAULT_LIMIT 50
+#define LIST_MAX_LIMIT     1000
+
+typedef struct inflight inflight;
+
+/* One request from arrival to reply. */
+typedef struct request {
+    http_server *srv;
+    struct evhttp_request *req;
+    struct timespec start;
+    const char *method;
+    char *path;
+    char peer[64];
+    const char *team;
+    char hash[STORE_HASH_HEX + 1];
+    char *file_name;
+    bool joined; /* waited for another upload's analysis of the same blob */
+    struct request *next_waiter;
+} request;
+
+/* An analysis running (or queued) for one blob, and who waits for it. */
+struct inflight {
+    http_server *srv;
+    char hash[STORE_HASH_HEX + 1];
+    char *file_name, *client_host;
+    int64_t created_unix;
+    request *waiters;
+    inflight *next;
+};
+
+struct http_server {
+    http_config cfg;
+    struct evhttp *http;
+    struct evhttp_bound_socket *listener;
+    unsigned short port;
+    inflight *running;
+};
+
+static const char *method_name(enum evhttp_cmd_type t)
+{
+    switch (t) {
+    case EVHTTP_REQ_GET:
+        return "GET";
+    case EVHTTP_REQ_POST:
+        return "POST";
+    case EVHTTP_REQ_HEAD:
+        return "HEAD";
+    case EVHTTP_REQ_PUT:
+        return "PUT";
+    case EVHTTP_REQ_DELETE:
+        return "DELETE";
+    case EVHTTP_REQ_OPTIONS:
+        return "OPTIONS";
+    case EVHTTP_REQ_TRACE:
+        return "TRACE";
+    case EVHTTP_REQ_CONNECT:
+        return "CONNECT";
+    case EVHTTP_REQ_PATCH:
+        return "PATCH";
+    }
+    return "?";
+}
+
+static const char *reason(int status)
+{
+    switch (status) {
+    case 200:
+        return "OK";
+    case 400:
+        return "Bad Request";
+    case 401:
+        return "Unauthorized";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 413:
+        return "Payload Too Large";
+    case 422:
+        return "Unprocessable Entity";
+    case 500:
+        return "Internal Server Error";
+    case 503:
+        return "Service Unavailable";
+    case 504:
+        return "Gateway Timeout";
+    }
+    return "Error";
+}
+
+static void request_free(request *r)
+{
+    free(r->path);
+    free(r->file_name);
+    free(r);
+}
+
+/* Sends the reply, logs the request line, frees r. */
+static void reply(request *r, int status, const uint8_t *body, size_t len)
+{
+    struct evkeyvalq *out = evhttp_request_get_output_headers(r->req);
+    evhttp_add_header(out, "Content-Type", "application/x-protobuf");
+    struct evbuffer *buf = evbuffer_new();
+    if (buf != NULL && len > 0) evbuffer_add(buf, body, len);
+    evhttp_send_reply(r->req, status, reason(status), buf);
+    if (buf != NULL) evbuffer_free(buf);
+
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long long ms =
+        (now.tv_sec - r->start.tv_sec) * 1000LL + (now.tv_nsec - r->start.tv_nsec) / 1000000;
+    json_object *o = log_begin(status >= 500 ? "error" : "info", "request");
+    log_add_str(o, "method", r->method);
+    log_add_str(o, "path", r->path);
+    log_add_str(o, "peer", r->peer);
+    log_add_int(o, "status", status);
+    log_add_int(o, "ms", ms);
+    log_add_str(o, "team", r->team);
+    if (r->hash[0]) log_add_str(o, "hash", r->hash);
+    log_end(o);
+    request_free(r);
+}
+
+static void reply_error(request *r, int status, const char *message)
+{
+    Treg__V1__Error e = TREG__V1__ERROR__INIT;
+    e.status = (uint32_t)status;
+    e.message = (char *)message;
+    if (r->file_name != NULL) e.file_name = r->file_name;
+    size_t len = treg__v1__error__get_packed_size(&e);
+    uint8_t *buf = malloc(len ? len : 1);
+    if (buf != NULL) treg__v1__error__pack(&e, buf);
+    reply(r, status, buf, buf ? len : 0);
+    free(buf);
+}
+
+static void reply_upload(request *r, const uint8_t *report, size_t len, bool stored_before)
+{
+    uint8_t *out = NULL;
+    size_t out_len = 0;
+    if (treg_pb_pack_upload_response(report, len, stored_before, &out, &out_len) != 0) {
+        reply_error(r, 500, "out of memory");
+        return;
+    }
+    reply(r, 200, out, out_len);
+    free(out);
+}
+
+/* ---- GET /v1/health ---- */
+
+static void handle_health(request *r)
+{
+    Treg__V1__Health h = TREG__V1__HEALTH__INIT;
+    h.status = "ok";
+    h.analyzer_version = TREG_ANALYZER_VERSION;
+    h.llvm_version = LLVM_VERSION_STRING;
+    h.workers = pool_workers(r->srv->cfg.pool);
+    h.queued = pool_queued(r->srv->cfg.pool);
+    int64_t n = store_count(r->srv->cfg.store);
+    h.reports = n > 0 ? (uint64_t)n : 0;
+    uint8_t buf[512];
+    size_t len = treg__v1__health__get_packed_size(&h);
+    if (len > sizeof buf) {
+        reply_error(r, 500, "health message too large");
+        return;
+    }
+    treg__v1__health__pack(&h, buf);
+    reply(r, 200, buf, len);
+}
+
+/* ---- GET /v1/reports/{hash} ---- */
+
+static void handle_fetch(request *r, const char *hash_text)
+{
+    char hash[STORE_HASH_HEX + 1];
+    size_t n = strlen(hash_text);
+    for (size_t i = 0; i < n && i < STORE_HASH_HEX; i++)
+        hash[i] = (char)tolower((unsigned char)hash_text[i]);
+    hash[n < STORE_HASH_HEX ? n : STORE_HASH_HEX] = '\0';
+    if (n != STORE_HASH_HEX || !store_valid_hash(hash)) {
+        reply_error(r, 400, "not a SHA-256 hash (64 hex digits)");
+        return;
+    }
+    memcpy(r->hash, hash, sizeof hash);
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    int rc = store_read_report(r->srv->cfg.store, hash, &bytes, &len);
+    if (rc == 1) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "no report for %s", hash);
+        reply_error(r, 404, msg);
+    } else if (rc != 0) {
+        reply_error(r, 500, "cannot read the stored report");
+    } else {
+        reply(r, 200, bytes, len);
+    }
+    free(bytes);
+}
+
+/* ---- GET /v1/reports?... ---- */
+
+static int parse_u32(const char *s, uint32_t *out)
+{
+    if (s == NULL || *s == '\0') return -1;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end != '\0' || !isdigit((unsigned char)*s) || v > UINT32_MAX) return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static void handle_list(request *r, const char *query)
+{
+    struct evkeyvalq params;
+    params.tqh_first = NULL;
+    params.tqh_last = &params.tqh_first;
+    if (query != NULL && evhttp_parse_query_str(query, &params) != 0) {
+        evhttp_clear_headers(&params);
+        reply_error(r, 400, "malformed query string");
+        return;
+    }
+    const char *kernel = evhttp_find_header(&params, "kernel");
+    const char *target = evhttp_find_header(&params, "target");
+    const char *limit_s = evhttp_find_header(&params, "limit");
+    const char *offset_s = evhttp_find_header(&params, "offset");
+    uint32_t limit = LIST_DEFAULT_LIMIT, offset = 0;
+    if ((limit_s && (parse_u32(limit_s, &limit) != 0 || limit == 0 || limit > LIST_MAX_LIMIT)) ||
+        (offset_s && parse_u32(offset_s, &offset) != 0)) {
+        evhttp_clear_headers(&params);
+        reply_error(r, 400, "limit must be 1..1000 and offset a non-negative integer");
+        return;
+    }
+    if (kernel && !*kernel) kernel = NULL;
+    if (target && !*target) target = NULL;
+    store_summary *rows = NULL;
+    size_t n = 0;
+    bool more = false;
+    int rc = store_list(r->srv->cfg.store, kernel, target, limit, offset, &rows, &n, &more);
+    evhttp_clear_headers(&params);
+    if (rc != 0) {
+        reply_error(r, 500, "cannot query the index");
+        return;
+    }
+    Treg__V1__ListResponse resp = TREG__V1__LIST_RESPONSE__INIT;
+    Treg__V1__ReportSummary *sums = calloc(n ? n : 1, sizeof *sums);
+    Treg__V1__ReportSummary **ptrs = calloc(n ? n : 1, sizeof *ptrs);
+    if (sums == NULL || ptrs == NULL) {
+        free(sums);
+        free(ptrs);
+        store_summaries_free(rows, n);
+        reply_error(r, 500, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        treg__v1__report_summary__init(&sums[i]);
+        sums[i].hash = rows[i].hash;
+        sums[i].file_name = rows[i].file_name;
+        sums[i].target = rows[i].target;
+        sums[i].n_kernels = rows[i].nkernels;
+        sums[i].kernels = rows[i].kernels;
+        sums[i].created_unix = rows[i].created_unix;
+        sums[i].analyzer_version = rows[i].analyzer_version;
+        sums[i].client_host = rows[i].client_host;
+        ptrs[i] = &sums[i];
+    }
+    resp.n_reports = n;
+    resp.reports = ptrs;
+    resp.next_offset = more ? offset + (uint32_t)n : 0;
+    size_t len = treg__v1__list_response__get_packed_size(&resp);
+    uint8_t *buf = malloc(len ? len : 1);
+    if (buf != NULL) treg__v1__list_response__pack(&resp, buf);
+    free(sums);
+    free(ptrs);
+    store_summaries_free(rows, n);
+    if (buf == NULL)
+        reply_error(r, 500, "out of memory");
+    else
+        reply(r, 200, buf, len);
+    free(buf);
+}
+
+/* ---- POST /v1/analyze ---- */
+
+static void sha256_hex(const uint8_t *data, size_t len, char out[STORE_HASH_HEX + 1])
+{
+    uint8_t h[32];
+    unsigned int n = 0;
+    EVP_Digest(data, len, h, &n, EVP_sha256(), NULL);
+    for (size_t i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", h[i]);
+}
+
+static void inflight_free(inflight *f)
+{
+    free(f->file_name);
+    free(f->client_host);
+    free(f);
+}
+
+/* The worker pool's answer for one blob: index it, answer every waiter. */
+static void analysis_done(void *arg, const pool_result *res)
+{
+    inflight *f = arg;
+    http_server *s = f->srv;
+    for (inflight **pp = &s->running; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == f) {
+            *pp = f->next;
+            break;
+        }
+    }
+    if (res->outcome == POOL_OK) {
+        store_meta m = {.hash = f->hash,
+                        .file_name = f->file_name,
+                        .target = res->target,
+                        .analyzer_version = res->analyzer_version,
+                        .client_host = f->client_host,
+                        .created_unix = f->created_unix,
+                        .kernels = res->kernels,
+                        .nkernels = res->nkernels};
+        char err[256];
+        /* The report file is already durable; a failed insert is repaired
+         * by the re-index at the next start, so the upload still succeeds. */
+        if (store_index(s->cfg.store, &m, err, sizeof err) != 0) log_msg("error", err, f->hash);
+    }
+    request *w = f->waiters;
+    while (w != NULL) {
+        request *next = w->next_waiter;
+        switch (res->outcome) {
+        case POOL_OK:
+            reply_upload(w, res->report, res->report_len, w->joined);
+            break;
+        case POOL_REJECTED:
+        case POOL_CRASHED:
+            reply_error(w, 422, res->message);
+            break;
+        case POOL_TIMEOUT:
+            reply_error(w, 504, res->message);
+            break;
+        case POOL_SHUTDOWN:
+            evhttp_add_header(evhttp_request_get_output_headers(w->req), "Retry-After", "1");
+            reply_error(w, 503, res->message);
+            break;
+        case POOL_FAILED:
+            reply_error(w, 500, res->message);
+            break;
+        }
+        w = next;
+    }
+    inflight_free(f);
+}
+
+static void handle_analyze(request *r)
+{
+    http_server *s = r->srv;
+    struct evbuffer *body = evhttp_request_get_input_buffer(r->req);
+    size_t len = evbuffer_get_length(body);
+    const uint8_t *data = len ? evbuffer_pullup(body, -1) : (const uint8_t *)"";
+    Treg__V1__UploadRequest *up = data ? treg__v1__upload_request__unpack(NULL, len, data) : NULL;
+    if (up == NULL) {
+        reply_error(r, 400, "malformed UploadRequest (not a treg.v1.UploadRequest protobuf)");
+        return;
+    }
+    if (up->file_name && *up->file_name) r->file_name = strdup(up->file_name);
+    if (up->code_object.len == 0) {
+        treg__v1__upload_request__free_unpacked(up, NULL);
+        reply_error(r, 400, "UploadRequest has no code_object");
+        return;
+    }
+    sha256_hex(up->code_object.data, up->code_object.len, r->hash);
+
+    /* Stored already: answer from the store, no analysis. */
+    if (!up->reanalyze && store_lookup(s->cfg.store, r->hash, NULL, 0) == 1) {
+        uint8_t *report = NULL;
+        size_t report_len = 0;
+        if (store_read_report(s->cfg.store, r->hash, &report, &report_len) == 0) {
+            treg__v1__upload_request__free_unpacked(up, NULL);
+            reply_upload(r, report, report_len, true);
+            free(report);
+            return;
+        }
+        /* Indexed but the file is gone: analyze again below. */
+    }
+
+    /* The same blob is being analyzed: wait for that result. */
+    for (inflight *f = s->running; f != NULL; f = f->next) {
+        if (strcmp(f->hash, r->hash) == 0) {
+            treg__v1__upload_request__free_unpacked(up, NULL);
+            r->joined = true;
+            r->next_waiter = f->waiters;
+            f->waiters = r;
+            return;
+        }
+    }
+
+    inflight *f = calloc(1, sizeof *f);
+    if (f != NULL) {
+        f->srv = s;
+        memcpy(f->hash, r->hash, sizeof f->hash);
+        f->file_name = strdup(up->file_name ? up->file_name : "");
+        f->client_host = strdup(up->client_host ? up->client_host : "");
+        f->created_unix = (int64_t)time(NULL);
+    }
+    if (f == NULL || f->file_name == NULL || f->client_host == NULL) {
+        if (f) inflight_free(f);
+        treg__v1__upload_request__free_unpacked(up, NULL);
+        reply_error(r, 500, "out of memory");
+        return;
+    }
+    pool_job_spec spec = {.hash = f->hash,
+                          .file_name = f->file_name,
+                          .client_host = f->client_host,
+                          .created_unix = f->created_unix,
+                          .code = up->code_object.data,
+                          .code_len = up->code_object.len,
+                          .triton_json = up->triton_json ? up->triton_json : "",
+                          .triton_json_len = up->triton_json ? strlen(up->triton_json) : 0,
+                          .amdgcn = up->amdgcn ? up->amdgcn : "",
+                          .amdgcn_len = up->amdgcn ? strlen(up->amdgcn) : 0};
+    f->waiters = r;
+    f->next = s->running;
+    s->running = f;
+    int rc = pool_submit(s->cfg.pool, &spec, analysis_done, f);
+    treg__v1__upload_request__free_unpacked(up, NULL);
+    if (rc != 0) {
+        s->running = f->next;
+        inflight_free(f);
+        evhttp_add_header(evhttp_request_get_output_headers(r->req), "Retry-After", "1");
+        reply_error(r, 503,
+                    rc == -1 ? "analysis queue is full; retry shortly" : "server is shutting down");
+    }
+}
+
+/* ---- routing ---- */
+
+static void route(struct evhttp_request *req, void *arg)
+{
+    http_server *s = arg;
+    request *r = calloc(1, sizeof *r);
+    if (r == NULL) {
+        evhttp_send_error(req, 500, "out of memory");
+        return;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &r->start);
+    r->srv = s;
+    r->req = req;
+    enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
+    r->method = method_name(cmd);
+    struct evhttp_connection *conn = evhttp_request_get_connection(req);
+    char *peer_host = NULL;
+    ev_uint16_t peer_port = 0;
+    if (conn != NULL) evhttp_connection_get_peer(conn, &peer_host, &peer_port);
+    if (peer_host != NULL) snprintf(r->peer, sizeof r->peer, "%s:%u", peer_host, peer_port);
+    const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+    const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
+    const char *query = uri ? evhttp_uri_get_query(uri) : NULL;
+    r->path = strdup(path && *path ? path : "/");
+    if (r->path == NULL) {
+        reply_error(r, 500, "out of memory");
+        return;
+    }
+
+    if (strcmp(r->path, "/v1/health") == 0) {
+        if (cmd != EVHTTP_REQ_GET) goto wrong_method_get;
+        handle_health(r);
+        return;
+    }
+
+    r->team = auth_check(
+        s->cfg.auth, evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization"));
+    if (r->team == NULL) {
+        evhttp_add_header(evhttp_request_get_output_headers(req), "WWW-Authenticate",
+                          "Bearer realm=\"treg\"");
+        reply_error(r, 401, "missing or invalid bearer token");
+        return;
+    }
+
+    if (strcmp(r->path, "/v1/analyze") == 0) {
+        if (cmd != EVHTTP_REQ_POST) {
+            evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", "POST");
+            reply_error(r, 405, "use POST for /v1/analyze");
+            return;
+        }
+        handle_analyze(r);
+        return;
+    }
+    if (strcmp(r->path, "/v1/reports") == 0) {
+        if (cmd != EVHTTP_REQ_GET) goto wrong_method_get;
+        handle_list(r, query);
+        return;
+    }
+    if (strncmp(r->path, "/v1/reports/", 12) == 0) {
+        if (cmd != EVHTTP_REQ_GET) goto wrong_method_get;
+        handle_fetch(r, r->path + 12);
+        return;
+    }
+    reply_error(r, 404, "no such endpoint");
+    return;
+
+wrong_method_get:
+    evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", "GET");
+    reply_error(r, 405, "method not allowed (use GET)");
+}
+
+http_server *http_new(struct event_base *base, const http_config *cfg, char *err, size_t errlen)
+{
+    http_server *s = calloc(1, sizeof *s);
+    if (s == NULL || (s->http = evhttp_new(base)) == NULL) {
+        snprintf(err, errlen, "http: out of memory");
+        free(s);
+        return NULL;
+    }
+    s->cfg = *cfg;
+    evhttp_set_bevcb(s->http, tls_bevcb, cfg->tls);
+    evhttp_set_gencb(s->http, route, s);
+    /* All methods reach route(), which answers 405 with an Error body. */
+    evhttp_set_allowed_methods(s->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD |
+                                            EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE |
+                                            EVHTTP_REQ_OPTIONS | EVHTTP_REQ_PATCH);
+    evhttp_set_max_body_size(s->http, (ev_ssize_t)cfg->max_body);
+    evhttp_set_max_headers_size(s->http, 64 * 1024);
+    /* Read the rest of an oversized body before closing, so the client sees
+     * the 413 instead of a reset connection. */
+    evhttp_set_flags(s->http, EVHTTP_SERVER_LINGERING_CLOSE);
+    /* Idle or slow connections: long enough for a 64 MiB upload on a slow
+     * link plus an analysis up to the timeout. */
+    evhttp_set_timeout(s->http, (int)(cfg->timeout_seconds + 120));
+    s->listener = evhttp_bind_socket_with_handle(s->http, cfg->host, cfg->port);
+    if (s->listener == NULL) {
+        snprintf(err, errlen, "cannot listen on %s:%u", cfg->host, cfg->port);
+        http_free(s);
+        return NULL;
+    }
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    evutil_socket_t fd = evhttp_bound_socket_get_fd(s->listener);
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
+        if (ss.ss_family == AF_INET)
+            s->port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+        else if (ss.ss_family == AF_INET6)
+            s->port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+    }
+    return s;
+}
+
+unsigned short http_port(const http_server *s)
+{
+    return s->port;
+}
+
+void http_stop_accepting(http_server *s)
+{
+    if (s->listener != NULL) {
+        evhttp_del_accept_socket(s->http, s->listener);
+        s->listener = NULL;
+    }
+}
+
+void http_free(http_server *s)
+{
+    if (s == NULL) return;
+    if (s->http != NULL) evhttp_free(s->http);
+    /* Inflight entries belong to pool jobs; pool_free completes them. */
+    free(s);
+}

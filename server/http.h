@@ -1,0 +1,41 @@
+/* The HTTPS front: evhttp routes, bearer-token auth, protobuf bodies and
+ * error replies, request logs, and the upload flow (dedupe against the
+ * store, join an analysis already running for the same blob, or queue a new
+ * one on the worker pool). */
+#ifndef TREGD_HTTP_H
+#define TREGD_HTTP_H
+
+#include <stddef.h>
+
+#include <event2/event.h>
+#include <openssl/ssl.h>
+
+#include "auth.h"
+#include "pool.h"
+#include "store.h"
+
+typedef struct http_server http_server;
+
+typedef struct http_config {
+    const char *host;
+    unsigned short port; /* 0: any free port */
+    size_t max_body;
+    unsigned timeout_seconds;
+    SSL_CTX *tls;
+    const auth_set *auth;
+    store *store;
+    pool *pool;
+} http_config;
+
+/* Binds and starts serving; NULL with a one-line message on failure. */
+http_server *http_new(struct event_base *base, const http_config *cfg, char *err, size_t errlen);
+
+/* The port actually bound. */
+unsigned short http_port(const http_server *s);
+
+/* Closes the listening socket; connections already open keep going. */
+void http_stop_accepting(http_server *s);
+
+void http_free(http_server *s);
+
+#endif

@@ -1,0 +1,475 @@
+/* tregd: the treg analysis server.  This file is the process: flags and the
+ * config file, startup (tokens, TLS, store, worker pool, listener), signal
+ * handling and orderly shutdown.  The pieces live in auth.c, tls.c,
+ * store.c, pool.c (+ worker.c in the children), http.c and log.c.
+ *
+ * Exit codes: 0 after a clean shutdown, 1 when the certificate, key, store
+ * or listen address cannot be used, 2 for a bad flag or config line. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <openssl/crypto.h>
+
+#include "auth.h"
+#include "http.h"
+#include "log.h"
+#include "pool.h"
+#include "store.h"
+#include "tls.h"
+#include "treg/analyzer.h"
+
+typedef struct config {
+    char *listen, *cert, *key, *store, *tokens_file, *port_file;
+    long workers, queue, timeout;
+    long long max_body;
+    char **tokens; /* plain tokens from --token, hashed at startup */
+    size_t ntokens;
+} config;
+
+/* Everything shutdown needs, reached from the signal callbacks. */
+typedef struct server {
+    struct event_base *base;
+    http_server *http;
+    pool *pool;
+    unsigned timeout_seconds;
+    int stopping;
+    int forced; /* left the loop with analyses still running */
+    struct event *deadline;
+} server;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: tregd --cert FILE --key FILE --store DIR (--token TOKEN | --tokens-file FILE)\n"
+            "             [--listen HOST:PORT] [--workers N] [--queue N] [--max-body BYTES]\n"
+            "             [--timeout SECONDS] [--port-file FILE] [--config FILE]\n"
+            "       tregd hash-token TOKEN|-\n");
+}
+
+static void config_free(config *c)
+{
+    free(c->listen);
+    free(c->cert);
+    free(c->key);
+    free(c->store);
+    free(c->tokens_file);
+    free(c->port_file);
+    for (size_t i = 0; i < c->ntokens; i++) {
+        OPENSSL_cleanse(c->tokens[i], strlen(c->tokens[i]));
+        free(c->tokens[i]);
+    }
+    free(c->tokens);
+}
+
+static int parse_long(const char *v, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    if (errno || end == v || *end != '\0' || n < lo || n > hi) return -1;
+    *out = n;
+    return 0;
+}
+
+static int set_str(char **slot, const char *v)
+{
+    free(*slot);
+    *slot = strdup(v);
+    return *slot ? 0 : -1;
+}
+
+/* Applies one setting (a long flag name without dashes).  -1 with a message
+ * in err when the name or value is bad. */
+static int config_set(config *c, const char *name, const char *v, char *err, size_t errlen)
+{
+    long long n;
+    if (strcmp(name, "listen") == 0) return set_str(&c->listen, v);
+    if (strcmp(name, "cert") == 0) return set_str(&c->cert, v);
+    if (strcmp(name, "key") == 0) return set_str(&c->key, v);
+    if (strcmp(name, "store") == 0) return set_str(&c->store, v);
+    if (strcmp(name, "tokens-file") == 0) return set_str(&c->tokens_file, v);
+    if (strcmp(name, "port-file") == 0) return set_str(&c->port_file, v);
+    if (strcmp(name, "token") == 0) {
+        if (*v == '\0') {
+            snprintf(err, errlen, "token: empty");
+            return -1;
+        }
+        char **t = realloc(c->tokens, (c->ntokens + 1) * sizeof *t);
+        if (t == NULL) return -1;
+        c->tokens = t;
+        if ((c->tokens[c->ntokens] = strdup(v)) == NULL) return -1;
+        c->ntokens++;
+        return 0;
+    }
+    struct {
+        const char *name;
+        long long lo, hi;
+    } nums[] = {{"workers", 1, 256},
+                {"queue", 0, 1000000},
+                {"max-body", 1, (long long)1 << 30},
+                {"timeout", 1, 86400}};
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        if (strcmp(name, nums[i].name) != 0) continue;
+        if (parse_long(v, nums[i].lo, nums[i].hi, &n) != 0) {
+            snprintf(err, errlen, "%s: '%s' is not an integer in %lld..%lld", name, v, nums[i].lo,
+                     nums[i].hi);
+            return -1;
+        }
+        if (i == 0)
+            c->workers = (long)n;
+        else if (i == 1)
+            c->queue = (long)n;
+        else if (i == 2)
+            c->max_body = n;
+        else
+            c->timeout = (long)n;
+        return 0;
+    }
+    snprintf(err, errlen, "unknown setting '%s'", name);
+    return -1;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t') s++;
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+        s[--n] = '\0';
+    return s;
+}
+
+/* key = value lines, # comments.  Exit code 2 or 1 on failure, else 0. */
+static int config_load(config *c, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        fprintf(stderr, "tregd: --config %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    char line[4096];
+    int lineno = 0, rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
+        lineno++;
+        char *p = trim(line);
+        if (*p == '\0' || *p == '#') continue;
+        char *eq = strchr(p, '=');
+        char err[256] = "out of memory";
+        if (eq == NULL) {
+            fprintf(stderr, "tregd: %s:%d: expected 'key = value'\n", path, lineno);
+            rc = 2;
+            break;
+        }
+        *eq = '\0';
+        char *key = trim(p), *value = trim(eq + 1);
+        if (strcmp(key, "config") == 0 || config_set(c, key, value, err, sizeof err) != 0) {
+            fprintf(stderr, "tregd: %s:%d: %s\n", path, lineno,
+                    strcmp(key, "config") == 0 ? "'config' cannot be nested" : err);
+            rc = 2;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+static int parse_listen(const char *s, char *host, size_t hostlen, unsigned short *port)
+{
+    const char *colon = strrchr(s, ':');
+    if (colon == NULL || colon == s) return -1;
+    const char *h = s;
+    size_t hl = (size_t)(colon - s);
+    if (h[0] == '[' && hl >= 2 && h[hl - 1] == ']') {
+        h++;
+        hl -= 2;
+    }
+    if (hl == 0 || hl >= hostlen) return -1;
+    long long p;
+    if (parse_long(colon + 1, 0, 65535, &p) != 0) return -1;
+    memcpy(host, h, hl);
+    host[hl] = '\0';
+    *port = (unsigned short)p;
+    return 0;
+}
+
+static int write_port_file(const char *path, unsigned short port)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL) return -1;
+    fprintf(f, "%u\n", port);
+    if (fclose(f) != 0) return -1;
+    return rename(tmp, path);
+}
+
+static int hash_token(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "tregd: usage: tregd hash-token TOKEN (or - to read it from stdin)\n");
+        return 2;
+    }
+    char line[4096], hex[2 * AUTH_HASH_LEN + 1];
+    const char *token = argv[2];
+    if (strcmp(token, "-") == 0) {
+        if (fgets(line, sizeof line, stdin) == NULL) {
+            fprintf(stderr, "tregd: hash-token: no token on stdin\n");
+            return 2;
+        }
+        line[strcspn(line, "\r\n")] = '\0';
+        token = line;
+    }
+    if (*token == '\0' || auth_hash_hex(token, hex) != 0) {
+        fprintf(stderr, "tregd: hash-token: empty token\n");
+        return 2;
+    }
+    printf("%s\n", hex);
+    OPENSSL_cleanse(line, sizeof line);
+    return 0;
+}
+
+/* ---- shutdown ---- */
+
+static void drained(void *arg)
+{
+    server *s = arg;
+    /* A moment for the last replies to leave the socket buffers. */
+    struct timeval flush = {0, 300 * 1000};
+    event_base_loopexit(s->base, &flush);
+}
+
+static void on_deadline(evutil_socket_t fd, short what, void *arg)
+{
+    server *s = arg;
+    log_msg("warn", "shutdown deadline reached", "analyses still running are abandoned");
+    s->forced = 1;
+    event_base_loopexit(s->base, NULL);
+}
+
+static void on_stop_signal(evutil_socket_t sig, short what, void *arg)
+{
+    server *s = arg;
+    if (s->stopping) {
+        /* A second signal: stop waiting for running analyses. */
+        log_msg("warn", "second signal: exiting now", "running analyses are answered 503");
+        s->forced = 1;
+        event_base_loopexit(s->base, NULL);
+        return;
+    }
+    s->stopping = 1;
+    json_object *o = log_begin("info", "shutting down");
+    log_add_str(o, "signal", strsignal((int)sig));
+    log_end(o);
+    http_stop_accepting(s->http);
+    struct timeval tv = {.tv_sec = s->timeout_seconds + 5, .tv_usec = 0};
+    s->deadline = evtimer_new(s->base, on_deadline, s);
+    if (s->deadline) evtimer_add(s->deadline, &tv);
+    pool_drain(s->pool, drained, s);
+}
+
+static void on_sigchld(evutil_socket_t sig, short what, void *arg)
+{
+    pool_reap(((server *)arg)->pool);
+}
+
+static const struct option long_options[] = {{"config", required_argument, NULL, 'c'},
+                                             {"listen", required_argument, NULL, 'l'},
+                                             {"cert", required_argument, NULL, 'C'},
+                                             {"key", required_argument, NULL, 'K'},
+                                             {"store", required_argument, NULL, 's'},
+                                             {"token", required_argument, NULL, 't'},
+                                             {"tokens-file", required_argument, NULL, 'T'},
+                                             {"workers", required_argument, NULL, 'w'},
+                                             {"queue", required_argument, NULL, 'q'},
+                                             {"max-body", required_argument, NULL, 'm'},
+                                             {"timeout", required_argument, NULL, 'o'},
+                                             {"port-file", required_argument, NULL, 'p'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+
+/* Config file first (found by a scan of argv), then flags over it. */
+static int parse_args(int argc, char **argv, config *c)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *path = NULL;
+        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+            path = argv[i + 1];
+        else if (strncmp(argv[i], "--config=", 9) == 0)
+            path = argv[i] + 9;
+        if (path != NULL) {
+            int rc = config_load(c, path);
+            if (rc != 0) return rc;
+        }
+    }
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc, argv, ":h", long_options, NULL)) != -1) {
+        if (opt == 'h') {
+            usage(stdout);
+            exit(0);
+        }
+        if (opt == '?' || opt == ':') {
+            const char *bad = argv[optind - 1];
+            fprintf(stderr, "tregd: %s: %s\n", bad,
+                    opt == ':' ? "missing value" : "unknown option");
+            return 2;
+        }
+        if (opt == 'c') continue;
+        const char *name = NULL;
+        for (const struct option *o = long_options; o->name; o++)
+            if (o->val == opt) name = o->name;
+        char err[256] = "out of memory";
+        if (name == NULL || config_set(c, name, optarg, err, sizeof err) != 0) {
+            fprintf(stderr, "tregd: --%s\n", err);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "tregd: unexpected argument '%s'\n", argv[optind]);
+        return 2;
+    }
+    const char *missing = !c->cert ? "--cert" : !c->key ? "--key" : !c->store ? "--store" : NULL;
+    if (missing != NULL) {
+        fprintf(stderr, "tregd: %s is required\n", missing);
+        return 2;
+    }
+    if (c->ntokens == 0 && c->tokens_file == NULL) {
+        fprintf(stderr, "tregd: no tokens: give --token TOKEN or --tokens-file FILE\n");
+        return 2;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "hash-token") == 0) return hash_token(argc, argv);
+
+    config c = {.workers = 0, .queue = -1, .timeout = 60, .max_body = 64LL << 20};
+    int rc = parse_args(argc, argv, &c);
+    char host[256];
+    unsigned short port = 8443;
+    if (rc == 0 &&
+        parse_listen(c.listen ? c.listen : "127.0.0.1:8443", host, sizeof host, &port) != 0) {
+        fprintf(stderr, "tregd: --listen: '%s' is not HOST:PORT\n", c.listen);
+        rc = 2;
+    }
+    if (rc != 0) {
+        config_free(&c);
+        return rc;
+    }
+    if (c.workers == 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        c.workers = cores > 0 ? (cores > 256 ? 256 : cores) : 1;
+    }
+    if (c.queue < 0) c.queue = 4 * c.workers;
+    signal(SIGPIPE, SIG_IGN);
+
+    char err[512];
+    auth_set auth = {0};
+    for (size_t i = 0; i < c.ntokens && rc == 0; i++) {
+        char team[32];
+        snprintf(team, sizeof team, "token-%zu", i + 1);
+        if (auth_add_token(&auth, team, c.tokens[i]) != 0) {
+            fprintf(stderr, "tregd: cannot hash tokens\n");
+            rc = 1;
+        }
+    }
+    if (rc == 0 && c.tokens_file && auth_load_file(&auth, c.tokens_file, err, sizeof err) != 0) {
+        fprintf(stderr, "tregd: %s\n", err);
+        rc = 2;
+    }
+
+    SSL_CTX *tls = NULL;
+    store *st = NULL;
+    struct event_base *base = NULL;
+    pool *workers = NULL;
+    http_server *http = NULL;
+    struct event *sigterm = NULL, *sigint = NULL, *sigchld = NULL;
+    if (rc == 0 && (tls = tls_context_new(c.cert, c.key, err, sizeof err)) == NULL) {
+        fprintf(stderr, "tregd: %s\n", err);
+        rc = 1;
+    }
+    if (rc == 0 && (st = store_open(c.store, err, sizeof err)) == NULL) {
+        fprintf(stderr, "tregd: %s\n", err);
+        rc = 1;
+    }
+    if (rc == 0 && (base = event_base_new()) == NULL) {
+        fprintf(stderr, "tregd: cannot create the event loop\n");
+        rc = 1;
+    }
+    if (rc == 0 && (workers = pool_new(base, (unsigned)c.workers, (unsigned)c.queue,
+                                       (unsigned)c.timeout, c.store, err, sizeof err)) == NULL) {
+        fprintf(stderr, "tregd: %s\n", err);
+        rc = 1;
+    }
+    if (rc == 0) {
+        http_config hc = {.host = host,
+                          .port = port,
+                          .max_body = (size_t)c.max_body,
+                          .timeout_seconds = (unsigned)c.timeout,
+                          .tls = tls,
+                          .auth = &auth,
+                          .store = st,
+                          .pool = workers};
+        if ((http = http_new(base, &hc, err, sizeof err)) == NULL) {
+            fprintf(stderr, "tregd: %s\n", err);
+            rc = 1;
+        }
+    }
+    if (rc == 0 && c.port_file && write_port_file(c.port_file, http_port(http)) != 0) {
+        fprintf(stderr, "tregd: --port-file %s: %s\n", c.port_file, strerror(errno));
+        rc = 1;
+    }
+    server srv = {
+        .base = base, .http = http, .pool = workers, .timeout_seconds = (unsigned)c.timeout};
+    if (rc == 0) {
+        sigterm = evsignal_new(base, SIGTERM, on_stop_signal, &srv);
+        sigint = evsignal_new(base, SIGINT, on_stop_signal, &srv);
+        sigchld = evsignal_new(base, SIGCHLD, on_sigchld, &srv);
+        if (!sigterm || !sigint || !sigchld || evsignal_add(sigterm, NULL) != 0 ||
+            evsignal_add(sigint, NULL) != 0 || evsignal_add(sigchld, NULL) != 0) {
+            fprintf(stderr, "tregd: cannot install signal handlers\n");
+            rc = 1;
+        }
+    }
+    if (rc == 0) {
+        json_object *o = log_begin("info", "listening");
+        log_add_str(o, "host", host);
+        log_add_int(o, "port", http_port(http));
+        log_add_int(o, "workers", c.workers);
+        log_add_int(o, "queue", c.queue);
+        log_add_str(o, "store", c.store);
+        log_add_int(o, "teams", (long long)auth.n);
+        log_add_int(o, "recovered", (long long)store_recovered(st));
+        log_add_str(o, "analyzer_version", TREG_ANALYZER_VERSION);
+        log_end(o);
+        event_base_dispatch(base);
+        log_msg("info", "stopped", NULL);
+    }
+
+    /* pool_free before http_free: jobs it still completes answer requests
+     * (503), and after a forced stop the loop runs a moment more so those
+     * answers reach their clients. */
+    pool_free(workers);
+    if (srv.forced) {
+        struct timeval flush = {0, 300 * 1000};
+        event_base_loopexit(base, &flush);
+        event_base_dispatch(base);
+    }
+    http_free(http);
+    if (srv.deadline) event_free(srv.deadline);
+    if (sigterm) event_free(sigterm);
+    if (sigint) event_free(sigint);
+    if (sigchld) event_free(sigchld);
+    if (base) event_base_free(base);
+    store_close(st);
+    SSL_CTX_free(tls);
+    auth_free(&auth);
+    config_free(&c);
+    return rc;
+}

@@ -1,0 +1,420 @@
+/* Worker processes, job queue and timeouts (see pool.h). */
+#include "pool.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+
+#include "frame.h"
+#include "log.h"
+#include "worker.h"
+
+typedef struct job {
+    uint8_t *frame;
+    size_t frame_len;
+    pool_done_fn done;
+    void *arg;
+    char hash[72];
+    struct job *next;
+} job;
+
+typedef struct worker {
+    pool *owner;
+    pid_t pid;
+    struct bufferevent *bev;
+    struct event *timer;
+    job *current;
+} worker;
+
+struct pool {
+    struct event_base *base;
+    char *store_dir;
+    unsigned nworkers, queue_max, queued, busy;
+    unsigned timeout_seconds;
+    worker *workers;
+    job *head, *tail;
+    int draining;
+    void (*drained)(void *);
+    void *drained_arg;
+};
+
+static void on_read(struct bufferevent *bev, void *arg);
+static void on_event(struct bufferevent *bev, short what, void *arg);
+static void on_timeout(evutil_socket_t fd, short what, void *arg);
+
+static void job_free(job *j)
+{
+    if (j == NULL) return;
+    free(j->frame);
+    free(j);
+}
+
+static void finish(job *j, const pool_result *res)
+{
+    j->done(j->arg, res);
+    job_free(j);
+}
+
+static void finish_simple(job *j, pool_outcome outcome, const char *message)
+{
+    pool_result res = {.outcome = outcome, .message = message};
+    finish(j, &res);
+}
+
+/* Forks one worker process; the child never returns from here. */
+static int spawn(pool *p, worker *w)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return -1;
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(sv[0]);
+        close(sv[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        /* The parent owns shutdown: a terminal's ^C or systemd's SIGTERM to
+         * the whole group must not cut a running analysis short. */
+        signal(SIGTERM, SIG_IGN);
+        signal(SIGINT, SIG_IGN);
+        signal(SIGPIPE, SIG_IGN);
+        signal(SIGCHLD, SIG_DFL);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(0);
+        if (dup2(sv[1], 3) < 0) _exit(1);
+        /* Listening socket, client connections, other workers' pipes. */
+        close_range(4, ~0U, 0);
+        worker_main(3, p->store_dir);
+    }
+    close(sv[1]);
+    evutil_make_socket_nonblocking(sv[0]);
+    w->owner = p;
+    w->pid = pid;
+    w->current = NULL;
+    w->bev = bufferevent_socket_new(p->base, sv[0], BEV_OPT_CLOSE_ON_FREE);
+    w->timer = evtimer_new(p->base, on_timeout, w);
+    if (w->bev == NULL || w->timer == NULL) {
+        if (w->bev)
+            bufferevent_free(w->bev);
+        else
+            close(sv[0]);
+        if (w->timer) event_free(w->timer);
+        w->bev = NULL;
+        w->timer = NULL;
+        kill(pid, SIGKILL);
+        return -1;
+    }
+    bufferevent_setcb(w->bev, on_read, NULL, on_event, w);
+    bufferevent_enable(w->bev, EV_READ | EV_WRITE);
+    return 0;
+}
+
+static void retire(worker *w)
+{
+    if (w->timer) event_free(w->timer);
+    if (w->bev) bufferevent_free(w->bev);
+    w->timer = NULL;
+    w->bev = NULL;
+    if (w->pid > 0) kill(w->pid, SIGKILL); /* reaped by pool_reap */
+    w->pid = 0;
+}
+
+static void maybe_drained(pool *p)
+{
+    if (p->draining && p->busy == 0 && p->drained != NULL) {
+        void (*cb)(void *) = p->drained;
+        p->drained = NULL;
+        cb(p->drained_arg);
+    }
+}
+
+static void dispatch(pool *p, worker *w, job *j)
+{
+    w->current = j;
+    p->busy++;
+    evbuffer_add(bufferevent_get_output(w->bev), j->frame, j->frame_len);
+    free(j->frame); /* copied into the bufferevent */
+    j->frame = NULL;
+    struct timeval tv = {.tv_sec = p->timeout_seconds, .tv_usec = 0};
+    evtimer_add(w->timer, &tv);
+}
+
+/* Gives the next queued job, if any, to idle worker w. */
+static void next_job(pool *p, worker *w)
+{
+    job *j = p->head;
+    if (j == NULL || w->bev == NULL) return;
+    p->head = j->next;
+    if (p->head == NULL) p->tail = NULL;
+    p->queued--;
+    dispatch(p, w, j);
+}
+
+/* The worker's job ends without a reply (crash or timeout): fail the job,
+ * replace the process, keep the queue moving. */
+static void lose_worker(worker *w, pool_outcome outcome, const char *message, const char *why)
+{
+    pool *p = w->owner;
+    job *j = w->current;
+    w->current = NULL;
+    json_object *o = log_begin("warn", why);
+    log_add_int(o, "pid", w->pid);
+    if (j != NULL) log_add_str(o, "hash", j->hash);
+    log_end(o);
+    retire(w);
+    if (j != NULL) {
+        p->busy--;
+        finish_simple(j, outcome, message);
+    }
+    if (!p->draining) {
+        if (spawn(p, w) != 0)
+            log_msg("error", "cannot start a worker process", strerror(errno));
+        else
+            next_job(p, w);
+    }
+    maybe_drained(p);
+}
+
+static void on_timeout(evutil_socket_t fd, short what, void *arg)
+{
+    worker *w = arg;
+    char msg[128];
+    snprintf(msg, sizeof msg, "analysis took longer than %u s", w->owner->timeout_seconds);
+    lose_worker(w, POOL_TIMEOUT, msg, "worker killed at the timeout");
+}
+
+static void on_event(struct bufferevent *bev, short what, void *arg)
+{
+    if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+        lose_worker(arg, POOL_CRASHED,
+                    "analysis crashed (the disassembler could not handle this code object)",
+                    "worker process died");
+}
+
+static char *dup_field(const frame_field *f)
+{
+    char *s = malloc(f->len + 1);
+    if (s == NULL) return NULL;
+    memcpy(s, f->data, f->len);
+    s[f->len] = '\0';
+    return s;
+}
+
+/* Turns one reply frame into a pool_result and completes the job. */
+static void complete(worker *w, const uint8_t *payload, size_t len)
+{
+    pool *p = w->owner;
+    job *j = w->current;
+    w->current = NULL;
+    evtimer_del(w->timer);
+    p->busy--;
+    frame_field f[FRAME_REPLY_FIELDS];
+    if (j == NULL) return;
+    if (frame_split(payload, len, f, FRAME_REPLY_FIELDS) != 0 || f[0].len != 1) {
+        finish_simple(j, POOL_FAILED, "malformed reply from a worker");
+        return;
+    }
+    uint8_t status = *(const uint8_t *)f[0].data;
+    char *message = NULL, *target = dup_field(&f[2]), *version = dup_field(&f[4]);
+    const char **names = NULL;
+    pool_result res = {.target = target, .analyzer_version = version};
+    if (status == FRAME_OK) {
+        const char *k = f[3].data, *end = k + f[3].len;
+        size_t nnames = 0;
+        for (const char *q = k; q < end; q++) nnames += *q == '\0';
+        names = calloc(nnames ? nnames : 1, sizeof *names);
+        for (size_t i = 0; names != NULL && i < nnames; i++) {
+            names[i] = k;
+            k += strlen(k) + 1;
+        }
+        res.outcome = names ? POOL_OK : POOL_FAILED;
+        res.message = names ? NULL : "out of memory";
+        res.report = f[1].data;
+        res.report_len = f[1].len;
+        res.kernels = names;
+        res.nkernels = names ? nnames : 0;
+    } else {
+        message = dup_field(&f[1]);
+        res.outcome = status == FRAME_REJECTED ? POOL_REJECTED : POOL_FAILED;
+        res.message = message ? message : "out of memory";
+    }
+    finish(j, &res);
+    free(names);
+    free(message);
+    free(target);
+    free(version);
+}
+
+static void on_read(struct bufferevent *bev, void *arg)
+{
+    worker *w = arg;
+    struct evbuffer *in = bufferevent_get_input(bev);
+    for (;;) {
+        uint32_t len;
+        if (evbuffer_copyout(in, &len, 4) != 4) return;
+        if (evbuffer_get_length(in) < 4 + (size_t)len) return;
+        uint8_t *data = evbuffer_pullup(in, 4 + (ssize_t)len);
+        if (data == NULL) return;
+        complete(w, data + 4, len);
+        evbuffer_drain(in, 4 + (size_t)len);
+        if (w->current == NULL) next_job(w->owner, w);
+        maybe_drained(w->owner);
+        if (w->bev != bev) return; /* replaced meanwhile */
+    }
+}
+
+pool *pool_new(struct event_base *base, unsigned workers, unsigned queue_max,
+               unsigned timeout_seconds, const char *store_dir, char *err, size_t errlen)
+{
+    pool *p = calloc(1, sizeof *p);
+    if (p == NULL || (p->store_dir = strdup(store_dir)) == NULL ||
+        (p->workers = calloc(workers, sizeof *p->workers)) == NULL) {
+        snprintf(err, errlen, "worker pool: out of memory");
+        if (p) free(p->store_dir);
+        free(p);
+        return NULL;
+    }
+    p->base = base;
+    p->nworkers = workers;
+    p->queue_max = queue_max;
+    p->timeout_seconds = timeout_seconds;
+    for (unsigned i = 0; i < workers; i++) {
+        if (spawn(p, &p->workers[i]) != 0) {
+            snprintf(err, errlen, "cannot start worker process %u: %s", i, strerror(errno));
+            pool_free(p);
+            return NULL;
+        }
+    }
+    return p;
+}
+
+int pool_submit(pool *p, const pool_job_spec *s, pool_done_fn done, void *arg)
+{
+    if (p->draining) return -2;
+    worker *idle = NULL;
+    for (unsigned i = 0; i < p->nworkers && idle == NULL; i++)
+        if (p->workers[i].bev != NULL && p->workers[i].current == NULL) idle = &p->workers[i];
+    if (idle == NULL && p->queued >= p->queue_max) return -1;
+    job *j = calloc(1, sizeof *j);
+    if (j == NULL) return -2;
+    snprintf(j->hash, sizeof j->hash, "%s", s->hash);
+    frame_field f[FRAME_REQUEST_FIELDS] = {
+        {s->hash, strlen(s->hash)},
+        {s->file_name, strlen(s->file_name)},
+        {s->client_host, strlen(s->client_host)},
+        {&s->created_unix, sizeof s->created_unix},
+        {s->code, s->code_len},
+        {s->triton_json, s->triton_json_len},
+        {s->amdgcn, s->amdgcn_len},
+    };
+    if (frame_build(f, FRAME_REQUEST_FIELDS, &j->frame, &j->frame_len) != 0) {
+        free(j);
+        return -2;
+    }
+    j->done = done;
+    j->arg = arg;
+    if (idle != NULL) {
+        dispatch(p, idle, j);
+    } else {
+        if (p->tail)
+            p->tail->next = j;
+        else
+            p->head = j;
+        p->tail = j;
+        p->queued++;
+    }
+    return 0;
+}
+
+unsigned pool_workers(const pool *p)
+{
+    return p->nworkers;
+}
+unsigned pool_queued(const pool *p)
+{
+    return p->queued;
+}
+
+void pool_reap(pool *p)
+{
+    int status;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL) {
+            json_object *o = log_begin("warn", "worker process killed by a signal");
+            log_add_int(o, "pid", pid);
+            log_add_str(o, "signal", strsignal(WTERMSIG(status)));
+            log_end(o);
+        }
+    }
+}
+
+void pool_drain(pool *p, void (*drained)(void *), void *arg)
+{
+    p->draining = 1;
+    p->drained = drained;
+    p->drained_arg = arg;
+    while (p->head != NULL) {
+        job *j = p->head;
+        p->head = j->next;
+        p->queued--;
+        finish_simple(j, POOL_SHUTDOWN, "server is shutting down");
+    }
+    p->tail = NULL;
+    maybe_drained(p);
+}
+
+void pool_free(pool *p)
+{
+    if (p == NULL) return;
+    for (job *j = p->head, *next; j != NULL; j = next) {
+        next = j->next;
+        finish_simple(j, POOL_SHUTDOWN, "server is shutting down");
+    }
+    for (unsigned i = 0; i < p->nworkers; i++) {
+        worker *w = &p->workers[i];
+        if (w->current != NULL) {
+            finish_simple(w->current, POOL_SHUTDOWN, "server is shutting down");
+            w->current = NULL;
+        }
+        pid_t pid = w->pid;
+        if (w->timer) event_free(w->timer);
+        /* Outside the loop libevent defers the close of a freed
+         * bufferevent's socket; shut it down now so the worker sees EOF
+         * and exits. */
+        if (w->bev) {
+            shutdown(bufferevent_getfd(w->bev), SHUT_RDWR);
+            bufferevent_free(w->bev);
+        }
+        w->timer = NULL;
+        w->bev = NULL;
+        /* Wait up to 2 s for a clean exit, then make sure. */
+        for (int tries = 0; pid > 0 && tries < 200; tries++) {
+            if (waitpid(pid, NULL, WNOHANG) != 0) {
+                pid = 0;
+                break;
+            }
+            struct timespec ts = {0, 10 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+        if (pid > 0) {
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+        }
+        w->pid = 0;
+    }
+    free(p->workers);
+    free(p->store_dir);
+    free(p);
+}

@@ -1,0 +1,74 @@
+/* The prefork worker pool: N worker processes (worker.c), each connected to
+ * the event loop by a socketpair, one job at a time each; a bounded FIFO of
+ * jobs waiting for a free worker; a per-job timeout.  Processes, not
+ * threads, because LLVM's disassembler can crash on hostile input: a dead
+ * worker fails only its own job (POOL_CRASHED) and is replaced; a stuck one
+ * is killed at the timeout (POOL_TIMEOUT) and replaced.
+ *
+ * Everything here runs on the event loop thread and never blocks it: job
+ * frames go out and replies come back through bufferevents. */
+#ifndef TREGD_POOL_H
+#define TREGD_POOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <event2/event.h>
+
+typedef enum pool_outcome {
+    POOL_OK,       /* report packed and stored */
+    POOL_REJECTED, /* the analyzer refused the code object (message) */
+    POOL_FAILED,   /* packing or storing failed (message) */
+    POOL_CRASHED,  /* the worker died during the job */
+    POOL_TIMEOUT,  /* the worker was killed at the timeout */
+    POOL_SHUTDOWN  /* dropped from the queue at shutdown */
+} pool_outcome;
+
+typedef struct pool_result {
+    pool_outcome outcome;
+    const uint8_t *report; /* POOL_OK: the packed Report */
+    size_t report_len;
+    const char *message; /* otherwise: one line */
+    const char *target;
+    const char *analyzer_version;
+    const char *const *kernels;
+    size_t nkernels;
+} pool_result;
+
+typedef struct pool_job_spec {
+    const char *hash, *file_name, *client_host;
+    int64_t created_unix;
+    const uint8_t *code;
+    size_t code_len;
+    const char *triton_json;
+    size_t triton_json_len;
+    const char *amdgcn;
+    size_t amdgcn_len;
+} pool_job_spec;
+
+/* Called exactly once per submitted job, on the loop thread. */
+typedef void (*pool_done_fn)(void *arg, const pool_result *res);
+
+typedef struct pool pool;
+
+pool *pool_new(struct event_base *base, unsigned workers, unsigned queue_max,
+               unsigned timeout_seconds, const char *store_dir, char *err, size_t errlen);
+
+/* 0: running or queued (the spec is copied); -1: the queue is full;
+ * -2: shutting down or out of memory. */
+int pool_submit(pool *p, const pool_job_spec *spec, pool_done_fn done, void *arg);
+
+unsigned pool_workers(const pool *p);
+unsigned pool_queued(const pool *p);
+
+/* Reaps exited worker processes (call on SIGCHLD). */
+void pool_reap(pool *p);
+
+/* Stops taking jobs, fails queued ones with POOL_SHUTDOWN, and calls
+ * drained(arg) once no job is running (maybe before returning). */
+void pool_drain(pool *p, void (*drained)(void *), void *arg);
+
+/* Closes every worker's socket, waits for the processes, frees. */
+void pool_free(pool *p);
+
+#endif

@@ -1,0 +1,154 @@
+/* Worker process main loop (see worker.h).  Blocking I/O is fine here: the
+ * process does one job at a time and nothing else. */
+#include "worker.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "convert.h"
+#include "frame.h"
+#include "store.h"
+#include "treg/analyzer.h"
+
+static int read_full(int fd, void *buf, size_t len)
+{
+    uint8_t *p = buf;
+    while (len > 0) {
+        ssize_t r = read(fd, p, len);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        p += r;
+        len -= (size_t)r;
+    }
+    return 0;
+}
+
+static int write_full(int fd, const void *buf, size_t len)
+{
+    const uint8_t *p = buf;
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+static char *field_str(const frame_field *f)
+{
+    char *s = malloc(f->len + 1);
+    if (s == NULL) return NULL;
+    memcpy(s, f->data, f->len);
+    s[f->len] = '\0';
+    return s;
+}
+
+static int reply(int fd, enum frame_status status, const void *body, size_t body_len,
+                 const char *target, const char *kernels, size_t kernels_len)
+{
+    uint8_t st = (uint8_t)status;
+    frame_field f[FRAME_REPLY_FIELDS] = {
+        {&st, 1},
+        {body, body_len},
+        {target ? target : "", target ? strlen(target) : 0},
+        {kernels, kernels_len},
+        {TREG_ANALYZER_VERSION, strlen(TREG_ANALYZER_VERSION)},
+    };
+    uint8_t *frame;
+    size_t len;
+    if (frame_build(f, FRAME_REPLY_FIELDS, &frame, &len) != 0) return -1;
+    int rc = write_full(fd, frame, len);
+    free(frame);
+    return rc;
+}
+
+static int reply_text(int fd, enum frame_status status, const char *msg)
+{
+    return reply(fd, status, msg, strlen(msg), NULL, NULL, 0);
+}
+
+/* Kernel names, each NUL-terminated, in one malloc'd block. */
+static char *kernel_names(const treg_report *r, size_t *len)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < r->nkernels; i++) total += strlen(r->kernels[i].name) + 1;
+    char *buf = malloc(total ? total : 1), *p = buf;
+    if (buf == NULL) return NULL;
+    for (size_t i = 0; i < r->nkernels; i++) {
+        size_t n = strlen(r->kernels[i].name) + 1;
+        memcpy(p, r->kernels[i].name, n);
+        p += n;
+    }
+    *len = total;
+    return buf;
+}
+
+static int run_job(int fd, const char *store_dir, const frame_field *f)
+{
+    char *hash = field_str(&f[0]), *file_name = field_str(&f[1]), *client_host = field_str(&f[2]);
+    char *json = f[5].len ? field_str(&f[5]) : NULL;
+    int64_t created = 0;
+    if (f[3].len == sizeof created) memcpy(&created, f[3].data, sizeof created);
+    int rc;
+    if (hash == NULL || file_name == NULL || client_host == NULL || (f[5].len && json == NULL)) {
+        rc = reply_text(fd, FRAME_FAILED, "worker: out of memory");
+        goto out;
+    }
+    treg_options opt = {.triton_json = json, .triton_json_len = f[5].len, .keep_rows = 1};
+    treg_report *report = NULL;
+    treg_error err = {0};
+    if (treg_analyze(f[4].data, f[4].len, &opt, &report, &err) != TREG_OK) {
+        rc = reply_text(fd, FRAME_REJECTED, err.msg[0] ? err.msg : treg_status_name(err.code));
+        goto out;
+    }
+    treg_pb_info info = {
+        .hash = hash, .file_name = file_name, .client_host = client_host, .created_unix = created};
+    uint8_t *packed = NULL;
+    size_t packed_len = 0, names_len = 0;
+    char *names = kernel_names(report, &names_len);
+    char store_err[512];
+    if (names == NULL || treg_pb_pack_report(report, &info, &packed, &packed_len) != 0) {
+        rc = reply_text(fd, FRAME_FAILED, "worker: out of memory packing the report");
+    } else if (store_write_upload(store_dir, hash, f[4].data, f[4].len, f[5].data, f[5].len,
+                                  f[6].data, f[6].len, packed, packed_len, store_err,
+                                  sizeof store_err) != 0) {
+        rc = reply_text(fd, FRAME_FAILED, store_err);
+    } else {
+        rc = reply(fd, FRAME_OK, packed, packed_len, report->target, names, names_len);
+    }
+    free(names);
+    free(packed);
+    treg_report_free(report);
+out:
+    free(hash);
+    free(file_name);
+    free(client_host);
+    free(json);
+    return rc;
+}
+
+_Noreturn void worker_main(int fd, const char *store_dir)
+{
+    for (;;) {
+        uint32_t len;
+        if (read_full(fd, &len, sizeof len) != 0) break; /* the server closed: done */
+        uint8_t *payload = len <= FRAME_MAX ? malloc(len ? len : 1) : NULL;
+        if (payload == NULL || read_full(fd, payload, len) != 0) {
+            free(payload);
+            break;
+        }
+        frame_field f[FRAME_REQUEST_FIELDS];
+        int rc = frame_split(payload, len, f, FRAME_REQUEST_FIELDS) == 0
+                     ? run_job(fd, store_dir, f)
+                     : reply_text(fd, FRAME_FAILED, "worker: malformed job frame");
+        free(payload);
+        if (rc != 0) break;
+    }
+    /* _exit: the parent's state copied at fork is not ours to tear down. */
+    _exit(0);
+}

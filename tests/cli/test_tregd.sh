@@ -1,0 +1,407 @@
+#!/usr/bin/env bash
+# tregd on its own, over real TLS on 127.0.0.1: health, auth, limits,
+# malformed bodies, analysis of a fixture, dedupe, listing filters, fetch
+# after a restart, a rejected code object and a clean SIGTERM.  Protobuf
+# bodies are encoded and decoded by a small python3 helper (no python
+# protobuf needed).  Needs TREGD and TREG_FIXTURES (CTest sets them).
+set -euo pipefail
+prog=test_tregd
+# shellcheck source=tests/cli/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+[[ -n ${TREGD:-} ]] || fail "TREGD is not set (path of tregd; CTest sets it)"
+[[ -x $TREGD ]] || fail "tregd not found or not executable at $TREGD"
+[[ -n ${TREG_FIXTURES:-} ]] || fail "TREG_FIXTURES is not set"
+fixture=$TREG_FIXTURES/gfx90a/loop_kernel.hsaco
+fixture2=$TREG_FIXTURES/gfx90a/branch_kernel.hsaco
+[[ -f $fixture && -f $fixture2 ]] || fail "fixtures missing under $TREG_FIXTURES/gfx90a"
+for tool in curl openssl python3 sha256sum; do
+  command -v "$tool" >/dev/null || skip "$tool is not installed"
+done
+
+work=$(mktemp -d)
+pid=
+stop_server() {
+  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  fi
+  pid=
+}
+cleanup() {
+  stop_server
+  [[ -n ${KEEP_WORK:-} ]] && cp "$work/tregd.log" /tmp/tregd-test.log
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" \
+  -days 1 -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1,DNS:localhost 2>/dev/null ||
+  fail "openssl could not make a self-signed certificate"
+
+cat >"$work/pb.py" <<'PY'
+# Hand-rolled protobuf for the few treg.v1 messages the test needs.
+import sys
+
+def varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+def field_bytes(num, data):
+    return varint(num << 3 | 2) + varint(len(data)) + data
+
+def parse(buf):
+    """field number -> list of values (int for varints, bytes otherwise)."""
+    out, i = {}, 0
+    while i < len(buf):
+        key, i = read_varint(buf, i)
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = read_varint(buf, i)
+        elif wt == 2:
+            n, i = read_varint(buf, i)
+            v = buf[i:i + n]
+            if len(v) != n:
+                raise ValueError("truncated")
+            i += n
+        elif wt == 1:
+            v, i = buf[i:i + 8], i + 8
+        elif wt == 5:
+            v, i = buf[i:i + 4], i + 4
+        else:
+            raise ValueError("wire type %d" % wt)
+        out.setdefault(num, []).append(v)
+    return out
+
+def read_varint(buf, i):
+    n = shift = 0
+    while True:
+        b = buf[i]
+        i += 1
+        n |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return n, i
+
+def s(msg, num, default=""):
+    return msg[num][0].decode() if num in msg else default
+
+def report_line(rep):
+    kernels = [s(parse(k), 1) for k in rep.get(12, [])]
+    return "hash=%s target=%s file=%s kernels=%s" % (s(rep, 2), s(rep, 4), s(rep, 3), ",".join(kernels))
+
+cmd = sys.argv[1]
+if cmd == "upload":  # upload CODE_FILE NAME [reanalyze]
+    data = open(sys.argv[2], "rb").read()
+    body = field_bytes(1, data) + field_bytes(2, sys.argv[3].encode()) + field_bytes(5, b"testhost")
+    if len(sys.argv) > 4 and sys.argv[4] == "reanalyze":
+        body += bytes([0x30, 1])
+    sys.stdout.buffer.write(body)
+else:  # decode KIND FILE
+    msg = parse(open(sys.argv[2], "rb").read())
+    if cmd == "upload-response":
+        print(report_line(parse(msg[1][0])), "stored_before=%d" % msg.get(2, [0])[0])
+    elif cmd == "report":
+        print(report_line(msg))
+    elif cmd == "list":
+        rows = [parse(r) for r in msg.get(1, [])]
+        print("count=%d next=%d hashes=%s" % (len(rows), msg.get(2, [0])[0],
+                                               ",".join(s(r, 1) for r in rows)))
+    elif cmd == "error":
+        print("status=%d message=%s" % (msg.get(1, [0])[0], s(msg, 2)))
+    elif cmd == "health":
+        print("status=%s workers=%d reports=%d" % (s(msg, 1), msg.get(4, [0])[0], msg.get(6, [0])[0]))
+PY
+pb() { python3 "$work/pb.py" "$@"; }
+
+token=team-secret-token
+store=$work/store
+start_server() {
+  rm -f "$work/port"
+  "$TREGD" --listen 127.0.0.1:0 --port-file "$work/port" --cert "$work/cert.pem" \
+    --key "$work/key.pem" --store "$store" --token "$token" --workers 2 --max-body 4000000 \
+    --timeout 30 "$@" 2>>"$work/tregd.log" &
+  pid=$!
+  for _ in $(seq 100); do
+    [[ -s $work/port ]] && break
+    kill -0 "$pid" 2>/dev/null || fail "tregd exited at startup: $(tail -3 "$work/tregd.log")"
+    sleep 0.1
+  done
+  [[ -s $work/port ]] || fail "tregd wrote no port file"
+  url=https://127.0.0.1:$(cat "$work/port")
+}
+
+# req METHOD PATH OUT [curl args...]: prints the HTTP status.
+req() {
+  local method=$1 path=$2 out=$3
+  shift 3
+  curl -sS --max-time 60 --cacert "$work/cert.pem" -X "$method" -o "$out" -w '%{http_code}' \
+    "$@" "$url$path"
+}
+auth=(-H "Authorization: Bearer $token")
+# post BODY OUT [curl args...]: POST /v1/analyze, prints the HTTP status.
+post() { req POST /v1/analyze "$2" "${auth[@]}" -H 'Content-Type: application/x-protobuf' \
+  --data-binary "@$1" "${@:3}"; }
+
+start_server
+
+# health, no token needed
+code=$(req GET /v1/health "$work/h.bin")
+[[ $code == 200 ]] || fail "health: HTTP $code"
+[[ $(pb health "$work/h.bin") == "status=ok workers=2 reports=0" ]] ||
+  fail "health body: $(pb health "$work/h.bin")"
+
+# TLS 1.1 is refused
+if curl -sS --max-time 10 --cacert "$work/cert.pem" --tlsv1.1 --tls-max 1.1 \
+  "$url/v1/health" -o /dev/null 2>/dev/null; then
+  fail "a TLS 1.1 handshake succeeded"
+fi
+
+# auth: none and wrong token -> 401 with WWW-Authenticate
+code=$(req GET /v1/reports "$work/e.bin")
+[[ $code == 401 ]] || fail "no token: HTTP $code"
+code=$(req GET /v1/reports "$work/e.bin" -H "Authorization: Bearer wrong" -D "$work/hdr")
+[[ $code == 401 ]] || fail "wrong token: HTTP $code"
+grep -qi '^WWW-Authenticate: Bearer' "$work/hdr" || fail "401 without WWW-Authenticate"
+[[ $(pb error "$work/e.bin") == "status=401 "* ]] || fail "401 body: $(pb error "$work/e.bin")"
+
+# routing
+code=$(req GET /v1/nope "$work/e.bin" "${auth[@]}")
+[[ $code == 404 ]] || fail "unknown path: HTTP $code"
+code=$(req GET /v1/analyze "$work/e.bin" "${auth[@]}")
+[[ $code == 405 ]] || fail "GET /v1/analyze: HTTP $code"
+[[ $(pb error "$work/e.bin") == "status=405 "* ]] || fail "405 body: $(pb error "$work/e.bin")"
+
+# oversized body -> 413
+head -c 4100000 /dev/zero >"$work/big.bin"
+code=$(post "$work/big.bin" "$work/e.bin")
+[[ $code == 413 ]] || fail "oversized body: HTTP $code"
+
+# malformed protobuf -> 400, and the server keeps serving
+printf '\xff\xff\xff\xff\xff' >"$work/junk.bin"
+code=$(post "$work/junk.bin" "$work/e.bin")
+[[ $code == 400 ]] || fail "malformed protobuf: HTTP $code"
+[[ $(pb error "$work/e.bin") == "status=400 "* ]] || fail "400 body: $(pb error "$work/e.bin")"
+code=$(req GET /v1/health "$work/h.bin")
+[[ $code == 200 ]] || fail "health after malformed body: HTTP $code"
+
+# a fixture: 200, the report's hash is the file's SHA-256
+hash=$(sha256sum "$fixture" | cut -d' ' -f1)
+pb upload "$fixture" loop_kernel.hsaco >"$work/up.bin"
+code=$(post "$work/up.bin" "$work/r.bin")
+[[ $code == 200 ]] || fail "upload: HTTP $code ($(pb error "$work/r.bin" 2>/dev/null))"
+line=$(pb upload-response "$work/r.bin")
+[[ $line == "hash=$hash target=gfx90a file=loop_kernel.hsaco kernels="*" stored_before=0" ]] ||
+  fail "upload response: $line"
+[[ -f $store/reports/${hash:0:2}/$hash.pb && -f $store/blobs/${hash:0:2}/$hash ]] ||
+  fail "report or blob not in the store"
+cmp -s "$fixture" "$store/blobs/${hash:0:2}/$hash" || fail "stored blob differs"
+
+# the same blob again: stored_before, no new analysis
+code=$(post "$work/up.bin" "$work/r2.bin")
+[[ $code == 200 ]] || fail "second upload: HTTP $code"
+[[ $(pb upload-response "$work/r2.bin") == *" stored_before=1" ]] ||
+  fail "second upload not stored_before: $(pb upload-response "$work/r2.bin")"
+
+# reanalyze=true analyzes again
+pb upload "$fixture" loop_kernel.hsaco reanalyze >"$work/up-re.bin"
+code=$(post "$work/up-re.bin" "$work/r3.bin")
+[[ $code == 200 && $(pb upload-response "$work/r3.bin") == *" stored_before=0" ]] ||
+  fail "reanalyze: HTTP $code $(pb upload-response "$work/r3.bin" 2>/dev/null)"
+
+# a second kernel for the listing filters
+hash2=$(sha256sum "$fixture2" | cut -d' ' -f1)
+pb upload "$fixture2" branch_kernel.hsaco >"$work/up2.bin"
+code=$(post "$work/up2.bin" "$work/r4.bin")
+[[ $code == 200 ]] || fail "upload 2: HTTP $code"
+kernel2=$(pb upload-response "$work/r4.bin" | sed -n 's/.* kernels=\([^, ]*\).*/\1/p')
+[[ -n $kernel2 ]] || fail "no kernel name in the second report"
+
+# garbage that is not an ELF -> 422 with the analyzer's message
+head -c 4096 /dev/urandom >"$work/garbage.hsaco"
+pb upload "$work/garbage.hsaco" garbage.hsaco >"$work/up-g.bin"
+code=$(post "$work/up-g.bin" "$work/e.bin")
+[[ $code == 422 ]] || fail "garbage ELF: HTTP $code"
+[[ $(pb error "$work/e.bin") == "status=422 message="?* ]] || fail "422 body: $(pb error "$work/e.bin")"
+
+# listing: newest first, filters, paging
+code=$(req GET /v1/reports "$work/l.bin" "${auth[@]}")
+[[ $code == 200 ]] || fail "list: HTTP $code"
+list=$(pb list "$work/l.bin")
+[[ $list == "count=2 next=0 hashes="* && $list == *"$hash"* && $list == *"$hash2"* ]] ||
+  fail "list: $list"
+req GET "/v1/reports?kernel=$kernel2" "$work/l.bin" "${auth[@]}" >/dev/null
+[[ $(pb list "$work/l.bin") == "count=1 next=0 hashes=$hash2" ]] ||
+  fail "kernel filter: $(pb list "$work/l.bin")"
+req GET "/v1/reports?target=gfx942" "$work/l.bin" "${auth[@]}" >/dev/null
+[[ $(pb list "$work/l.bin") == "count=0 next=0 hashes=" ]] ||
+  fail "target filter: $(pb list "$work/l.bin")"
+req GET "/v1/reports?target=gfx90a&limit=1" "$work/l.bin" "${auth[@]}" >/dev/null
+[[ $(pb list "$work/l.bin") == "count=1 next=1 hashes="* ]] || fail "paging: $(pb list "$work/l.bin")"
+req GET "/v1/reports?target=gfx90a&limit=1&offset=1" "$work/l.bin" "${auth[@]}" >/dev/null
+[[ $(pb list "$work/l.bin") == "count=1 next=0 hashes="* ]] || fail "page 2: $(pb list "$work/l.bin")"
+code=$(req GET "/v1/reports?limit=abc" "$work/e.bin" "${auth[@]}")
+[[ $code == 400 ]] || fail "bad limit: HTTP $code"
+
+# fetch by hash; unknown hash -> 404
+code=$(req GET "/v1/reports/$hash" "$work/f.bin" "${auth[@]}")
+[[ $code == 200 && $(pb report "$work/f.bin") == "hash=$hash target=gfx90a "* ]] ||
+  fail "fetch: HTTP $code"
+code=$(req GET "/v1/reports/$(printf '0%.0s' $(seq 64))" "$work/e.bin" "${auth[@]}")
+[[ $code == 404 && $(pb error "$work/e.bin") == "status=404 "* ]] || fail "unknown hash: HTTP $code"
+
+# SIGTERM: clean exit 0
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+pid=
+[[ $rc == 0 ]] || fail "tregd exited $rc after SIGTERM"
+
+# restart on the same store: the report is still there, byte for byte
+start_server
+code=$(req GET "/v1/reports/$hash" "$work/f2.bin" "${auth[@]}")
+[[ $code == 200 ]] || fail "fetch after restart: HTTP $code"
+cmp -s "$work/f.bin" "$work/f2.bin" || fail "report changed across the restart"
+code=$(req GET /v1/health "$work/h.bin")
+[[ $(pb health "$work/h.bin") == "status=ok workers=2 reports=2" ]] ||
+  fail "health after restart: $(pb health "$work/h.bin")"
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+pid=
+[[ $rc == 0 ]] || fail "tregd exited $rc after the second SIGTERM"
+
+# The worker pool, made deterministic by stopping the only worker process
+# (SIGSTOP): concurrent uploads of one blob share one analysis; a full queue
+# answers 503; a worker that dies mid-job gives 422 and is replaced; a stuck
+# one is killed at the timeout (504); SIGTERM waits for a running analysis.
+start_server --workers 1 --queue 0 --timeout 3
+worker() { ps -o pid= --ppid "$pid" | tr -d ' ' | head -1; }
+w=$(worker)
+[[ -n $w ]] || fail "no worker process under tregd"
+fixture3=$TREG_FIXTURES/gfx90a/mfma_kernel.hsaco
+pb upload "$fixture3" mfma_kernel.hsaco >"$work/up3.bin"
+kill -STOP "$w"
+post "$work/up3.bin" "$work/c1.bin" >"$work/c1.code" &
+c1=$!
+sleep 0.3
+post "$work/up3.bin" "$work/c2.bin" >"$work/c2.code" &
+c2=$!
+sleep 0.3
+# the worker is busy and the queue holds 0: a different blob gets 503
+code=$(post "$work/up-re.bin" "$work/e.bin" -D "$work/hdr")
+[[ $code == 503 ]] || fail "queue full: HTTP $code"
+grep -qi '^Retry-After: 1' "$work/hdr" || fail "503 without Retry-After"
+kill -CONT "$w"
+wait "$c1" "$c2"
+[[ $(cat "$work/c1.code") == 200 && $(cat "$work/c2.code") == 200 ]] ||
+  fail "concurrent uploads: HTTP $(cat "$work/c1.code") $(cat "$work/c2.code")"
+both=$(pb upload-response "$work/c1.bin"; pb upload-response "$work/c2.bin")
+[[ $(grep -c 'stored_before=0' <<<"$both") == 1 && $(grep -c 'stored_before=1' <<<"$both") == 1 ]] ||
+  fail "concurrent uploads of one blob ran other than one analysis: $both"
+
+# a worker killed by a signal mid-job: 422, and a new worker takes over
+kill -STOP "$w"
+post "$work/up-re.bin" "$work/e.bin" >"$work/c3.code" &
+c3=$!
+sleep 0.3
+kill -SEGV "$w"
+kill -CONT "$w"
+wait "$c3"
+[[ $(cat "$work/c3.code") == 422 ]] || fail "crashed worker: HTTP $(cat "$work/c3.code")"
+[[ $(pb error "$work/e.bin") == "status=422 message=analysis crashed"* ]] ||
+  fail "crashed worker body: $(pb error "$work/e.bin")"
+for _ in $(seq 50); do
+  w2=$(worker)
+  [[ -n $w2 && $w2 != "$w" ]] && break
+  sleep 0.1
+done
+[[ -n $w2 && $w2 != "$w" ]] || fail "no replacement worker"
+
+# a stuck worker: 504 at the timeout, then replaced
+kill -STOP "$w2"
+code=$(post "$work/up-re.bin" "$work/e.bin")
+[[ $code == 504 ]] || fail "stuck worker: HTTP $code"
+code=$(post "$work/up-re.bin" "$work/r5.bin")
+[[ $code == 200 ]] || fail "upload after the timeout: HTTP $code"
+
+# SIGTERM while an analysis runs: it finishes and is answered, exit 0
+w3=$(worker)
+kill -STOP "$w3"
+post "$work/up-re.bin" "$work/r6.bin" >"$work/c4.code" &
+c4=$!
+sleep 0.3
+kill -TERM "$pid"
+sleep 0.3
+kill -CONT "$w3"
+wait "$c4"
+[[ $(cat "$work/c4.code") == 200 ]] || fail "analysis during shutdown: HTTP $(cat "$work/c4.code")"
+rc=0
+wait "$pid" || rc=$?
+pid=
+[[ $rc == 0 ]] || fail "tregd exited $rc after SIGTERM with a running analysis"
+grep -q '"msg":"worker process died"' "$work/tregd.log" || fail "the worker crash was not logged"
+
+# A config file (same names as the long flags) and a tokens file of
+# hashes made by `tregd hash-token`; the request log names the team.
+team_token=another-team-token
+team_hash=$("$TREGD" hash-token "$team_token")
+[[ $team_hash == $(printf '%s' "$team_token" | sha256sum | cut -d' ' -f1) ]] ||
+  fail "hash-token: $team_hash"
+printf '# teams\nkernels-team %s\n' "$team_hash" >"$work/tokens"
+cat >"$work/tregd.conf" <<CONF
+# tregd test configuration
+listen = 127.0.0.1:0
+cert = $work/cert.pem
+key = $work/key.pem
+store = $store
+tokens-file = $work/tokens
+workers = 1
+port-file = $work/port
+CONF
+rm -f "$work/port"
+"$TREGD" --config "$work/tregd.conf" 2>>"$work/tregd.log" &
+pid=$!
+for _ in $(seq 100); do
+  [[ -s $work/port ]] && break
+  sleep 0.1
+done
+[[ -s $work/port ]] || fail "tregd --config wrote no port file: $(tail -3 "$work/tregd.log")"
+url=https://127.0.0.1:$(cat "$work/port")
+code=$(req GET "/v1/reports/$hash" "$work/f3.bin" -H "Authorization: Bearer $team_token")
+[[ $code == 200 ]] || fail "tokens-file token: HTTP $code"
+code=$(req GET "/v1/reports/$hash" "$work/e.bin" "${auth[@]}")
+[[ $code == 401 ]] || fail "a token not in the config was accepted: HTTP $code"
+code=$(req GET /v1/health "$work/h.bin")
+[[ $(pb health "$work/h.bin") == "status=ok workers=1 "* ]] || fail "config workers: $(pb health "$work/h.bin")"
+grep -q '"team":"kernels-team"' "$work/tregd.log" || fail "the team is not in the request log"
+stop_server
+printf 'workers = 1\nbogus = 3\n' >"$work/bad.conf"
+rc=0
+"$TREGD" --config "$work/bad.conf" 2>"$work/err" || rc=$?
+[[ $rc == 2 && $(wc -l <"$work/err") == 1 && $(cat "$work/err") == *bad.conf:2* ]] ||
+  fail "bad config line: exit $rc, $(cat "$work/err")"
+
+# the log never carries the token
+if grep -q "$token" "$work/tregd.log"; then fail "the token appears in the log"; fi
+grep -q '"msg":"request"' "$work/tregd.log" || fail "no request log lines"
+# (under ASan the worker killed with SIGSEGV above reports that SEGV: expected)
+if grep -E 'ERROR: [A-Za-z]+Sanitizer|runtime error:' "$work/tregd.log" |
+  grep -qv ': SEGV on unknown address'; then
+  fail "sanitizer report in the log"
+fi
+
+# bad flags: exit 2 with one line; unreadable cert: exit 1
+rc=0
+"$TREGD" --bogus 2>"$work/err" || rc=$?
+[[ $rc == 2 && $(wc -l <"$work/err") == 1 ]] || fail "--bogus: exit $rc, $(cat "$work/err")"
+rc=0
+"$TREGD" --cert /nonexistent --key "$work/key.pem" --store "$store" --token x 2>"$work/err" || rc=$?
+[[ $rc == 1 && $(wc -l <"$work/err") == 1 ]] || fail "missing cert: exit $rc, $(cat "$work/err")"
+
+echo "$prog: ok"
