@@ -26,6 +26,7 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <llvm/Config/llvm-config.h>
 #include <openssl/evp.h>
@@ -570,6 +571,11 @@ http_server *http_new(struct event_base *base, const http_config *cfg, char *err
     struct sockaddr_storage ss;
     socklen_t sl = sizeof ss;
     evutil_socket_t fd = evhttp_bound_socket_get_fd(s->listener);
+    /* evhttp writes a response as header then body; with Nagle the body
+     * waits for the client's delayed ACK (40 ms on Linux).  Accepted
+     * sockets inherit TCP_NODELAY from the listener on Linux. */
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
         if (ss.ss_family == AF_INET)
             s->port = ntohs(((struct sockaddr_in *)&ss)->sin_port);

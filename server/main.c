@@ -33,11 +33,13 @@ typedef struct config {
     size_t ntokens;
 } config;
 
-/* Everything shutdown needs, reached from the signal callbacks. */
+/* Everything shutdown and reload need, reached from the signal callbacks. */
 typedef struct server {
     struct event_base *base;
     http_server *http;
     pool *pool;
+    const config *config;
+    auth_set *auth; /* the set requests are checked against */
     unsigned timeout_seconds;
     int stopping;
     int forced; /* left the loop with analyses still running */
@@ -272,6 +274,41 @@ static void on_stop_signal(evutil_socket_t sig, short what, void *arg)
     pool_drain(s->pool, drained, s);
 }
 
+/* The tokens from --token and --tokens-file. 0, or -1 with err set. */
+static int load_tokens(const config *c, auth_set *out, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < c->ntokens; i++) {
+        char team[32];
+        snprintf(team, sizeof team, "token-%zu", i + 1);
+        if (auth_add_token(out, team, c->tokens[i]) != 0) {
+            snprintf(err, errlen, "cannot hash tokens");
+            return -1;
+        }
+    }
+    if (c->tokens_file && auth_load_file(out, c->tokens_file, err, errlen) != 0) return -1;
+    return 0;
+}
+
+/* SIGHUP: read the tokens file again (token rotation without a restart).
+ * The new set replaces the old in place, between two requests of the
+ * single-threaded loop; a file that does not load keeps the old set. */
+static void on_reload_signal(evutil_socket_t sig, short what, void *arg)
+{
+    server *s = arg;
+    auth_set fresh = {0};
+    char err[512];
+    if (load_tokens(s->config, &fresh, err, sizeof err) != 0) {
+        auth_free(&fresh);
+        log_msg("error", "tokens not reloaded; the old ones stay in force", err);
+        return;
+    }
+    auth_free(s->auth);
+    *s->auth = fresh;
+    json_object *o = log_begin("info", "tokens reloaded");
+    log_add_int(o, "teams", (long long)fresh.n);
+    log_end(o);
+}
+
 static void on_sigchld(evutil_socket_t sig, short what, void *arg)
 {
     pool_reap(((server *)arg)->pool);
@@ -371,15 +408,7 @@ int main(int argc, char **argv)
 
     char err[512];
     auth_set auth = {0};
-    for (size_t i = 0; i < c.ntokens && rc == 0; i++) {
-        char team[32];
-        snprintf(team, sizeof team, "token-%zu", i + 1);
-        if (auth_add_token(&auth, team, c.tokens[i]) != 0) {
-            fprintf(stderr, "tregd: cannot hash tokens\n");
-            rc = 1;
-        }
-    }
-    if (rc == 0 && c.tokens_file && auth_load_file(&auth, c.tokens_file, err, sizeof err) != 0) {
+    if (load_tokens(&c, &auth, err, sizeof err) != 0) {
         fprintf(stderr, "tregd: %s\n", err);
         rc = 2;
     }
@@ -389,7 +418,7 @@ int main(int argc, char **argv)
     struct event_base *base = NULL;
     pool *workers = NULL;
     http_server *http = NULL;
-    struct event *sigterm = NULL, *sigint = NULL, *sigchld = NULL;
+    struct event *sigterm = NULL, *sigint = NULL, *sigchld = NULL, *sighup = NULL;
     if (rc == 0 && (tls = tls_context_new(c.cert, c.key, err, sizeof err)) == NULL) {
         fprintf(stderr, "tregd: %s\n", err);
         rc = 1;
@@ -425,14 +454,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "tregd: --port-file %s: %s\n", c.port_file, strerror(errno));
         rc = 1;
     }
-    server srv = {
-        .base = base, .http = http, .pool = workers, .timeout_seconds = (unsigned)c.timeout};
+    server srv = {.base = base,
+                  .http = http,
+                  .pool = workers,
+                  .config = &c,
+                  .auth = &auth,
+                  .timeout_seconds = (unsigned)c.timeout};
     if (rc == 0) {
         sigterm = evsignal_new(base, SIGTERM, on_stop_signal, &srv);
         sigint = evsignal_new(base, SIGINT, on_stop_signal, &srv);
         sigchld = evsignal_new(base, SIGCHLD, on_sigchld, &srv);
-        if (!sigterm || !sigint || !sigchld || evsignal_add(sigterm, NULL) != 0 ||
-            evsignal_add(sigint, NULL) != 0 || evsignal_add(sigchld, NULL) != 0) {
+        sighup = evsignal_new(base, SIGHUP, on_reload_signal, &srv);
+        if (!sigterm || !sigint || !sigchld || !sighup || evsignal_add(sigterm, NULL) != 0 ||
+            evsignal_add(sigint, NULL) != 0 || evsignal_add(sigchld, NULL) != 0 ||
+            evsignal_add(sighup, NULL) != 0) {
             fprintf(stderr, "tregd: cannot install signal handlers\n");
             rc = 1;
         }
@@ -466,6 +501,7 @@ int main(int argc, char **argv)
     if (sigterm) event_free(sigterm);
     if (sigint) event_free(sigint);
     if (sigchld) event_free(sigchld);
+    if (sighup) event_free(sighup);
     if (base) event_base_free(base);
     store_close(st);
     SSL_CTX_free(tls);

@@ -380,6 +380,28 @@ code=$(req GET "/v1/reports/$hash" "$work/e.bin" "${auth[@]}")
 code=$(req GET /v1/health "$work/h.bin")
 [[ $(pb health "$work/h.bin") == "status=ok workers=1 "* ]] || fail "config workers: $(pb health "$work/h.bin")"
 grep -q '"team":"kernels-team"' "$work/tregd.log" || fail "the team is not in the request log"
+# Token rotation: a new tokens file and SIGHUP, no restart; the old token is
+# refused, the new one accepted; a tokens file that does not load keeps the set.
+rotated_token=rotated-team-token
+printf 'rotated-team %s\n' "$("$TREGD" hash-token "$rotated_token")" >"$work/tokens"
+kill -HUP "$pid"
+for _ in $(seq 50); do
+  grep -q '"msg":"tokens reloaded"' "$work/tregd.log" && break
+  sleep 0.1
+done
+code=$(req GET "/v1/reports/$hash" "$work/e.bin" -H "Authorization: Bearer $team_token")
+[[ $code == 401 ]] || fail "after SIGHUP the rotated-out token still works: HTTP $code"
+code=$(req GET "/v1/reports/$hash" "$work/f4.bin" -H "Authorization: Bearer $rotated_token")
+[[ $code == 200 ]] || fail "after SIGHUP the new token is refused: HTTP $code"
+printf 'broken line without a hash\n' >"$work/tokens"
+kill -HUP "$pid"
+for _ in $(seq 50); do
+  grep -q '"msg":"tokens not reloaded' "$work/tregd.log" && break
+  sleep 0.1
+done
+code=$(req GET "/v1/reports/$hash" "$work/f5.bin" -H "Authorization: Bearer $rotated_token")
+[[ $code == 200 ]] || fail "a bad tokens file on SIGHUP dropped the working tokens: HTTP $code"
+echo "$prog: ok: SIGHUP reloads the tokens file; a bad file keeps the old tokens"
 stop_server
 printf 'workers = 1\nbogus = 3\n' >"$work/bad.conf"
 rc=0
