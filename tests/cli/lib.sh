@@ -42,3 +42,32 @@ exec(code)
 open(dst, "wb").write(b)
 PY
 }
+
+# first_insn_addr FILE MCPU ERE: the address (hex digits, as llvm-objdump
+# prints them) of the first instruction whose line matches ERE.  awk reads
+# to the end: exiting early would SIGPIPE objdump and fail under pipefail.
+first_insn_addr() {
+  "${OBJDUMP:-llvm-objdump-22}" -d --mcpu="$2" "$1" |
+    awk -v re="$3" '$0 ~ re && !found { sub(/^.*\/\/ /, ""); sub(/:.*/, ""); print; found = 1 }'
+}
+
+# text_write ADDR WORDS: python statements for patch that write WORDS (a
+# python tuple of 32-bit ints, little-endian) at virtual address 0xADDR of
+# the code object's .text.
+text_write() {
+  cat <<PY
+import struct
+shoff, = struct.unpack_from('<Q', b, 40)
+shentsize, shnum, shstrndx = struct.unpack_from('<HHH', b, 58)
+def sh(i): return struct.unpack_from('<IIQQQQ', b, shoff + i * shentsize)
+stroff = sh(shstrndx)[4]
+for i in range(shnum):
+    name, _, _, addr, off, size = sh(i)
+    if b[stroff + name:stroff + name + 6] == b'.text\0':
+        words = $2
+        struct.pack_into('<%dI' % len(words), b, 0x$1 - addr + off, *words)
+        break
+else:
+    sys.exit('no .text')
+PY
+}

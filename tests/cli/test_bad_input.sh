@@ -215,19 +215,10 @@ echo "$prog: ok: malformed .json: $(cat "$o.err")"
 # (llvm-objdump-22 too). The analysis runs in a child process: one line, exit 1.
 mfma=$fx/gfx942/mfma_kernel.hsaco
 if [[ -f $mfma ]] && command -v llvm-objdump-22 >/dev/null 2>&1; then
-  at=$(llvm-objdump-22 -d --mcpu=gfx942 "$mfma" |
-    awk '/v_mfma/ && !found { sub(/^.*\/\/ /, ""); sub(/:.*/, ""); print; found = 1 }')
+  at=$(first_insn_addr "$mfma" gfx942 v_mfma)
   [[ -n $at ]] || fail "no v_mfma in $mfma"
   crash=$work/llvm-crash.hsaco
-  patch "$mfma" "$crash" "import struct
-shoff, = struct.unpack_from('<Q', b, 40)
-shentsize, shnum, shstrndx = struct.unpack_from('<HHH', b, 58)
-def sh(i): return struct.unpack_from('<IIQQQQ', b, shoff + i * shentsize)
-stroff = sh(shstrndx)[4]
-for i in range(shnum):
-    name, _, _, addr, off, size = sh(i)
-    if b[stroff + name:stroff + name + 6] == b'.text\\0':
-        struct.pack_into('<II', b, 0x$at - addr + off, 0xd3bf8000, 0x03ff2d32)"
+  patch "$mfma" "$crash" "$(text_write "$at" "(0xd3bf8000, 0x03ff2d32)")"
   # Under ASan its SEGV handler would report LLVM's crash itself: let the child die.
   ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0 \
     bad_file "an encoding that crashes LLVM" "the analysis crashed" "$crash"

@@ -200,23 +200,9 @@ unknown_target "mach 0, target id names no processor" \
 # and warns; the same word in a real gfx906 object is a one-line error.
 OBJDUMP=${OBJDUMP:-llvm-objdump-22}
 if command -v "$OBJDUMP" >/dev/null 2>&1; then
-  # awk reads to the end: exiting early would SIGPIPE objdump and fail the pipe.
-  waitcnt=$("$OBJDUMP" -d --mcpu=gfx906 "$src" |
-    awk '/s_waitcnt/ && !found { sub(/^.*\/\/ /, ""); sub(/:.*/, ""); print; found = 1 }')
+  waitcnt=$(first_insn_addr "$src" gfx906 s_waitcnt)
   [[ -n $waitcnt ]] || fail "no s_waitcnt in $src to overwrite"
-  garble="import struct
-shoff, = struct.unpack_from('<Q', b, 40)
-shentsize, shnum, shstrndx = struct.unpack_from('<HHH', b, 58)
-def sh(i): return struct.unpack_from('<IIQQQQ', b, shoff + i * shentsize)
-stroff = sh(shstrndx)[4]
-for i in range(shnum):
-    name, _, _, addr, off, size = sh(i)
-    if b[stroff + name:stroff + name + 6] == b'.text\\0':
-        at = 0x$waitcnt - addr + off
-        b[at:at + 4] = b'\\xff\\xff\\xff\\xff'
-        break
-else:
-    sys.exit('no .text')"
+  garble=$(text_write "$waitcnt" "(0xffffffff,)")
   obj=$work/hygon-garbled.hsaco
   gfx906_patch "$src" "$obj" "b[48] = 0; replace(b'amdgcn-amd-amdhsa--gfx906', b'amdgcn-amd-amdhsa--gfx926'); $garble"
   analyze "$obj.json" --format json "$obj"
