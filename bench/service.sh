@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # The service benchmark: tregd on loopback, driven by bench/service_load (keep-alive
 # HTTPS connections, one upload outstanding per connection, closed loop), with
-# 1, 8 and 64 concurrent clients:
+# 1, 8 and 64 concurrent clients.  An upload is what tregc upload does (text
+# output): the code object's SHA-256 on the client, GET /v1/reports/{hash}?rows=0,
+# and only on a 404 a POST /v1/analyze of the blob with omit_rows
+# (protocol "hash-first"; service_load prints the exact sequence):
 #   stored  the same blobs again and again, each already analyzed: uploads/s,
-#           p50/p99 latency.  Target: p99 <= 5 ms at 64 clients.
+#           p50/p99 latency.  Target: p99 <= 5 ms at 64 clients.  Each is a
+#           hash and one GET answered with the report without rows.  For
+#           comparison the old path is measured too (protocol "legacy": POST
+#           of the blob, the full report with rows back), as old clients
+#           still use it.
 #   fresh   every upload a blob the server has never seen (a unique trailer
 #           after the code object's bytes, ignored by the analyzer): a full
 #           analysis and store write each.  uploads/s, p50/p99, and the
@@ -95,9 +102,13 @@ for c in 1 8 64; do
     rows+=("$(load --fresh -c "$c" -n "$reqs")")
 done
 load -c 1 -n "$n" >/dev/null
-for c in 1 8 64; do
-    reqs=$((c == 1 ? 1000 : (c == 8 ? 4000 : 8000)))
-    rows+=("$(load -c "$c" -n "$reqs")")
+for proto in hash-first legacy; do
+    for c in 1 8 64; do
+        reqs=$((c == 1 ? 1000 : (c == 8 ? 4000 : 8000)))
+        flags=()
+        [[ $proto == legacy ]] && flags=(--legacy)
+        rows+=("$(load "${flags[@]}" -c "$c" -n "$reqs")")
+    done
 done
 
 verdict() { # VALUE OP LIMIT
@@ -112,16 +123,18 @@ echo "corpus: $n code objects, $insns instructions ($corpus); $cores cores, treg
 echo "analyzer in process (treg-bench, best of 5): $full_ips instr/s on one thread," \
     "$pool_ips instr/s on $cores threads"
 echo
-printf '%-7s %7s %8s %10s %9s %9s %9s %13s %7s  %-22s %s\n' mode clients requests uploads/s \
-    p50_ms p99_ms max_ms server_ips ratio target status
+printf '%-7s %-10s %7s %8s %10s %9s %9s %9s %12s %13s %7s  %-22s %s\n' mode protocol clients \
+    requests uploads/s p50_ms p99_ms max_ms bytes/upload server_ips ratio target status
 for r in "${rows[@]}"; do
     mode=$(field mode "$r") c=$(field clients "$r") reqs=$(field requests "$r")
+    proto=$(field protocol "$r")
+    per=$(awk -v b="$(field bytes_in "$r")" -v n="$reqs" 'BEGIN { printf "%.0f", b / n }')
     rps=$(field rps "$r") p50=$(field p50_ms "$r") p99=$(field p99_ms "$r") mx=$(field max_ms "$r")
     errors=$(field errors "$r") stored=$(field stored_before "$r") ips=$(field ips "$r")
     ratio="" target="" status=""
     if [[ $mode == fresh ]]; then
         ratio=$(awk -v a="$ips" -v b="$full_ips" 'BEGIN { printf "%.2f", a / b }')
-        if ((c >= cores)); then
+        if ((c >= cores)) && [[ $proto == hash-first ]]; then
             target=">= 0.8x analyzer ips"
             status=$(verdict "$ratio" ">=" 0.8)
         else
@@ -130,17 +143,22 @@ for r in "${rows[@]}"; do
         ((stored == 0)) || status+=" ($stored were stored before!)"
     else
         ips="" # repeated blobs analyze nothing
-        if ((c == 64)); then
+        if ((c == 64)) && [[ $proto == hash-first ]]; then
             target="p99 <= 5 ms"
             status=$(verdict "$p99" "<=" 5)
         fi
         ((stored == reqs)) || status+=" (only $stored of $reqs stored before!)"
     fi
     ((errors == 0)) || status+=" ($errors errors)"
-    printf '%-7s %7s %8s %10s %9s %9s %9s %13s %7s  %-22s %s\n' "$mode" "$c" "$reqs" "$rps" \
-        "$p50" "$p99" "$mx" "$ips" "$ratio" "$target" "$status"
+    printf '%-7s %-10s %7s %8s %10s %9s %9s %9s %12s %13s %7s  %-22s %s\n' "$mode" "$proto" "$c" \
+        "$reqs" "$rps" "$p50" "$p99" "$mx" "$per" "$ips" "$ratio" "$target" "$status"
 done
 echo
+echo "upload (hash-first): SHA-256 of the code object in the client (timed), GET /v1/reports/{hash}?rows=0;"
+echo "    200: that report without per-instruction rows is the answer, no blob sent (every stored run);"
+echo "    404: POST /v1/analyze with the blob and omit_rows (every fresh run: GET + POST)"
+echo "upload (legacy): POST /v1/analyze with the blob, the full report (rows included) back"
+echo "bytes/upload: response bodies received per upload"
 echo "ratio: the server's analyzed instructions/s (fresh uploads, end to end: TLS, protobuf, the"
 echo "worker pool, store writes with fsync, the client's parsing on the same cores) over treg-bench's"
 echo "one-thread in-process full_ips; against the $cores-thread in-process figure divide by" \

@@ -1,12 +1,22 @@
 /* service_load: a load generator for tregd, for bench/service.sh.
  *
- *   service_load [--fresh] [-c CLIENTS] [-n REQUESTS] --server https://HOST:PORT
- *                --ca FILE FILE.hsaco...          (token: $TREG_TOKEN)
+ *   service_load [--fresh] [--legacy] [-c CLIENTS] [-n REQUESTS]
+ *                --server https://HOST:PORT --ca FILE FILE.hsaco...   (token: $TREG_TOKEN)
  *
  * CLIENTS keep-alive HTTPS connections (libevent's HTTP client over OpenSSL
  * bufferevents, the certificate verified against --ca and the host), each
- * with one POST /v1/analyze outstanding at a time, closed loop, until
- * REQUESTS have been answered.  Every connection finishes its TLS handshake
+ * with one upload outstanding at a time, closed loop, until REQUESTS
+ * uploads have been answered.
+ *
+ * An "upload" is what tregc upload does in text mode (the hash-first
+ * protocol): SHA-256 of the code object, computed here per upload and
+ * inside the measured time; GET /v1/reports/{hash}?rows=0; on 200 that
+ * report (without per-instruction rows) is the answer and no blob is sent;
+ * on 404 a POST /v1/analyze of the blob with omit_rows set.  So a stored
+ * blob costs a hash and one small GET, a fresh one a hash, a GET answered
+ * 404 and the POST.  --legacy measures the old path instead, as an old
+ * client does it: one POST /v1/analyze with the blob, answered with the
+ * full report (rows included) whether stored or not.  Every connection finishes its TLS handshake
  * (a GET /v1/health) before the clock starts, so latencies are the server's
  * per-request cost and not handshakes or process start-up.  Request i uploads
  * FILE[i % n] with its Triton siblings (.json, .amdgcn), as tregc would.
@@ -17,11 +27,14 @@
  * a full analysis and store write.  Without it the same bodies are sent
  * again and again: once stored, each is an index lookup and a report read.
  *
- * Every answer must be 200 with an UploadResponse; its stored_before flags
- * are counted and, with --fresh, its kernels' instruction counts summed (the
- * server's analysis throughput in instructions/s).  The closing line is key=value pairs:
- *   result mode= clients= requests= errors= seconds= rps= p50_ms= p99_ms=
- *          max_ms= instructions= ips= stored_before=
+ * Every upload must end in a 200: a Report from the GET or an
+ * UploadResponse from the POST; stored answers (a GET's 200, or
+ * stored_before) are counted and, with --fresh, the kernels' instruction
+ * counts summed (the server's analysis throughput in instructions/s).  The
+ * closing line is key=value pairs:
+ *   result mode= protocol= clients= requests= errors= seconds= rps= p50_ms=
+ *          p99_ms= max_ms= instructions= ips= stored_before= posts=
+ *          bytes_in=
  * This is a benchmark, not a test: CTest does not run it. */
 #define _GNU_SOURCE
 #include <math.h>
@@ -45,11 +58,15 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
+#include <openssl/evp.h>
+
 #include "treg.pb-c.h"
 
 typedef struct body {
-    uint8_t *data;
+    uint8_t *data; /* the packed UploadRequest */
     size_t len;
+    uint8_t *code; /* its code object, hashed per upload */
+    size_t code_len;
     size_t file; /* index of the FILE argument it was made from */
 } body;
 
@@ -60,7 +77,7 @@ typedef struct conn {
     struct evhttp_connection *evcon;
     double t0;
     bool busy;
-    const struct body *body; /* of the request outstanding */
+    const struct body *body; /* of the upload outstanding */
 } conn;
 
 typedef struct gen {
@@ -77,8 +94,10 @@ typedef struct gen {
     double *lat;
     unsigned long long instructions;
     double start, end;
-    bool measuring, fresh;
-    long long *file_insns; /* instructions of each FILE's report, -1 until seen */
+    bool measuring, fresh, legacy;
+    size_t posts;                /* POSTs sent (every upload with --legacy, 404s otherwise) */
+    unsigned long long bytes_in; /* response bodies received while measuring */
+    long long *file_insns;       /* instructions of each FILE's report, -1 until seen */
 } gen;
 
 static double now(void)
@@ -130,7 +149,7 @@ static char *sibling(const char *path, const char *ext)
 
 /* The packed UploadRequest for path; trailer (may be NULL) goes after the
  * code object's bytes. */
-static body make_body(const char *path, const char *trailer)
+static body make_body(const char *path, const char *trailer, bool omit_rows)
 {
     size_t len;
     char *code = slurp(path, &len);
@@ -155,12 +174,14 @@ static body make_body(const char *path, const char *trailer)
     req.triton_json = json;
     req.amdgcn = amdgcn;
     req.client_host = host;
-    body b = {NULL, 0, 0};
+    req.omit_rows = omit_rows;
+    body b = {NULL, 0, NULL, 0, 0};
     b.len = treg__v1__upload_request__get_packed_size(&req);
     b.data = malloc(b.len ? b.len : 1);
     if (!b.data) die("out of memory");
     treg__v1__upload_request__pack(&req, b.data);
-    free(code);
+    b.code = (uint8_t *)code;
+    b.code_len = len;
     free(json);
     free(amdgcn);
     return b;
@@ -292,13 +313,37 @@ static int scan_upload_response(const uint8_t *p, size_t n, const uint8_t **rep,
     return 0;
 }
 
+/* One upload answered (or failed): its latency, then the connection's next. */
+static void upload_finished(conn *c)
+{
+    gen *g = c->g;
+    g->lat[g->answered++] = now() - c->t0;
+    c->busy = false;
+    issue(c);
+}
+
+/* Instructions of the report for c's file, counted once per file (a file's
+ * trailer changes the hash, not the analysis); --fresh only. */
+static int count_instructions(conn *c, const uint8_t *rep, size_t rep_len)
+{
+    gen *g = c->g;
+    long long *insns = &g->file_insns[c->body->file];
+    if (!g->fresh) return 0;
+    if (*insns < 0) {
+        Treg__V1__Report *r = treg__v1__report__unpack(NULL, rep_len, rep);
+        if (!r) return -1;
+        *insns = 0;
+        for (size_t k = 0; k < r->n_kernels; k++) *insns += r->kernels[k]->instructions;
+        treg__v1__report__free_unpacked(r, NULL);
+    }
+    g->instructions += (unsigned long long)*insns;
+    return 0;
+}
+
 static void upload_done(struct evhttp_request *req, void *arg)
 {
     conn *c = arg;
     gen *g = c->g;
-    double t = now() - c->t0;
-    c->busy = false;
-    g->lat[g->answered++] = t;
     if (!req || evhttp_request_get_response_code(req) != 200) {
         report_error(g, req, "POST /v1/analyze");
         if (!req || evhttp_request_get_response_code(req) == 0) {
@@ -310,24 +355,14 @@ static void upload_done(struct evhttp_request *req, void *arg)
         const uint8_t *p = evbuffer_pullup(in, -1), *rep = NULL;
         size_t rep_len = 0;
         bool stored = false;
-        long long *insns = &g->file_insns[c->body->file];
-        Treg__V1__Report *r = NULL;
-        /* A file's trailer changes the hash, not the analysis: its report is
-         * unpacked once and its instruction count reused. */
+        g->bytes_in += n;
         if (!p || scan_upload_response(p, n, &rep, &rep_len, &stored) != 0 || !rep ||
-            (g->fresh && *insns < 0 && !(r = treg__v1__report__unpack(NULL, rep_len, rep)))) {
+            count_instructions(c, rep, rep_len) != 0)
             report_error(g, req, "the answer is not an UploadResponse");
-        } else {
-            if (r) {
-                *insns = 0;
-                for (size_t k = 0; k < r->n_kernels; k++) *insns += r->kernels[k]->instructions;
-            }
-            if (g->fresh) g->instructions += (unsigned long long)*insns;
+        else
             g->stored += stored;
-        }
-        if (r) treg__v1__report__free_unpacked(r, NULL);
     }
-    issue(c);
+    upload_finished(c);
 }
 
 static struct evhttp_request *new_request(conn *c, void (*cb)(struct evhttp_request *, void *))
@@ -342,6 +377,46 @@ static struct evhttp_request *new_request(conn *c, void (*cb)(struct evhttp_requ
     return req;
 }
 
+static void post(conn *c)
+{
+    gen *g = c->g;
+    g->posts++;
+    struct evhttp_request *req = new_request(c, upload_done);
+    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+                      "application/x-protobuf");
+    evbuffer_add_reference(evhttp_request_get_output_buffer(req), c->body->data, c->body->len, NULL,
+                           NULL);
+    if (evhttp_make_request(c->evcon, req, EVHTTP_REQ_POST, "/v1/analyze") != 0)
+        die("evhttp_make_request failed");
+}
+
+/* The answer to the hash check: 200 is the upload's answer, 404 sends the
+ * blob. */
+static void check_done(struct evhttp_request *req, void *arg)
+{
+    conn *c = arg;
+    gen *g = c->g;
+    int code = req ? evhttp_request_get_response_code(req) : 0;
+    if (code == 404) {
+        post(c);
+        return;
+    }
+    if (code != 200) {
+        report_error(g, req, "GET /v1/reports/{hash}?rows=0");
+        if (code == 0) replace(c);
+    } else {
+        struct evbuffer *in = evhttp_request_get_input_buffer(req);
+        size_t n = evbuffer_get_length(in);
+        const uint8_t *p = evbuffer_pullup(in, -1);
+        g->bytes_in += n;
+        if (!p || count_instructions(c, p, n) != 0)
+            report_error(g, req, "the answer is not a Report");
+        else
+            g->stored++;
+    }
+    upload_finished(c);
+}
+
 static void issue(conn *c)
 {
     gen *g = c->g;
@@ -352,13 +427,20 @@ static void issue(conn *c)
     size_t i = g->next++;
     const body *b = &g->bodies[i % g->nbodies];
     c->body = b;
-    struct evhttp_request *req = new_request(c, upload_done);
-    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-                      "application/x-protobuf");
-    evbuffer_add_reference(evhttp_request_get_output_buffer(req), b->data, b->len, NULL, NULL);
     c->busy = true;
     c->t0 = now();
-    if (evhttp_make_request(c->evcon, req, EVHTTP_REQ_POST, "/v1/analyze") != 0)
+    if (g->legacy) {
+        post(c);
+        return;
+    }
+    unsigned char h[EVP_MAX_MD_SIZE];
+    unsigned int hn = 0;
+    char path[100] = "/v1/reports/";
+    EVP_Digest(b->code, b->code_len, h, &hn, EVP_sha256(), NULL);
+    for (unsigned int k = 0; k < 32; k++) snprintf(path + 12 + 2 * k, 3, "%02x", h[k]);
+    strcat(path, "?rows=0");
+    struct evhttp_request *req = new_request(c, check_done);
+    if (evhttp_make_request(c->evcon, req, EVHTTP_REQ_GET, path) != 0)
         die("evhttp_make_request failed");
 }
 
@@ -376,7 +458,7 @@ static double quantile(const double *sorted, size_t n, double q)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: service_load [--fresh] [-c CLIENTS] [-n REQUESTS] --server "
+    fprintf(stderr, "usage: service_load [--fresh] [--legacy] [-c CLIENTS] [-n REQUESTS] --server "
                     "https://HOST:PORT --ca FILE FILE.hsaco...   (token: $TREG_TOKEN)\n");
     exit(2);
 }
@@ -386,7 +468,7 @@ int main(int argc, char **argv)
     gen g;
     memset(&g, 0, sizeof g);
     const char *server = NULL, *ca = NULL, *token = getenv("TREG_TOKEN");
-    bool fresh = false;
+    bool fresh = false, legacy = false;
     unsigned long clients = 1, requests = 100;
     int argi = 1;
     for (; argi < argc && argv[argi][0] == '-'; argi++) {
@@ -394,6 +476,8 @@ int main(int argc, char **argv)
         bool has = argi + 1 < argc;
         if (strcmp(a, "--fresh") == 0) {
             fresh = true;
+        } else if (strcmp(a, "--legacy") == 0) {
+            legacy = true;
         } else if (strcmp(a, "-c") == 0 && has) {
             clients = strtoul(argv[++argi], NULL, 10);
         } else if (strcmp(a, "-n") == 0 && has) {
@@ -433,6 +517,7 @@ int main(int argc, char **argv)
     size_t nfiles = (size_t)(argc - argi);
     g.total = requests;
     g.fresh = fresh;
+    g.legacy = legacy;
     if (fresh) {
         /* Unique per run (pid, time) and per request. */
         g.nbodies = requests;
@@ -442,7 +527,7 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < requests; i++) {
             char trailer[64];
             snprintf(trailer, sizeof trailer, "treg-load-%lx-%zu", run, i);
-            g.bodies[i] = make_body(argv[argi + (int)(i % nfiles)], trailer);
+            g.bodies[i] = make_body(argv[argi + (int)(i % nfiles)], trailer, !legacy);
             g.bodies[i].file = i % nfiles;
         }
     } else {
@@ -450,7 +535,7 @@ int main(int argc, char **argv)
         g.bodies = calloc(g.nbodies, sizeof *g.bodies);
         if (!g.bodies) die("out of memory");
         for (size_t i = 0; i < nfiles; i++) {
-            g.bodies[i] = make_body(argv[argi + (int)i], NULL);
+            g.bodies[i] = make_body(argv[argi + (int)i], NULL, !legacy);
             g.bodies[i].file = i;
         }
     }
@@ -475,15 +560,25 @@ int main(int argc, char **argv)
 
     double secs = g.end - g.start;
     qsort(g.lat, g.answered, sizeof *g.lat, cmp_double);
-    printf("result mode=%s clients=%lu requests=%zu errors=%zu seconds=%.4f rps=%.1f p50_ms=%.3f "
-           "p99_ms=%.3f max_ms=%.3f instructions=%llu ips=%.0f stored_before=%zu\n",
-           fresh ? "fresh" : "stored", clients, g.answered, g.errors, secs,
-           (double)g.answered / secs, 1e3 * quantile(g.lat, g.answered, 0.50),
+    printf("upload: %s\n",
+           legacy ? "POST /v1/analyze with the blob, answered with the full report (rows "
+                    "included): the old protocol"
+                  : "SHA-256 of the code object here (timed), GET /v1/reports/{hash}?rows=0; "
+                    "200: that report without rows is the answer, no blob sent; 404: POST "
+                    "/v1/analyze with the blob and omit_rows");
+    printf("result mode=%s protocol=%s clients=%lu requests=%zu errors=%zu seconds=%.4f rps=%.1f "
+           "p50_ms=%.3f p99_ms=%.3f max_ms=%.3f instructions=%llu ips=%.0f stored_before=%zu "
+           "posts=%zu bytes_in=%llu\n",
+           fresh ? "fresh" : "stored", legacy ? "legacy" : "hash-first", clients, g.answered,
+           g.errors, secs, (double)g.answered / secs, 1e3 * quantile(g.lat, g.answered, 0.50),
            1e3 * quantile(g.lat, g.answered, 0.99), 1e3 * g.lat[g.answered - 1], g.instructions,
-           (double)g.instructions / secs, g.stored);
+           (double)g.instructions / secs, g.stored, g.posts, g.bytes_in);
 
     for (size_t i = 0; i < clients; i++) evhttp_connection_free(g.conns[i].evcon);
-    for (size_t i = 0; i < g.nbodies; i++) free(g.bodies[i].data);
+    for (size_t i = 0; i < g.nbodies; i++) {
+        free(g.bodies[i].data);
+        free(g.bodies[i].code);
+    }
     free(g.bodies);
     free(g.conns);
     free(g.lat);

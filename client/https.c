@@ -17,6 +17,8 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
@@ -355,6 +357,12 @@ static int one_attempt(tregc_https *h, const char *path, const void *body, size_
                  errno ? strerror(errno) : "request not started");
         rc = TREGC_NET_CONNECT;
     } else {
+        /* The request goes out as header then body: without TCP_NODELAY
+         * Nagle may hold the last small segment for the server's delayed
+         * ACK.  The socket exists once the request has started. */
+        int one = 1;
+        evutil_socket_t fd = bufferevent_getfd(bev);
+        if (fd >= 0) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         event_base_dispatch(a->base);
         if (!a->done || a->status == 0) {
             unsigned long ssl_err = 0, e;

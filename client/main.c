@@ -8,7 +8,13 @@
  * of one file (not a code object, too large, refused by the analyzer) is
  * reported and the next file is sent; a failure of the server (unreachable,
  * TLS, token, busy) stops the run.  Exit 0: all done; 1: something failed;
- * 2: usage or configuration. */
+ * 2: usage or configuration.
+ *
+ * An upload asks before it sends: the code object's SHA-256 is computed
+ * here and GET /v1/reports/{hash} tried first; only a 404 POSTs the blob
+ * (--reanalyze POSTs straight away).  Reports come without per-instruction
+ * rows (?rows=0, UploadRequest.omit_rows) unless they will be printed:
+ * --format json without --no-rows. */
 #include <errno.h>
 #include <event2/http.h>
 #include <getopt.h>
@@ -20,6 +26,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <openssl/evp.h>
 
 #include "collect.h"
 #include "config.h"
@@ -167,7 +175,53 @@ static void print_document(cli *c)
 
 /* --- upload ------------------------------------------------------------------------ */
 
-enum { GO_ON = 0, STOP = 1 };
+enum { GO_ON = 0, STOP = 1, NOT_STORED = 2 };
+
+/* Whether this run prints per-instruction rows, so needs them from the server. */
+static int wants_rows(const cli *c)
+{
+    return c->json && c->rows;
+}
+
+static void sha256_hex(const void *data, size_t len, char out[65])
+{
+    unsigned char h[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    EVP_Digest(data, len, h, &n, EVP_sha256(), NULL);
+    for (unsigned int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", h[i]);
+}
+
+/* Asks whether the server has hash's report: GO_ON (shown as stored before),
+ * NOT_STORED (send the blob) or STOP (the server cannot take requests). */
+static int try_stored(cli *c, const char *path, const char *hash)
+{
+    char url[120], err[600];
+    snprintf(url, sizeof url, "/v1/reports/%s%s", hash, wants_rows(c) ? "" : "?rows=0");
+    tregc_response resp;
+    if (tregc_https_request(&c->https, url, NULL, 0, &resp, err, sizeof err) != TREGC_NET_OK) {
+        server_failed(c, "file", path, err);
+        return STOP;
+    }
+    int outcome = NOT_STORED;
+    if (resp.status == 200) {
+        Treg__V1__Report *r = treg__v1__report__unpack(NULL, resp.len, resp.body);
+        if (r) {
+            /* The stored report keeps its first uploader's name; show this
+             * upload's, as treg-analyze would. */
+            char *stored_name = r->file_name;
+            r->file_name = (char *)path;
+            add_report(c, r, 1);
+            r->file_name = stored_name;
+            treg__v1__report__free_unpacked(r, NULL);
+            outcome = GO_ON;
+        }
+    } else if (server_refused(c, &resp, "file", path)) {
+        outcome = STOP;
+    }
+    /* 404, or anything else: the upload itself will say what is wrong. */
+    tregc_response_free(&resp);
+    return outcome;
+}
 
 /* Sends one code object.  Returns STOP when the server cannot take more. */
 static int upload_one(cli *c, const char *path)
@@ -183,6 +237,15 @@ static int upload_one(cli *c, const char *path)
         free(bytes);
         return GO_ON;
     }
+    if (!c->reanalyze) {
+        char hash[65];
+        sha256_hex(bytes, len, hash);
+        int asked = try_stored(c, path, hash);
+        if (asked != NOT_STORED) {
+            free(bytes);
+            return asked;
+        }
+    }
     /* Triton's siblings travel with the blob; a missing one is normal. */
     char *json_path = tregc_sibling(path, "json"), *asm_path = tregc_sibling(path, "amdgcn");
     size_t sibling_len;
@@ -197,6 +260,7 @@ static int upload_one(cli *c, const char *path)
     req.amdgcn = amdgcn ? amdgcn : "";
     req.client_host = c->host_name;
     req.reanalyze = c->reanalyze;
+    req.omit_rows = !wants_rows(c);
     size_t packed_len = treg__v1__upload_request__get_packed_size(&req);
     uint8_t *packed = malloc(packed_len ? packed_len : 1);
     int outcome = GO_ON;
@@ -290,10 +354,10 @@ static int is_sha256_hex(const char *s)
 
 static int cmd_fetch(cli *c, const char *hash_arg)
 {
-    char hash[65], path[100], err[600];
+    char hash[65], path[110], err[600];
     for (int i = 0; i < 65; i++)
         hash[i] = (char)(hash_arg[i] >= 'A' && hash_arg[i] <= 'F' ? hash_arg[i] + 32 : hash_arg[i]);
-    snprintf(path, sizeof path, "/v1/reports/%s", hash);
+    snprintf(path, sizeof path, "/v1/reports/%s%s", hash, wants_rows(c) ? "" : "?rows=0");
     tregc_response resp;
     int net = tregc_https_request(&c->https, path, NULL, 0, &resp, err, sizeof err);
     if (net != TREGC_NET_OK) {

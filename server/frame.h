@@ -7,14 +7,15 @@
  *            code object, triton_json, amdgcn
  *   reply:   status (1 byte, enum frame_status), body (packed Report or
  *            error text), target, kernel names (each NUL-terminated),
- *            analyzer_version */
+ *            analyzer_version, the packed Report without rows (FRAME_OK;
+ *            made in the worker, off the event loop) */
 #ifndef TREGD_FRAME_H
 #define TREGD_FRAME_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-enum { FRAME_REQUEST_FIELDS = 7, FRAME_REPLY_FIELDS = 5 };
+enum { FRAME_REQUEST_FIELDS = 7, FRAME_REPLY_FIELDS = 6 };
 
 enum frame_status {
     FRAME_OK = 0,

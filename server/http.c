@@ -1,7 +1,11 @@
 /* HTTPS routes, auth, replies and the upload flow (see http.h).
  *
- *   POST /v1/analyze            UploadRequest -> UploadResponse
- *   GET  /v1/reports/{sha256}   Report bytes as stored
+ *   POST /v1/analyze            UploadRequest -> UploadResponse (omit_rows:
+ *                               its report without per-instruction rows)
+ *   GET  /v1/reports/{sha256}   Report bytes as stored; ?rows=0: without
+ *                               per-instruction rows (store_read_summary),
+ *                               ?rows=1 or no rows=: the full report.  A client
+ *                               asks this before uploading a blob (404: send it)
  *   GET  /v1/reports?kernel=&target=&limit=&offset=   ListResponse
  *   GET  /v1/health             Health (no auth)
  *
@@ -12,7 +16,9 @@
  * Everything here runs on the event loop thread.  Per request it does only
  * bounded work: unpacking the upload and hashing it (proportional to the
  * body, which --max-body caps), one indexed SQLite statement, and reading
- * one stored report file, which is usually in the page cache. */
+ * one stored report file, which is usually in the page cache, or, for a
+ * report without rows, one stat() and a cache lookup (a miss reads and
+ * strips the report once). */
 #include "http.h"
 
 #include <ctype.h>
@@ -53,7 +59,8 @@ typedef struct request {
     const char *team;
     char hash[STORE_HASH_HEX + 1];
     char *file_name;
-    bool joined; /* waited for another upload's analysis of the same blob */
+    bool joined;    /* waited for another upload's analysis of the same blob */
+    bool omit_rows; /* answer the report without per-instruction rows */
     struct request *next_waiter;
 } request;
 
@@ -209,7 +216,23 @@ static void handle_health(request *r)
 
 /* ---- GET /v1/reports/{hash} ---- */
 
-static void handle_fetch(request *r, const char *hash_text)
+/* rows=0 / rows=1 of a fetch's query: 0 or 1, -1 when malformed; absent: 1. */
+static int rows_param(const char *query)
+{
+    if (query == NULL || *query == '\0') return 1;
+    struct evkeyvalq params;
+    params.tqh_first = NULL;
+    params.tqh_last = &params.tqh_first;
+    int rows = -1;
+    if (evhttp_parse_query_str(query, &params) == 0) {
+        const char *v = evhttp_find_header(&params, "rows");
+        rows = v == NULL ? 1 : strcmp(v, "0") == 0 ? 0 : strcmp(v, "1") == 0 ? 1 : -1;
+    }
+    evhttp_clear_headers(&params);
+    return rows;
+}
+
+static void handle_fetch(request *r, const char *hash_text, const char *query)
 {
     char hash[STORE_HASH_HEX + 1];
     size_t n = strlen(hash_text);
@@ -221,9 +244,24 @@ static void handle_fetch(request *r, const char *hash_text)
         return;
     }
     memcpy(r->hash, hash, sizeof hash);
+    int rows = rows_param(query);
+    if (rows < 0) {
+        reply_error(r, 400, "rows must be 0 or 1");
+        return;
+    }
     uint8_t *bytes = NULL;
     size_t len = 0;
-    int rc = store_read_report(r->srv->cfg.store, hash, &bytes, &len);
+    int rc;
+    if (rows == 0) {
+        const uint8_t *summary = NULL;
+        rc = store_read_summary(r->srv->cfg.store, hash, &summary, &len);
+        if (rc == 0) {
+            reply(r, 200, summary, len); /* copied out before the store is used again */
+            return;
+        }
+    } else {
+        rc = store_read_report(r->srv->cfg.store, hash, &bytes, &len);
+    }
     if (rc == 1) {
         char msg[128];
         snprintf(msg, sizeof msg, "no report for %s", hash);
@@ -346,6 +384,8 @@ static void analysis_done(void *arg, const pool_result *res)
             break;
         }
     }
+    if (res->outcome == POOL_OK && res->summary_len > 0)
+        store_cache_summary(s->cfg.store, f->hash, res->summary, res->summary_len);
     if (res->outcome == POOL_OK) {
         store_meta m = {.hash = f->hash,
                         .file_name = f->file_name,
@@ -365,7 +405,10 @@ static void analysis_done(void *arg, const pool_result *res)
         request *next = w->next_waiter;
         switch (res->outcome) {
         case POOL_OK:
-            reply_upload(w, res->report, res->report_len, w->joined);
+            if (w->omit_rows && res->summary_len > 0)
+                reply_upload(w, res->summary, res->summary_len, w->joined);
+            else
+                reply_upload(w, res->report, res->report_len, w->joined);
             break;
         case POOL_REJECTED:
         case POOL_CRASHED:
@@ -405,9 +448,18 @@ static void handle_analyze(request *r)
         return;
     }
     sha256_hex(up->code_object.data, up->code_object.len, r->hash);
+    r->omit_rows = up->omit_rows;
 
     /* Stored already: answer from the store, no analysis. */
     if (!up->reanalyze && store_lookup(s->cfg.store, r->hash, NULL, 0) == 1) {
+        const uint8_t *summary = NULL;
+        size_t summary_len = 0;
+        if (r->omit_rows &&
+            store_read_summary(s->cfg.store, r->hash, &summary, &summary_len) == 0) {
+            treg__v1__upload_request__free_unpacked(up, NULL);
+            reply_upload(r, summary, summary_len, true);
+            return;
+        }
         uint8_t *report = NULL;
         size_t report_len = 0;
         if (store_read_report(s->cfg.store, r->hash, &report, &report_len) == 0) {
@@ -528,7 +580,7 @@ static void route(struct evhttp_request *req, void *arg)
     }
     if (strncmp(r->path, "/v1/reports/", 12) == 0) {
         if (cmd != EVHTTP_REQ_GET) goto wrong_method_get;
-        handle_fetch(r, r->path + 12);
+        handle_fetch(r, r->path + 12, query);
         return;
     }
     reply_error(r, 404, "no such endpoint");

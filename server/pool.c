@@ -242,6 +242,8 @@ static void complete(worker *w, const uint8_t *payload, size_t len)
         res.message = names ? NULL : "out of memory";
         res.report = f[1].data;
         res.report_len = f[1].len;
+        res.summary = f[5].data;
+        res.summary_len = f[5].len;
         res.kernels = names;
         res.nkernels = names ? nnames : 0;
     } else {

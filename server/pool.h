@@ -28,6 +28,8 @@ typedef struct pool_result {
     pool_outcome outcome;
     const uint8_t *report; /* POOL_OK: the packed Report */
     size_t report_len;
+    const uint8_t *summary; /* POOL_OK: the same without per-instruction rows */
+    size_t summary_len;
     const char *message; /* otherwise: one line */
     const char *target;
     const char *analyzer_version;

@@ -26,10 +26,19 @@
 #include "log.h"
 #include "treg.pb-c.h"
 
+#define SUMMARY_BUCKETS 4096
+
+typedef struct summary summary;
+
 struct store {
     char *dir;
     sqlite3 *db;
     size_t recovered;
+    /* Reports without rows, by hash (see "reports without rows"). */
+    summary *buckets[SUMMARY_BUCKETS];
+    summary *newest, *oldest;
+    size_t cached_bytes;
+    uint8_t *uncached; /* the last one too large to cache */
 };
 
 static const char schema[] =
@@ -105,38 +114,77 @@ static int shard_dir(const char *dir, const char *sub, const char *hash, char *o
     return ensure_dir(out, top);
 }
 
-/* temp file in dir/tmp, fsync, rename to final, fsync final's directory. */
-static int write_atomic(const char *dir, const char *final_dir, const char *final_path,
-                        const void *data, size_t len, char *err, size_t errlen)
-{
+/* ---- writing an upload ----
+ *
+ * The guarantee: an acknowledged report survives a crash, and nothing
+ * half-written is ever visible.  What that needs, and no more:
+ *
+ *   1. A file's bytes are durable before its name appears: every file is
+ *      written to DIR/tmp and fdatasync'ed before it is renamed into place.
+ *      fdatasync, not fsync: it flushes the data and the metadata needed to
+ *      read it back (size, block map), skipping timestamps.  The temp file
+ *      is created with its final mode (open with 0644), so no chmod needs
+ *      to reach the disk either.  All files are written first and their
+ *      writeback started together (sync_file_range, Linux), so the devices
+ *      work on them at once; the fdatasyncs then mostly wait for I/O that
+ *      is already under way.
+ *   2. rename() is atomic: a reader sees the old file or the new one, never
+ *      a part.  Until the renames' directories are fsync'ed a crash may
+ *      undo them, which is fine: nothing has been acknowledged yet.
+ *   3. The reply (the acknowledgement) and the index row come only after
+ *      both shard directories are fsync'ed: one fsync per directory, after
+ *      all the renames into it, instead of one per file.
+ *
+ * The blob and Triton's texts are renamed before the report, so a running
+ * server never shows a report without its blob.  After a crash the report's
+ * rename may be durable while the blob's is not (the two directories are
+ * fsync'ed one after the other, after both renames; on ext4 both renames go
+ * in the same journal commit, which is why this costs one commit and not
+ * two).  Nothing reads the blob to serve a report: it is needed only so that
+ * the index never lists a report whose blob is gone.  store_open therefore
+ * indexes a report file it finds unindexed only when its blob is present,
+ * and removes one whose blob is missing: such a report was never
+ * acknowledged (its upload was answered only after both fsyncs), so
+ * removing it loses nothing a client was told it has.
+ *
+ * Before this, every file was fsync'ed and its directory fsync'ed on its
+ * own: 8 fsyncs for an upload with both Triton texts, now 4 fdatasyncs
+ * (3 when the blob is stored already) and 2 directory fsyncs. */
+
+typedef struct piece {
+    const void *data;
+    size_t len;
+    const char *final;
+} piece;
+
+typedef struct pending {
     char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s/tmp/w.XXXXXX", dir);
-    int fd = mkostemp(tmp, O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(err, errlen, "store: cannot create a temp file in %s/tmp: %s", dir,
-                 strerror(errno));
-        return -1;
+    const char *final;
+    int fd;
+} pending;
+
+/* A new file in DIR/tmp, created with its final mode. */
+static int tmp_create(const char *dir, char *path, size_t len)
+{
+    static unsigned counter;
+    for (int tries = 0; tries < 100; tries++) {
+        int n = snprintf(path, len, "%s/tmp/w.%ld.%u", dir, (long)getpid(), counter++);
+        if (n < 0 || (size_t)n >= len) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd >= 0 || errno != EEXIST) return fd;
     }
-    if (fchmod(fd, 0644) != 0 || write_all(fd, data, len) != 0 || fsync(fd) != 0) {
-        snprintf(err, errlen, "store: cannot write %s: %s", tmp, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        return -1;
-    }
-    close(fd);
-    if (rename(tmp, final_path) != 0 || fsync_dir(final_dir) != 0) {
-        snprintf(err, errlen, "store: cannot rename into %s: %s", final_path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    return -1;
 }
 
 int store_write_upload(const char *dir, const char *hash, const uint8_t *blob, size_t blob_len,
                        const char *json, size_t json_len, const char *amdgcn, size_t amdgcn_len,
                        const uint8_t *report, size_t report_len, char *err, size_t errlen)
 {
-    char blobs[4096], reports[4096], path[4200];
+    char blobs[4096], reports[4096];
+    char blob_path[4200], json_path[4200], asm_path[4200], report_path[4200];
     if (!store_valid_hash(hash)) {
         snprintf(err, errlen, "store: not a hash");
         return -1;
@@ -147,32 +195,69 @@ int store_write_upload(const char *dir, const char *hash, const uint8_t *blob, s
                  strerror(errno));
         return -1;
     }
-    snprintf(path, sizeof path, "%s/%s", blobs, hash);
+    snprintf(blob_path, sizeof blob_path, "%s/%s", blobs, hash);
+    snprintf(json_path, sizeof json_path, "%s/%s.json", blobs, hash);
+    snprintf(asm_path, sizeof asm_path, "%s/%s.amdgcn", blobs, hash);
+    snprintf(report_path, sizeof report_path, "%s/%s.pb", reports, hash);
+
+    /* In rename order: the blob's directory first, the report last. */
+    piece want[4];
+    size_t n = 0;
     /* Content-addressed: an existing blob already has these bytes. */
-    if (access(path, F_OK) != 0 && write_atomic(dir, blobs, path, blob, blob_len, err, errlen) != 0)
+    if (access(blob_path, F_OK) != 0) want[n++] = (piece){blob, blob_len, blob_path};
+    if (json_len > 0) want[n++] = (piece){json, json_len, json_path};
+    if (amdgcn_len > 0) want[n++] = (piece){amdgcn, amdgcn_len, asm_path};
+    want[n++] = (piece){report, report_len, report_path};
+
+    pending p[4];
+    size_t made = 0, renamed = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        p[i].final = want[i].final;
+        p[i].fd = tmp_create(dir, p[i].tmp, sizeof p[i].tmp);
+        if (p[i].fd < 0) {
+            snprintf(err, errlen, "store: cannot create a temp file in %s/tmp: %s", dir,
+                     strerror(errno));
+            rc = -1;
+            break;
+        }
+        made++;
+        if (write_all(p[i].fd, want[i].data, want[i].len) != 0) {
+            snprintf(err, errlen, "store: cannot write %s: %s", p[i].tmp, strerror(errno));
+            rc = -1;
+        }
+#ifdef SYNC_FILE_RANGE_WRITE
+        else
+            sync_file_range(p[i].fd, 0, 0, SYNC_FILE_RANGE_WRITE); /* a hint: errors ignored */
+#endif
+    }
+    for (size_t i = 0; i < made && rc == 0; i++) {
+        if (fdatasync(p[i].fd) != 0) {
+            snprintf(err, errlen, "store: cannot write %s: %s", p[i].tmp, strerror(errno));
+            rc = -1;
+        }
+    }
+    for (size_t i = 0; i < made; i++) close(p[i].fd);
+    for (size_t i = 0; i < made && rc == 0; i++, renamed++) {
+        if (rename(p[i].tmp, p[i].final) != 0) {
+            snprintf(err, errlen, "store: cannot rename into %s: %s", p[i].final, strerror(errno));
+            rc = -1;
+        }
+    }
+    for (size_t i = renamed; i < made; i++) unlink(p[i].tmp);
+    if (rc != 0) return -1;
+    /* Every file but the report went to blobs/: fsync that directory only
+     * when something was renamed into it. */
+    if ((made > 1 && fsync_dir(blobs) != 0) || fsync_dir(reports) != 0) {
+        snprintf(err, errlen, "store: cannot sync the directories of %s: %s", report_path,
+                 strerror(errno));
         return -1;
-    if (json_len > 0) {
-        snprintf(path, sizeof path, "%s/%s.json", blobs, hash);
-        if (write_atomic(dir, blobs, path, json, json_len, err, errlen) != 0) return -1;
     }
-    if (amdgcn_len > 0) {
-        snprintf(path, sizeof path, "%s/%s.amdgcn", blobs, hash);
-        if (write_atomic(dir, blobs, path, amdgcn, amdgcn_len, err, errlen) != 0) return -1;
-    }
-    snprintf(path, sizeof path, "%s/%s.pb", reports, hash);
-    return write_atomic(dir, reports, path, report, report_len, err, errlen);
+    return 0;
 }
 
-static int read_whole(const char *path, uint8_t **out, size_t *len)
+static int read_fd(int fd, size_t size, uint8_t **out, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return errno == ENOENT ? 1 : -1;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_size < 0) {
-        close(fd);
-        return -1;
-    }
-    size_t size = (size_t)st.st_size;
     uint8_t *buf = malloc(size ? size : 1);
     size_t got = 0;
     while (buf != NULL && got < size) {
@@ -181,7 +266,6 @@ static int read_whole(const char *path, uint8_t **out, size_t *len)
         if (r <= 0) break;
         got += (size_t)r;
     }
-    close(fd);
     if (buf == NULL || got != size) {
         free(buf);
         return -1;
@@ -191,12 +275,306 @@ static int read_whole(const char *path, uint8_t **out, size_t *len)
     return 0;
 }
 
+static int read_whole(const char *path, uint8_t **out, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? 1 : -1;
+    struct stat st;
+    int rc =
+        fstat(fd, &st) == 0 && st.st_size >= 0 ? read_fd(fd, (size_t)st.st_size, out, len) : -1;
+    close(fd);
+    return rc;
+}
+
 int store_read_report(const store *s, const char *hash, uint8_t **out, size_t *len)
 {
     if (!store_valid_hash(hash)) return 1;
     char path[4200];
     snprintf(path, sizeof path, "%s/reports/%.2s/%s.pb", s->dir, hash, hash);
     return read_whole(path, out, len);
+}
+
+/* ---- reports without rows ----
+ *
+ * GET /v1/reports/{hash}?rows=0 and UploadRequest.omit_rows answer a Report
+ * whose kernels have no per-instruction rows; the rows are most of a
+ * report's bytes, and a client that prints text never looks at them.
+ *
+ * Where those smaller reports come from is a choice between a second file
+ * per report (reports/ab/<hash>.summary.pb) and a cache in the server.
+ * This is the cache, because:
+ *   - a second file is a second thing to keep consistent with the report on
+ *     disk.  A re-analysis replaces both, and a crash between the two
+ *     renames leaves a summary of one analysis next to the report of
+ *     another, which no cheap check detects; a cache holds nothing across
+ *     a crash, so there is nothing to get out of step;
+ *   - it costs the fresh-upload path nothing (no extra file, no extra
+ *     fdatasync), and the store layout and its recovery stay as they were;
+ *   - a hit is cheaper than reading any file: one stat() of the report.
+ * The stat is what keeps the cache right: an entry remembers the report
+ * file's device, inode, size and mtime, and is used only while the file
+ * still has them.  A re-analysis (by this server or another sharing the
+ * store) renames a new file into place, a new inode, so the entry is
+ * rebuilt; a removed report is a 404, whatever the cache holds.
+ * A miss reads the full report once and strips its rows at the protobuf
+ * wire level (store_strip_rows: a copy that skips Kernel field 23, no
+ * unpacking), bounded like the full-report read it replaces.  Fresh
+ * analyses fill the cache from the worker's own stripped copy.  The
+ * entries are bounded by STORE_SUMMARY_CACHE_BYTES, least recently used
+ * first out. */
+
+static int wire_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    *v = 0;
+    for (unsigned shift = 0; shift < 64 && *p < end; shift += 7) {
+        uint8_t b = *(*p)++;
+        *v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) return 0;
+    }
+    return -1;
+}
+
+static size_t put_varint(uint8_t *out, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        out[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    out[n++] = (uint8_t)v;
+    return n;
+}
+
+/* One field at *p: its number, the bytes it spans (key included) and, for
+ * length-delimited fields, where its payload starts. */
+static int wire_field(const uint8_t **p, const uint8_t *end, uint32_t *num, unsigned *type,
+                      const uint8_t **payload, size_t *payload_len)
+{
+    uint64_t key, v;
+    if (wire_varint(p, end, &key) != 0 || (key >> 3) == 0 || (key >> 3) > UINT32_MAX) return -1;
+    *num = (uint32_t)(key >> 3);
+    *type = (unsigned)(key & 7);
+    *payload = NULL;
+    *payload_len = 0;
+    switch (*type) {
+    case 0:
+        return wire_varint(p, end, &v);
+    case 1:
+        if (end - *p < 8) return -1;
+        *p += 8;
+        return 0;
+    case 5:
+        if (end - *p < 4) return -1;
+        *p += 4;
+        return 0;
+    case 2:
+        if (wire_varint(p, end, &v) != 0 || v > (uint64_t)(end - *p)) return -1;
+        *payload = *p;
+        *payload_len = (size_t)v;
+        *p += v;
+        return 0;
+    }
+    return -1;
+}
+
+int store_strip_rows(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len)
+{
+    /* Never longer than the input: dropping rows only shortens a kernel,
+     * and a shorter length never takes more varint bytes. */
+    uint8_t *buf = malloc(len ? len : 1), *o = buf;
+    if (buf == NULL) return -1;
+    const uint8_t *p = in, *end = in + len;
+    while (p < end) {
+        const uint8_t *field = p, *payload;
+        size_t plen;
+        uint32_t num;
+        unsigned type;
+        if (wire_field(&p, end, &num, &type, &payload, &plen) != 0) goto bad;
+        if (num != 12 || type != 2) { /* not a Kernel: as it is */
+            memcpy(o, field, (size_t)(p - field));
+            o += p - field;
+            continue;
+        }
+        /* The kernel's fields but 23 (rows), measured, then written. */
+        size_t kept = 0;
+        for (const uint8_t *q = payload, *kend = payload + plen; q < kend;) {
+            const uint8_t *kf = q, *kp;
+            size_t kplen;
+            uint32_t knum;
+            unsigned ktype;
+            if (wire_field(&q, kend, &knum, &ktype, &kp, &kplen) != 0) goto bad;
+            if (knum != 23) kept += (size_t)(q - kf);
+        }
+        o += put_varint(o, (12u << 3) | 2);
+        o += put_varint(o, kept);
+        for (const uint8_t *q = payload, *kend = payload + plen; q < kend;) {
+            const uint8_t *kf = q, *kp;
+            size_t kplen;
+            uint32_t knum;
+            unsigned ktype;
+            wire_field(&q, kend, &knum, &ktype, &kp, &kplen); /* checked above */
+            if (knum != 23) {
+                memcpy(o, kf, (size_t)(q - kf));
+                o += q - kf;
+            }
+        }
+    }
+    *out = buf;
+    *out_len = (size_t)(o - buf);
+    return 0;
+bad:
+    free(buf);
+    return -1;
+}
+
+typedef struct summary {
+    char hash[STORE_HASH_HEX + 1];
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+    uint8_t *bytes;
+    size_t len;
+    struct summary *next_in_bucket, *newer, *older;
+} summary;
+
+static unsigned bucket_of(const char *hash)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 6; i++)
+        v = v << 4 | (unsigned)(hash[i] <= '9' ? hash[i] - '0' : hash[i] - 'a' + 10);
+    return v % SUMMARY_BUCKETS;
+}
+
+static summary *cache_find(store *s, const char *hash)
+{
+    for (summary *e = s->buckets[bucket_of(hash)]; e != NULL; e = e->next_in_bucket)
+        if (memcmp(e->hash, hash, STORE_HASH_HEX) == 0) return e;
+    return NULL;
+}
+
+static void lru_unlink(store *s, summary *e)
+{
+    if (e->newer)
+        e->newer->older = e->older;
+    else
+        s->newest = e->older;
+    if (e->older)
+        e->older->newer = e->newer;
+    else
+        s->oldest = e->newer;
+    e->newer = e->older = NULL;
+}
+
+static void lru_front(store *s, summary *e)
+{
+    e->older = s->newest;
+    e->newer = NULL;
+    if (s->newest) s->newest->newer = e;
+    s->newest = e;
+    if (s->oldest == NULL) s->oldest = e;
+}
+
+static void cache_drop(store *s, summary *e)
+{
+    summary **pp = &s->buckets[bucket_of(e->hash)];
+    while (*pp != e) pp = &(*pp)->next_in_bucket;
+    *pp = e->next_in_bucket;
+    lru_unlink(s, e);
+    s->cached_bytes -= e->len;
+    free(e->bytes);
+    free(e);
+}
+
+static bool same_file(const summary *e, const struct stat *st)
+{
+    return e->dev == st->st_dev && e->ino == st->st_ino && e->size == st->st_size &&
+           e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+/* Takes bytes (malloc'd) as the entry for hash and the file st describes;
+ * *out stays valid until the next call into the store. */
+static void cache_put(store *s, const char *hash, const struct stat *st, uint8_t *bytes, size_t len,
+                      const uint8_t **out)
+{
+    *out = bytes;
+    summary *e = cache_find(s, hash);
+    if (e != NULL) cache_drop(s, e);
+    if (len > STORE_SUMMARY_CACHE_BYTES / 4 || (e = calloc(1, sizeof *e)) == NULL) {
+        /* Too large to be worth keeping: served once, not cached. */
+        free(s->uncached);
+        s->uncached = bytes;
+        return;
+    }
+    memcpy(e->hash, hash, STORE_HASH_HEX);
+    e->dev = st->st_dev;
+    e->ino = st->st_ino;
+    e->size = st->st_size;
+    e->mtime = st->st_mtim;
+    e->bytes = bytes;
+    e->len = len;
+    unsigned b = bucket_of(hash);
+    e->next_in_bucket = s->buckets[b];
+    s->buckets[b] = e;
+    lru_front(s, e);
+    s->cached_bytes += len;
+    while (s->cached_bytes > STORE_SUMMARY_CACHE_BYTES && s->oldest != e) cache_drop(s, s->oldest);
+}
+
+static int report_file_path(const store *s, const char *hash, char *path, size_t len)
+{
+    int n = snprintf(path, len, "%s/reports/%.2s/%s.pb", s->dir, hash, hash);
+    return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int store_read_summary(store *s, const char *hash, const uint8_t **out, size_t *len)
+{
+    char path[4200];
+    struct stat st;
+    if (!store_valid_hash(hash)) return 1;
+    if (report_file_path(s, hash, path, sizeof path) != 0) return -1;
+    if (stat(path, &st) != 0) return errno == ENOENT ? 1 : -1;
+    summary *e = cache_find(s, hash);
+    if (e != NULL && same_file(e, &st)) {
+        lru_unlink(s, e);
+        lru_front(s, e);
+        *out = e->bytes;
+        *len = e->len;
+        return 0;
+    }
+    /* Miss or stale: the full report, stripped; st is of the file read. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? 1 : -1;
+    uint8_t *full = NULL, *stripped = NULL;
+    size_t full_len = 0, stripped_len = 0;
+    int rc = fstat(fd, &st) == 0 ? read_fd(fd, (size_t)st.st_size, &full, &full_len) : -1;
+    close(fd);
+    if (rc != 0) return -1;
+    rc = store_strip_rows(full, full_len, &stripped, &stripped_len);
+    free(full);
+    if (rc != 0) return -1;
+    cache_put(s, hash, &st, stripped, stripped_len, out);
+    *len = stripped_len;
+    return 0;
+}
+
+void store_cache_summary(store *s, const char *hash, const uint8_t *bytes, size_t len)
+{
+    char path[4200];
+    struct stat st;
+    if (!store_valid_hash(hash) || report_file_path(s, hash, path, sizeof path) != 0 ||
+        stat(path, &st) != 0)
+        return;
+    uint8_t *copy = malloc(len ? len : 1);
+    if (copy == NULL) return;
+    memcpy(copy, bytes, len);
+    const uint8_t *ignored;
+    cache_put(s, hash, &st, copy, len, &ignored);
+}
+
+size_t store_cached_bytes(const store *s)
+{
+    return s->cached_bytes;
 }
 
 /* ---- index ---- */
@@ -464,6 +842,17 @@ static void recover(store *s)
             hash[STORE_HASH_HEX] = '\0';
             if (!store_valid_hash(hash) || strncmp(hash, shard->d_name, 2) != 0) continue;
             if (store_lookup(s, hash, NULL, 0) != 0) continue;
+            char blob[4400];
+            snprintf(blob, sizeof blob, "%s/blobs/%.2s/%s", s->dir, hash, hash);
+            if (access(blob, F_OK) != 0 && errno == ENOENT) {
+                /* Never acknowledged (see store_write_upload): the crash
+                 * kept the report's rename but not the blob's. */
+                json_object *o = log_begin("warn", "removed an unacknowledged report without blob");
+                log_add_str(o, "hash", hash);
+                log_end(o);
+                unlinkat(dirfd(d), e->d_name, 0);
+                continue;
+            }
             json_object *o = log_begin("info", "re-indexed report missing from the index");
             log_add_str(o, "hash", hash);
             if (reindex_file(s, hash) == 0) {
@@ -523,6 +912,8 @@ void store_close(store *s)
 {
     if (s == NULL) return;
     if (s->db != NULL) sqlite3_close(s->db);
+    while (s->oldest != NULL) cache_drop(s, s->oldest);
+    free(s->uncached);
     free(s->dir);
     free(s);
 }

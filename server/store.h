@@ -7,11 +7,16 @@
  *   DIR/tmp/                       temp files, renamed into place
  *   DIR/index.sqlite               reports + report_kernels, WAL mode
  *
- * The report file is the commit point: every file is written to DIR/tmp,
- * fsynced, renamed into place and its directory fsynced, the report last;
- * the index row is inserted only after that.  So a crash never shows a half
- * report, and store_open re-indexes any report file the index lacks and
- * deletes leftovers in DIR/tmp.
+ * The report file is the commit point: every file is written to DIR/tmp and
+ * fdatasynced, renamed into place (the report last) and the two shard
+ * directories fsynced; the upload is acknowledged and the index row
+ * inserted only after that (the durability argument is in store.c).  So a
+ * crash never shows a half report, and store_open re-indexes any report
+ * file the index lacks (removing one whose blob did not survive: never
+ * acknowledged) and deletes leftovers in DIR/tmp.
+ *
+ * Reports without per-instruction rows (?rows=0, omit_rows) are not files:
+ * the server keeps them in memory (store_read_summary; why, in store.c).
  *
  * The file half (store_write_upload) needs no SQLite handle: worker
  * processes call it with just the directory, which keeps fsyncs off the
@@ -24,6 +29,9 @@
 #include <stdint.h>
 
 #define STORE_HASH_HEX 64
+
+/* Memory for reports without rows kept by the server (store_read_summary). */
+#define STORE_SUMMARY_CACHE_BYTES ((size_t)64 << 20)
 
 typedef struct store store;
 
@@ -66,6 +74,25 @@ int store_write_upload(const char *dir, const char *hash, const uint8_t *blob, s
 /* Reads the packed report for hash: 0 and a malloc'd *out, 1 when there is
  * no such report, -1 on an I/O error. */
 int store_read_report(const store *s, const char *hash, uint8_t **out, size_t *len);
+
+/* The report for hash without per-instruction rows (every Kernel.rows
+ * empty), from a cache validated against the report file (see store.c):
+ * 0 and *out, valid until the next call into this store (do not free);
+ * 1 when there is no such report; -1 on an I/O error or an unreadable
+ * report.  Loop thread only. */
+int store_read_summary(store *s, const char *hash, const uint8_t **out, size_t *len);
+
+/* Caches bytes (copied) as hash's report without rows, for the report file
+ * now in place; a fresh analysis's worker made them from the same report. */
+void store_cache_summary(store *s, const char *hash, const uint8_t *bytes, size_t len);
+
+/* Bytes held by that cache (for tests). */
+size_t store_cached_bytes(const store *s);
+
+/* A packed Report with every Kernel's rows (field 23) left out, at the wire
+ * level (no unpacking; other fields byte for byte).  0 and a malloc'd *out,
+ * -1 when report is not well-formed protobuf or memory runs out. */
+int store_strip_rows(const uint8_t *report, size_t len, uint8_t **out, size_t *out_len);
 
 /* Inserts or replaces the index rows for one report, in one transaction. */
 int store_index(store *s, const store_meta *m, char *err, size_t errlen);

@@ -49,7 +49,8 @@ static char *field_str(const frame_field *f)
 }
 
 static int reply(int fd, enum frame_status status, const void *body, size_t body_len,
-                 const char *target, const char *kernels, size_t kernels_len)
+                 const char *target, const char *kernels, size_t kernels_len, const void *summary,
+                 size_t summary_len)
 {
     uint8_t st = (uint8_t)status;
     frame_field f[FRAME_REPLY_FIELDS] = {
@@ -58,6 +59,7 @@ static int reply(int fd, enum frame_status status, const void *body, size_t body
         {target ? target : "", target ? strlen(target) : 0},
         {kernels, kernels_len},
         {TREG_ANALYZER_VERSION, strlen(TREG_ANALYZER_VERSION)},
+        {summary, summary_len},
     };
     uint8_t *frame;
     size_t len;
@@ -69,7 +71,7 @@ static int reply(int fd, enum frame_status status, const void *body, size_t body
 
 static int reply_text(int fd, enum frame_status status, const char *msg)
 {
-    return reply(fd, status, msg, strlen(msg), NULL, NULL, 0);
+    return reply(fd, status, msg, strlen(msg), NULL, NULL, 0, NULL, 0);
 }
 
 /* Kernel names, each NUL-terminated, in one malloc'd block. */
@@ -108,19 +110,22 @@ static int run_job(int fd, const char *store_dir, const frame_field *f)
     }
     treg_pb_info info = {
         .hash = hash, .file_name = file_name, .client_host = client_host, .created_unix = created};
-    uint8_t *packed = NULL;
-    size_t packed_len = 0, names_len = 0;
+    uint8_t *packed = NULL, *summary = NULL;
+    size_t packed_len = 0, names_len = 0, summary_len = 0;
     char *names = kernel_names(report, &names_len);
     char store_err[512];
-    if (names == NULL || treg_pb_pack_report(report, &info, &packed, &packed_len) != 0) {
+    if (names == NULL || treg_pb_pack_report(report, &info, &packed, &packed_len) != 0 ||
+        store_strip_rows(packed, packed_len, &summary, &summary_len) != 0) {
         rc = reply_text(fd, FRAME_FAILED, "worker: out of memory packing the report");
     } else if (store_write_upload(store_dir, hash, f[4].data, f[4].len, f[5].data, f[5].len,
                                   f[6].data, f[6].len, packed, packed_len, store_err,
                                   sizeof store_err) != 0) {
         rc = reply_text(fd, FRAME_FAILED, store_err);
     } else {
-        rc = reply(fd, FRAME_OK, packed, packed_len, report->target, names, names_len);
+        rc = reply(fd, FRAME_OK, packed, packed_len, report->target, names, names_len, summary,
+                   summary_len);
     }
+    free(summary);
     free(names);
     free(packed);
     treg_report_free(report);

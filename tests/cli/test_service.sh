@@ -11,7 +11,9 @@
 #   (b) after SIGTERM (exit status 0) and a start on the same store, `tregc
 #       fetch HASH` returns the upload's report for every hash;
 #   (c) uploading the same blobs again is served from the store: reported as
-#       stored before, no report file rewritten, no new report;
+#       stored before, no report file rewritten, no new report, and (tregc
+#       asks by hash first) no blob sent: the server log has one GET
+#       /v1/reports/{hash} per blob and no POST /v1/analyze;
 #   (d) a wrong token: tregc exits 1 with a one-line 401 error;
 #   (e) a body over --max-body: 413 from tregc and from curl;
 #   (f) a malformed protobuf POSTed by curl: 400, and /v1/health is still ok;
@@ -335,6 +337,8 @@ echo "$prog: (b) fetch of an unknown hash: exit $rc, $(head -n1 b.none.err)"
 # ---------------------------------------------------------------- (c)
 snapshot() { find "$store1/reports" "$store1/blobs" -type f -printf '%P %i %T@ %s\n' | LC_ALL=C sort; }
 snapshot >c.before
+requests() { grep -c "\"method\":\"$1\",\"path\":\"$2" "$log" || true; }
+posts_before=$(requests POST /v1/analyze) gets_before=$(requests GET /v1/reports/)
 rc=0
 tc --format json upload "${corpus_dirs[@]}" >c.json 2>c.err || rc=$?
 ((rc == 0)) || fail "(c) second upload exited $rc: $(head -n3 c.err)"
@@ -342,6 +346,13 @@ res=$(svc check local.map c.json "(c)" --count "$nlocal" --stored yes) ||
   fail "(c) the second upload's reports: $res"
 snapshot >c.after
 cmp -s c.before c.after || fail "(c) the second upload rewrote store files: $(diff c.before c.after | head -n4)"
+# Hash first: each blob was asked for by hash and none was sent again.
+posts=$(($(requests POST /v1/analyze) - posts_before)) gets=$(($(requests GET /v1/reports/) - gets_before))
+((posts == 0)) || fail "(c) the second upload sent $posts blobs the server had (POST /v1/analyze in the log)"
+((gets == nlocal)) || fail "(c) the second upload asked for $gets hashes, expected $nlocal"
+tc upload "$one" >c.text 2>c.err || fail "(c) text upload of a stored blob: $(head -n2 c.err)"
+grep -q 'not analyzed again' c.text || fail "(c) a text upload of a stored blob does not say so"
+(($(requests POST /v1/analyze) == posts_before)) || fail "(c) a text upload of a stored blob sent it"
 stored=$(svc field c.json stored_before)
 if [[ $stored == *true* ]]; then
   [[ $stored != *false* && $stored != *null* ]] || fail "(c) not every re-upload says stored_before: $stored"
@@ -349,7 +360,8 @@ if [[ $stored == *true* ]]; then
 else
   how="tregc does not show stored_before"
 fi
-echo "$prog: (c) the same $nlocal blobs again: $res, no store file written or replaced ($how)"
+echo "$prog: (c) the same $nlocal blobs again: $res, no store file written or replaced ($how);"
+echo "$prog: (c) the server log shows $gets GET /v1/reports/{hash} and no POST /v1/analyze: no blob sent again"
 
 # ---------------------------------------------------------------- (d)
 rc=0

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tregd on its own, over real TLS on 127.0.0.1: health, auth, limits,
 # malformed bodies, analysis of a fixture, dedupe, listing filters, fetch
+# (full, and rows=0 without per-instruction rows), omit_rows uploads, fetch
 # after a restart, a rejected code object and a clean SIGTERM.  Protobuf
 # bodies are encoded and decoded by a small python3 helper (no python
 # protobuf needed).  Needs TREGD and TREG_FIXTURES (CTest sets them).
@@ -96,12 +97,28 @@ def report_line(rep):
     return "hash=%s target=%s file=%s kernels=%s" % (s(rep, 2), s(rep, 4), s(rep, 3), ",".join(kernels))
 
 cmd = sys.argv[1]
-if cmd == "upload":  # upload CODE_FILE NAME [reanalyze]
+def rows(rep):
+    return sum(len(parse(k).get(23, [])) for k in rep.get(12, []))
+
+def without_rows(rep):
+    out = dict(rep)
+    out[12] = [{n: v for n, v in parse(k).items() if n != 23} for k in rep.get(12, [])]
+    return out
+
+if cmd == "upload":  # upload CODE_FILE NAME [reanalyze] [omit]
     data = open(sys.argv[2], "rb").read()
     body = field_bytes(1, data) + field_bytes(2, sys.argv[3].encode()) + field_bytes(5, b"testhost")
-    if len(sys.argv) > 4 and sys.argv[4] == "reanalyze":
+    if "reanalyze" in sys.argv[4:]:
         body += bytes([0x30, 1])
+    if "omit" in sys.argv[4:]:
+        body += bytes([0x38, 1])
     sys.stdout.buffer.write(body)
+elif cmd == "rows":  # rows report|upload-response FILE: per-instruction rows in it
+    msg = parse(open(sys.argv[3], "rb").read())
+    print(rows(parse(msg[1][0]) if sys.argv[2] == "upload-response" else msg))
+elif cmd == "same-but-rows":  # same-but-rows FULL_REPORT REPORT: equal but for rows
+    a, b = (parse(open(f, "rb").read()) for f in sys.argv[2:4])
+    print("same" if without_rows(a) == without_rows(b) else "different")
 else:  # decode KIND FILE
     msg = parse(open(sys.argv[2], "rb").read())
     if cmd == "upload-response":
@@ -254,6 +271,46 @@ code=$(req GET "/v1/reports/$hash" "$work/f.bin" "${auth[@]}")
   fail "fetch: HTTP $code"
 code=$(req GET "/v1/reports/$(printf '0%.0s' $(seq 64))" "$work/e.bin" "${auth[@]}")
 [[ $code == 404 && $(pb error "$work/e.bin") == "status=404 "* ]] || fail "unknown hash: HTTP $code"
+code=$(req GET "/v1/reports/$(printf '0%.0s' $(seq 64))?rows=0" "$work/e.bin" "${auth[@]}")
+[[ $code == 404 ]] || fail "unknown hash, rows=0: HTTP $code"
+
+# rows=0: the same report without per-instruction rows; rows=1 the full one
+full_rows=$(pb rows report "$work/f.bin")
+((full_rows > 0)) || fail "the stored report has no rows"
+code=$(req GET "/v1/reports/$hash?rows=0" "$work/s.bin" "${auth[@]}")
+[[ $code == 200 && $(pb rows report "$work/s.bin") == 0 ]] ||
+  fail "rows=0: HTTP $code, $(pb rows report "$work/s.bin" 2>/dev/null) rows"
+[[ $(pb same-but-rows "$work/f.bin" "$work/s.bin") == same ]] || fail "rows=0 changed more than rows"
+(($(stat -c %s "$work/s.bin") < $(stat -c %s "$work/f.bin"))) || fail "rows=0 is not smaller"
+code=$(req GET "/v1/reports/$hash?rows=0" "$work/s2.bin" "${auth[@]}") # from the cache
+[[ $code == 200 ]] || fail "rows=0 again: HTTP $code"
+cmp -s "$work/s.bin" "$work/s2.bin" || fail "rows=0 again: a different answer"
+code=$(req GET "/v1/reports/$hash?rows=1" "$work/f1.bin" "${auth[@]}")
+[[ $code == 200 ]] || fail "rows=1: HTTP $code"
+cmp -s "$work/f.bin" "$work/f1.bin" || fail "rows=1: not the full report"
+code=$(req GET "/v1/reports/$hash?rows=2" "$work/e.bin" "${auth[@]}")
+[[ $code == 400 ]] || fail "rows=2: HTTP $code"
+
+# omit_rows: a stored blob and a fresh one answered without rows; the
+# stored report keeps them; without omit_rows the rows come back
+pb upload "$fixture" loop_kernel.hsaco omit >"$work/up-o.bin"
+code=$(post "$work/up-o.bin" "$work/o.bin")
+[[ $code == 200 && $(pb upload-response "$work/o.bin") == *" stored_before=1" ]] ||
+  fail "omit_rows, stored: HTTP $code"
+[[ $(pb rows upload-response "$work/o.bin") == 0 ]] || fail "omit_rows, stored: rows in the answer"
+fixture4=$TREG_FIXTURES/gfx90a/spill_kernel.hsaco
+hash4=$(sha256sum "$fixture4" | cut -d' ' -f1)
+pb upload "$fixture4" spill_kernel.hsaco omit >"$work/up-o4.bin"
+code=$(post "$work/up-o4.bin" "$work/o4.bin")
+[[ $code == 200 && $(pb upload-response "$work/o4.bin") == "hash=$hash4 "*" stored_before=0" ]] ||
+  fail "omit_rows, fresh: HTTP $code"
+[[ $(pb rows upload-response "$work/o4.bin") == 0 ]] || fail "omit_rows, fresh: rows in the answer"
+code=$(req GET "/v1/reports/$hash4" "$work/f4full.bin" "${auth[@]}")
+[[ $code == 200 ]] || fail "fetch after an omit_rows upload: HTTP $code"
+(($(pb rows report "$work/f4full.bin") > 0)) || fail "omit_rows, fresh: the stored report lost its rows"
+code=$(post "$work/up.bin" "$work/r7.bin")
+[[ $code == 200 && $(pb rows upload-response "$work/r7.bin") == "$full_rows" ]] ||
+  fail "an upload without omit_rows did not get the rows"
 
 # SIGTERM: clean exit 0
 kill -TERM "$pid"
@@ -268,7 +325,7 @@ code=$(req GET "/v1/reports/$hash" "$work/f2.bin" "${auth[@]}")
 [[ $code == 200 ]] || fail "fetch after restart: HTTP $code"
 cmp -s "$work/f.bin" "$work/f2.bin" || fail "report changed across the restart"
 code=$(req GET /v1/health "$work/h.bin")
-[[ $(pb health "$work/h.bin") == "status=ok workers=2 reports=2" ]] ||
+[[ $(pb health "$work/h.bin") == "status=ok workers=2 reports=3" ]] ||
   fail "health after restart: $(pb health "$work/h.bin")"
 kill -TERM "$pid"
 rc=0

@@ -2,7 +2,9 @@
  * DIR/tmp; the index finds, filters and pages reports; dedupe lookups see
  * exactly the indexed hashes; and after a simulated crash (report files
  * durable but no index row, a half-written temp file left behind) reopening
- * the store re-indexes the reports and removes the temp file. */
+ * the store re-indexes the reports and removes the temp file, and removes
+ * a report whose blob did not survive; reports without rows are the
+ * reports with Kernel.rows stripped, cached as long as the file is the same. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -300,6 +302,116 @@ static void test_recovery_after_crash(void **state)
     store_close(s);
 }
 
+/* A report whose kernels have rows: stripping drops exactly the rows. */
+static void test_strip_rows(void **state)
+{
+    (void)state;
+    Treg__V1__Report r = TREG__V1__REPORT__INIT;
+    Treg__V1__Kernel k[2], *kp[2];
+    Treg__V1__Row rows[3], *rp[3];
+    for (int i = 0; i < 3; i++) {
+        treg__v1__row__init(&rows[i]);
+        rows[i].address = (uint64_t)(4 * i);
+        rows[i].text = "v_add_f32 v0, v1, v2";
+        rows[i].vgpr = 3;
+        rp[i] = &rows[i];
+    }
+    for (int i = 0; i < 2; i++) {
+        treg__v1__kernel__init(&k[i]);
+        k[i].name = i ? "second" : "first";
+        k[i].instructions = 3;
+        k[i].rows = rp;
+        k[i].n_rows = i ? 1 : 3;
+        kp[i] = &k[i];
+    }
+    r.hash = "abc";
+    r.target = "gfx90a";
+    r.kernels = kp;
+    r.n_kernels = 2;
+    size_t len = treg__v1__report__get_packed_size(&r), out_len = 0;
+    uint8_t *buf = malloc(len), *out = NULL;
+    assert_non_null(buf);
+    treg__v1__report__pack(&r, buf);
+    assert_int_equal(store_strip_rows(buf, len, &out, &out_len), 0);
+    assert_true(out_len < len);
+    Treg__V1__Report *got = treg__v1__report__unpack(NULL, out_len, out);
+    assert_non_null(got);
+    assert_string_equal(got->target, "gfx90a");
+    assert_int_equal(got->n_kernels, 2);
+    assert_string_equal(got->kernels[1]->name, "second");
+    assert_int_equal(got->kernels[0]->instructions, 3);
+    assert_int_equal(got->kernels[0]->n_rows, 0);
+    assert_int_equal(got->kernels[1]->n_rows, 0);
+    treg__v1__report__free_unpacked(got, NULL);
+    /* Repacked without rows, the report is byte for byte the stripped one. */
+    for (int i = 0; i < 2; i++) kp[i]->n_rows = 0;
+    assert_int_equal(treg__v1__report__get_packed_size(&r), out_len);
+    treg__v1__report__pack(&r, buf);
+    assert_memory_equal(buf, out, out_len);
+    free(out);
+    /* Not protobuf: refused. */
+    static const uint8_t junk[] = {0x0a, 0xff, 0xff, 0xff, 0x0f};
+    assert_int_equal(store_strip_rows(junk, sizeof junk, &out, &out_len), -1);
+    free(buf);
+}
+
+/* The cache of reports without rows follows the report file: a replaced
+ * report is seen, a removed one is gone. */
+static void test_summary_cache(void **state)
+{
+    fixture *f = *state;
+    char err[256] = "", hash[STORE_HASH_HEX + 1], path[512];
+    store *s = store_open(f->dir, err, sizeof err);
+    assert_non_null(s);
+    const char *kernels[] = {"first", "second"};
+    size_t len, got_len;
+    const uint8_t *got;
+    fake_hash('d', hash);
+    assert_int_equal(store_read_summary(s, hash, &got, &got_len), 1);
+    uint8_t *report = write_report(f->dir, hash, "gfx90a", kernels, 1, 7, &len);
+    assert_int_equal(store_read_summary(s, hash, &got, &got_len), 0);
+    assert_int_equal(got_len, len); /* no rows to strip */
+    assert_memory_equal(got, report, len);
+    assert_int_equal(store_cached_bytes(s), len);
+    free(report);
+    /* Re-analyzed (a new file renamed into place): the cache follows. */
+    report = write_report(f->dir, hash, "gfx90a", kernels, 2, 8, &len);
+    assert_int_equal(store_read_summary(s, hash, &got, &got_len), 0);
+    assert_int_equal(got_len, len);
+    assert_memory_equal(got, report, len);
+    assert_int_equal(store_cached_bytes(s), len);
+    free(report);
+    snprintf(path, sizeof path, "%s/reports/dd/%s.pb", f->dir, hash);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(store_read_summary(s, hash, &got, &got_len), 1);
+    assert_int_equal(store_read_summary(s, "../x", &got, &got_len), 1);
+    store_close(s);
+}
+
+/* A crash that kept a report's rename but not its blob's: the upload was
+ * never acknowledged, and the report is removed rather than indexed. */
+static void test_recovery_without_blob(void **state)
+{
+    fixture *f = *state;
+    char err[256] = "", hash[STORE_HASH_HEX + 1], path[512];
+    const char *kernels[] = {"k"};
+    size_t len;
+    fake_hash('e', hash);
+    store *s = store_open(f->dir, err, sizeof err);
+    assert_non_null(s);
+    store_close(s);
+    free(write_report(f->dir, hash, "gfx90a", kernels, 1, 9, &len));
+    snprintf(path, sizeof path, "%s/blobs/ee/%s", f->dir, hash);
+    assert_int_equal(unlink(path), 0);
+    s = store_open(f->dir, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(store_recovered(s), 0);
+    assert_int_equal(store_lookup(s, hash, NULL, 0), 0);
+    snprintf(path, sizeof path, "%s/reports/ee/%s.pb", f->dir, hash);
+    assert_int_not_equal(access(path, F_OK), 0);
+    store_close(s);
+}
+
 static void test_unusable_dir(void **state)
 {
     char err[256] = "";
@@ -315,6 +427,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_dedupe_lookup, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_filters_and_pages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recovery_after_crash, setup, teardown),
+        cmocka_unit_test(test_strip_rows),
+        cmocka_unit_test_setup_teardown(test_summary_cache, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recovery_without_blob, setup, teardown),
         cmocka_unit_test(test_unusable_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
