@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "decode/disasm.h"
 #include "flow/cfg.h"
 #include "flow/defined.h"
@@ -60,26 +61,6 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = NULL;
-    long size = -1;
-    if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
-    if (size >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)size + 1))) {
-        if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
-            free(buf);
-            buf = NULL;
-        } else {
-            buf[size] = '\0';
-            *len = (size_t)size;
-        }
-    }
-    fclose(f);
-    return buf;
-}
-
 static int add_input(const char *path)
 {
     size_t plen = strlen(path);
@@ -94,7 +75,7 @@ static int add_input(const char *path)
     input *in = &g_inputs[g_ninputs];
     memset(in, 0, sizeof *in);
     in->path = strdup(path);
-    in->bytes = (uint8_t *)slurp(path, &in->len);
+    in->bytes = (uint8_t *)bench_slurp(path, &in->len);
     if (!in->path || !in->bytes) {
         fprintf(stderr, "treg-bench: cannot read %s\n", path);
         free(in->path);
@@ -107,7 +88,7 @@ static int add_input(const char *path)
     if (jp) {
         memcpy(jp, path, plen - 6);
         strcpy(jp + plen - 6, ".json");
-        in->json = slurp(jp, &in->json_len);
+        in->json = bench_slurp(jp, &in->json_len);
         free(jp);
     }
     g_ninputs++;

@@ -60,6 +60,7 @@
 
 #include <openssl/evp.h>
 
+#include "bench_util.h"
 #include "treg.pb-c.h"
 
 typedef struct body {
@@ -113,26 +114,6 @@ static void die(const char *what)
     exit(1);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = NULL;
-    long size = -1;
-    if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
-    if (size >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)size + 1))) {
-        if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
-            free(buf);
-            buf = NULL;
-        } else {
-            buf[size] = '\0';
-            *len = (size_t)size;
-        }
-    }
-    fclose(f);
-    return buf;
-}
-
 /* PATH.hsaco's sibling PATH.ext as text, or "" when absent. */
 static char *sibling(const char *path, const char *ext)
 {
@@ -142,7 +123,7 @@ static char *sibling(const char *path, const char *ext)
     if (!p) die("out of memory");
     memcpy(p, path, n - 5);
     strcpy(p + n - 5, ext);
-    char *text = slurp(p, &len);
+    char *text = bench_slurp(p, &len);
     free(p);
     return text ? text : strdup("");
 }
@@ -152,7 +133,7 @@ static char *sibling(const char *path, const char *ext)
 static body make_body(const char *path, const char *trailer, bool omit_rows)
 {
     size_t len;
-    char *code = slurp(path, &len);
+    char *code = bench_slurp(path, &len);
     if (!code) {
         fprintf(stderr, "service_load: cannot read %s\n", path);
         exit(1);
