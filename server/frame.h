@@ -20,7 +20,7 @@ enum { FRAME_REQUEST_FIELDS = 7, FRAME_REPLY_FIELDS = 6 };
 enum frame_status {
     FRAME_OK = 0,
     FRAME_REJECTED = 1, /* the analyzer refused the code object: body = its message */
-    FRAME_FAILED = 2    /* the server side failed (store, memory): body = message */
+    FRAME_FAILED = 2    /* the worker failed (memory): body = message */
 };
 
 /* Frames beyond this are refused by both ends. */

@@ -396,7 +396,8 @@ static void analysis_done(void *arg, const pool_result *res)
                         .kernels = res->kernels,
                         .nkernels = res->nkernels};
         char err[256];
-        /* The report file is already durable; a failed insert is repaired
+        /* The report file is already durable (POOL_OK comes after the
+         * writer thread's syncs); a failed insert is repaired
          * by the re-index at the next start, so the upload still succeeds. */
         if (store_index(s->cfg.store, &m, err, sizeof err) != 0) log_msg("error", err, f->hash);
     }

@@ -1,4 +1,5 @@
-/* Worker processes, job queue and timeouts (see pool.h). */
+/* Worker processes, job queue, timeouts and the hand-off to the store
+ * writers (see pool.h). */
 #include "pool.h"
 
 #include <errno.h>
@@ -18,10 +19,19 @@
 #include "frame.h"
 #include "log.h"
 #include "worker.h"
+#include "writer.h"
+
+/* Threads writing fresh analyses into the store.  Two: a write is mostly
+ * waiting for the disk, and two let one journal commit carry both. */
+enum { STORE_WRITERS = 2 };
 
 typedef struct job {
-    uint8_t *frame;
+    pool *owner;
+    uint8_t *frame; /* the request, kept until the job ends: the write needs it */
     size_t frame_len;
+    uint8_t *reply; /* FRAME_OK: the worker's reply, while the store write runs */
+    size_t reply_len;
+    write_req write;
     pool_done_fn done;
     void *arg;
     char hash[72];
@@ -38,10 +48,11 @@ typedef struct worker {
 
 struct pool {
     struct event_base *base;
-    char *store_dir;
     unsigned nworkers, queue_max, queued, busy;
     unsigned timeout_seconds;
     worker *workers;
+    writer *writer;
+    unsigned writing, write_max; /* store writes pending; the bound */
     job *head, *tail;
     int draining;
     void (*drained)(void *);
@@ -56,6 +67,7 @@ static void job_free(job *j)
 {
     if (j == NULL) return;
     free(j->frame);
+    free(j->reply);
     free(j);
 }
 
@@ -95,7 +107,7 @@ static int spawn(pool *p, worker *w)
         if (dup2(sv[1], 3) < 0) _exit(1);
         /* Listening socket, client connections, other workers' pipes. */
         close_range(4, ~0U, 0);
-        worker_main(3, p->store_dir);
+        worker_main(3);
     }
     close(sv[1]);
     evutil_make_socket_nonblocking(sv[0]);
@@ -130,9 +142,10 @@ static void retire(worker *w)
     w->pid = 0;
 }
 
+/* Drained: no analysis running and no store write pending. */
 static void maybe_drained(pool *p)
 {
-    if (p->draining && p->busy == 0 && p->drained != NULL) {
+    if (p->draining && p->busy == 0 && p->writing == 0 && p->drained != NULL) {
         void (*cb)(void *) = p->drained;
         p->drained = NULL;
         cb(p->drained_arg);
@@ -143,18 +156,24 @@ static void dispatch(pool *p, worker *w, job *j)
 {
     w->current = j;
     p->busy++;
+    /* Copied into the bufferevent; j->frame stays for the store write. */
     evbuffer_add(bufferevent_get_output(w->bev), j->frame, j->frame_len);
-    free(j->frame); /* copied into the bufferevent */
-    j->frame = NULL;
     struct timeval tv = {.tv_sec = p->timeout_seconds, .tv_usec = 0};
     evtimer_add(w->timer, &tv);
+}
+
+/* Back-pressure from the disk: past write_max pending writes, idle workers
+ * wait and jobs stay queued (the queue bound, then 503, applies). */
+static int may_dispatch(const pool *p)
+{
+    return p->writing < p->write_max;
 }
 
 /* Gives the next queued job, if any, to idle worker w. */
 static void next_job(pool *p, worker *w)
 {
     job *j = p->head;
-    if (j == NULL || w->bev == NULL) return;
+    if (j == NULL || w->bev == NULL || !may_dispatch(p)) return;
     p->head = j->next;
     if (p->head == NULL) p->tail = NULL;
     p->queued--;
@@ -211,16 +230,11 @@ static char *dup_field(const frame_field *f)
     return s;
 }
 
-/* Turns one reply frame into a pool_result and completes the job. */
-static void complete(worker *w, const uint8_t *payload, size_t len)
+/* Turns one reply frame into a pool_result and completes the job.  For
+ * FRAME_OK only once its store write is done. */
+static void deliver(job *j, const uint8_t *payload, size_t len)
 {
-    pool *p = w->owner;
-    job *j = w->current;
-    w->current = NULL;
-    evtimer_del(w->timer);
-    p->busy--;
     frame_field f[FRAME_REPLY_FIELDS];
-    if (j == NULL) return;
     if (frame_split(payload, len, f, FRAME_REPLY_FIELDS) != 0 || f[0].len != 1) {
         finish_simple(j, POOL_FAILED, "malformed reply from a worker");
         return;
@@ -258,6 +272,71 @@ static void complete(worker *w, const uint8_t *payload, size_t len)
     free(version);
 }
 
+static void next_jobs(pool *p)
+{
+    for (unsigned i = 0; i < p->nworkers && p->head != NULL && may_dispatch(p); i++)
+        if (p->workers[i].bev != NULL && p->workers[i].current == NULL) next_job(p, &p->workers[i]);
+}
+
+/* A store write finished (loop thread): only now is the job answered. */
+static void written(write_req *req)
+{
+    job *j = (job *)((char *)req - offsetof(job, write));
+    pool *p = j->owner;
+    p->writing--;
+    if (req->rc != 0) {
+        log_msg("error", req->err, j->hash);
+        finish_simple(j, POOL_FAILED, req->err);
+    } else {
+        deliver(j, j->reply, j->reply_len);
+    }
+    next_jobs(p);
+    maybe_drained(p);
+}
+
+/* The worker answered: a failure completes the job now; a packed report
+ * goes to the store writers with the request's blob and texts, and the
+ * worker is free for the next job. */
+static void complete(worker *w, const uint8_t *payload, size_t len)
+{
+    pool *p = w->owner;
+    job *j = w->current;
+    w->current = NULL;
+    evtimer_del(w->timer);
+    p->busy--;
+    if (j == NULL) return;
+    frame_field f[FRAME_REPLY_FIELDS], q[FRAME_REQUEST_FIELDS];
+    if (frame_split(payload, len, f, FRAME_REPLY_FIELDS) != 0 || f[0].len != 1 ||
+        *(const uint8_t *)f[0].data != FRAME_OK) {
+        deliver(j, payload, len);
+        return;
+    }
+    if (frame_split(j->frame + 4, j->frame_len - 4, q, FRAME_REQUEST_FIELDS) != 0) {
+        finish_simple(j, POOL_FAILED, "malformed job frame");
+        return;
+    }
+    if ((j->reply = malloc(len ? len : 1)) == NULL) {
+        finish_simple(j, POOL_FAILED, "out of memory");
+        return;
+    }
+    memcpy(j->reply, payload, len);
+    j->reply_len = len;
+    /* The report field's offset is the same in the copy. */
+    const uint8_t *report = j->reply + ((const uint8_t *)f[1].data - payload);
+    j->write = (write_req){.hash = j->hash,
+                           .blob = q[4].data,
+                           .blob_len = q[4].len,
+                           .json = q[5].data,
+                           .json_len = q[5].len,
+                           .amdgcn = q[6].data,
+                           .amdgcn_len = q[6].len,
+                           .report = report,
+                           .report_len = f[1].len,
+                           .done = written};
+    p->writing++;
+    writer_submit(p->writer, &j->write);
+}
+
 static void on_read(struct bufferevent *bev, void *arg)
 {
     worker *w = arg;
@@ -280,10 +359,8 @@ pool *pool_new(struct event_base *base, unsigned workers, unsigned queue_max,
                unsigned timeout_seconds, const char *store_dir, char *err, size_t errlen)
 {
     pool *p = calloc(1, sizeof *p);
-    if (p == NULL || (p->store_dir = strdup(store_dir)) == NULL ||
-        (p->workers = calloc(workers, sizeof *p->workers)) == NULL) {
+    if (p == NULL || (p->workers = calloc(workers, sizeof *p->workers)) == NULL) {
         snprintf(err, errlen, "worker pool: out of memory");
-        if (p) free(p->store_dir);
         free(p);
         return NULL;
     }
@@ -291,12 +368,18 @@ pool *pool_new(struct event_base *base, unsigned workers, unsigned queue_max,
     p->nworkers = workers;
     p->queue_max = queue_max;
     p->timeout_seconds = timeout_seconds;
+    p->write_max = 2 * workers > 4 ? 2 * workers : 4;
+    /* The worker processes first: fork before any thread exists. */
     for (unsigned i = 0; i < workers; i++) {
         if (spawn(p, &p->workers[i]) != 0) {
             snprintf(err, errlen, "cannot start worker process %u: %s", i, strerror(errno));
             pool_free(p);
             return NULL;
         }
+    }
+    if ((p->writer = writer_new(base, store_dir, STORE_WRITERS, err, errlen)) == NULL) {
+        pool_free(p);
+        return NULL;
     }
     return p;
 }
@@ -305,7 +388,7 @@ int pool_submit(pool *p, const pool_job_spec *s, pool_done_fn done, void *arg)
 {
     if (p->draining) return -2;
     worker *idle = NULL;
-    for (unsigned i = 0; i < p->nworkers && idle == NULL; i++)
+    for (unsigned i = 0; i < p->nworkers && idle == NULL && may_dispatch(p); i++)
         if (p->workers[i].bev != NULL && p->workers[i].current == NULL) idle = &p->workers[i];
     if (idle == NULL && p->queued >= p->queue_max) return -1;
     job *j = calloc(1, sizeof *j);
@@ -324,6 +407,7 @@ int pool_submit(pool *p, const pool_job_spec *s, pool_done_fn done, void *arg)
         free(j);
         return -2;
     }
+    j->owner = p;
     j->done = done;
     j->arg = arg;
     if (idle != NULL) {
@@ -380,10 +464,17 @@ void pool_drain(pool *p, void (*drained)(void *), void *arg)
 void pool_free(pool *p)
 {
     if (p == NULL) return;
+    p->draining = 1;
     for (job *j = p->head, *next; j != NULL; j = next) {
         next = j->next;
         finish_simple(j, POOL_SHUTDOWN, "server is shutting down");
     }
+    p->head = p->tail = NULL;
+    p->queued = 0;
+    /* Pending writes finish and are answered (after a forced stop); a write
+     * is not cut short. */
+    writer_free(p->writer);
+    p->writer = NULL;
     for (unsigned i = 0; i < p->nworkers; i++) {
         worker *w = &p->workers[i];
         if (w->current != NULL) {
@@ -417,6 +508,5 @@ void pool_free(pool *p)
         w->pid = 0;
     }
     free(p->workers);
-    free(p->store_dir);
     free(p);
 }

@@ -1,12 +1,19 @@
 /* The prefork worker pool: N worker processes (worker.c), each connected to
  * the event loop by a socketpair, one job at a time each; a bounded FIFO of
- * jobs waiting for a free worker; a per-job timeout.  Processes, not
+ * jobs waiting for a free worker; a per-job timeout on the analysis; and,
+ * for each report a worker packed, its store write on the writer threads
+ * (writer.c), after which the job completes.  A worker takes its next job
+ * as soon as it has answered, while that write runs; at most 2 x workers
+ * (at least 4) writes are pending, past that idle workers wait, so a slow
+ * disk backs up into the queue and its 503s, not into memory.  Processes, not
  * threads, because LLVM's disassembler can crash on hostile input: a dead
  * worker fails only its own job (POOL_CRASHED) and is replaced; a stuck one
  * is killed at the timeout (POOL_TIMEOUT) and replaced.
  *
  * Everything here runs on the event loop thread and never blocks it: job
- * frames go out and replies come back through bufferevents. */
+ * frames go out and replies come back through bufferevents, writes are
+ * handed to the writer threads and their completions come back through an
+ * eventfd. */
 #ifndef TREGD_POOL_H
 #define TREGD_POOL_H
 
@@ -16,7 +23,7 @@
 #include <event2/event.h>
 
 typedef enum pool_outcome {
-    POOL_OK,       /* report packed and stored */
+    POOL_OK,       /* report packed and stored (its files durable) */
     POOL_REJECTED, /* the analyzer refused the code object (message) */
     POOL_FAILED,   /* packing or storing failed (message) */
     POOL_CRASHED,  /* the worker died during the job */
@@ -48,7 +55,8 @@ typedef struct pool_job_spec {
     size_t amdgcn_len;
 } pool_job_spec;
 
-/* Called exactly once per submitted job, on the loop thread. */
+/* Called exactly once per submitted job, on the loop thread (for POOL_OK
+ * after the store write). */
 typedef void (*pool_done_fn)(void *arg, const pool_result *res);
 
 typedef struct pool pool;
@@ -67,10 +75,12 @@ unsigned pool_queued(const pool *p);
 void pool_reap(pool *p);
 
 /* Stops taking jobs, fails queued ones with POOL_SHUTDOWN, and calls
- * drained(arg) once no job is running (maybe before returning). */
+ * drained(arg) once no analysis is running and no store write is pending
+ * (maybe before returning). */
 void pool_drain(pool *p, void (*drained)(void *), void *arg);
 
-/* Closes every worker's socket, waits for the processes, frees. */
+/* Fails queued jobs, lets pending store writes finish and completes their
+ * jobs, closes every worker's socket, waits for the processes, frees. */
 void pool_free(pool *p);
 
 #endif

@@ -8,8 +8,9 @@
  * fsync per transaction.  NORMAL may lose the last commits on power loss,
  * never corrupt; a lost row is harmless because the report file is durable
  * before the row is written and store_open re-indexes report files the
- * index lacks.  The large writes (blobs, reports, with their fsyncs) happen
- * in the worker processes, not here. */
+ * index lacks.  The large writes (blobs, reports, with their fsyncs:
+ * store_write_upload) happen on the server's writer threads (writer.c),
+ * never on the loop and not in the worker processes. */
 #include "store.h"
 
 #include <dirent.h>
@@ -135,6 +136,21 @@ static int shard_dir(const char *dir, const char *sub, const char *hash, char *o
  *      both shard directories are fsync'ed: one fsync per directory, after
  *      all the renames into it, instead of one per file.
  *
+ * Who does what: a worker process analyzes and packs the report and
+ * answers the server at once, writing nothing.  The server (pool.c) hands
+ * the upload and the packed report to a writer thread (writer.c), which
+ * runs this function; only when it has returned 0 does the loop thread
+ * insert the index row and send the HTTP 200, to every upload waiting on
+ * that blob (a write error: 500, no row).  Until then the blob counts as
+ * being analyzed, so a second upload of it waits for this write instead of
+ * starting another analysis.  So the acknowledgement still follows the
+ * syncs; what changed is that a worker no longer waits for them before its
+ * next analysis.  A SIGKILL of the server during a write is the same case
+ * as before (the writes were the worker's, and PR_SET_PDEATHSIG killed it
+ * with the server): temp files and perhaps a report without its blob, no
+ * answer sent; store_open cleans both up.  On SIGTERM the server exits
+ * only after the pending writes are done and answered.
+ *
  * The blob and Triton's texts are renamed before the report, so a running
  * server never shows a report without its blob.  After a crash the report's
  * rename may be durable while the blob's is not (the two directories are
@@ -166,7 +182,9 @@ typedef struct pending {
 /* A new file in DIR/tmp, created with its final mode. */
 static int tmp_create(const char *dir, char *path, size_t len)
 {
-    static unsigned counter;
+    /* The server's writer threads share it: atomic, so no two of them try
+     * the same name (O_EXCL would catch that, at the price of a retry). */
+    static _Atomic unsigned counter;
     for (int tries = 0; tries < 100; tries++) {
         int n = snprintf(path, len, "%s/tmp/w.%ld.%u", dir, (long)getpid(), counter++);
         if (n < 0 || (size_t)n >= len) {
@@ -238,10 +256,12 @@ int store_write_upload(const char *dir, const char *hash, const uint8_t *blob, s
         }
     }
     for (size_t i = 0; i < made; i++) close(p[i].fd);
-    for (size_t i = 0; i < made && rc == 0; i++, renamed++) {
-        if (rename(p[i].tmp, p[i].final) != 0) {
-            snprintf(err, errlen, "store: cannot rename into %s: %s", p[i].final, strerror(errno));
+    for (; renamed < made && rc == 0; renamed++) {
+        if (rename(p[renamed].tmp, p[renamed].final) != 0) {
+            snprintf(err, errlen, "store: cannot rename into %s: %s", p[renamed].final,
+                     strerror(errno));
             rc = -1;
+            break; /* p[renamed].tmp is still there: unlinked below */
         }
     }
     for (size_t i = renamed; i < made; i++) unlink(p[i].tmp);

@@ -18,9 +18,10 @@
  * Reports without per-instruction rows (?rows=0, omit_rows) are not files:
  * the server keeps them in memory (store_read_summary; why, in store.c).
  *
- * The file half (store_write_upload) needs no SQLite handle: worker
- * processes call it with just the directory, which keeps fsyncs off the
- * server's event loop. */
+ * The file half (store_write_upload) needs no SQLite handle and is
+ * thread-safe: the server's writer threads (writer.c) call it with just the
+ * directory, which keeps fsyncs off the event loop and off the worker
+ * processes. */
 #ifndef TREGD_STORE_H
 #define TREGD_STORE_H
 
@@ -66,7 +67,9 @@ void store_close(store *s);
 const char *store_dir(const store *s);
 
 /* Writes the blob (unless already there), the optional .json / .amdgcn
- * texts (len 0: none) and, last, the packed report, each atomically. */
+ * texts (len 0: none) and, last, the packed report, each atomically; 0
+ * once all of them are durable, else -1 and one line in err.  Blocks on
+ * the disk: never call it on the event loop. */
 int store_write_upload(const char *dir, const char *hash, const uint8_t *blob, size_t blob_len,
                        const char *json, size_t json_len, const char *amdgcn, size_t amdgcn_len,
                        const uint8_t *report, size_t report_len, char *err, size_t errlen);

@@ -1,5 +1,7 @@
 /* Worker process main loop (see worker.h).  Blocking I/O is fine here: the
- * process does one job at a time and nothing else. */
+ * process does one job at a time and nothing else.  It writes no files: the
+ * server's store writers do (writer.c), so the next analysis starts while
+ * the last one's fsyncs run. */
 #include "worker.h"
 
 #include <errno.h>
@@ -90,7 +92,7 @@ static char *kernel_names(const treg_report *r, size_t *len)
     return buf;
 }
 
-static int run_job(int fd, const char *store_dir, const frame_field *f)
+static int run_job(int fd, const frame_field *f)
 {
     char *hash = field_str(&f[0]), *file_name = field_str(&f[1]), *client_host = field_str(&f[2]);
     char *json = f[5].len ? field_str(&f[5]) : NULL;
@@ -113,14 +115,9 @@ static int run_job(int fd, const char *store_dir, const frame_field *f)
     uint8_t *packed = NULL, *summary = NULL;
     size_t packed_len = 0, names_len = 0, summary_len = 0;
     char *names = kernel_names(report, &names_len);
-    char store_err[512];
     if (names == NULL || treg_pb_pack_report(report, &info, &packed, &packed_len) != 0 ||
         store_strip_rows(packed, packed_len, &summary, &summary_len) != 0) {
         rc = reply_text(fd, FRAME_FAILED, "worker: out of memory packing the report");
-    } else if (store_write_upload(store_dir, hash, f[4].data, f[4].len, f[5].data, f[5].len,
-                                  f[6].data, f[6].len, packed, packed_len, store_err,
-                                  sizeof store_err) != 0) {
-        rc = reply_text(fd, FRAME_FAILED, store_err);
     } else {
         rc = reply(fd, FRAME_OK, packed, packed_len, report->target, names, names_len, summary,
                    summary_len);
@@ -137,7 +134,7 @@ out:
     return rc;
 }
 
-_Noreturn void worker_main(int fd, const char *store_dir)
+_Noreturn void worker_main(int fd)
 {
     for (;;) {
         uint32_t len;
@@ -149,7 +146,7 @@ _Noreturn void worker_main(int fd, const char *store_dir)
         }
         frame_field f[FRAME_REQUEST_FIELDS];
         int rc = frame_split(payload, len, f, FRAME_REQUEST_FIELDS) == 0
-                     ? run_job(fd, store_dir, f)
+                     ? run_job(fd, f)
                      : reply_text(fd, FRAME_FAILED, "worker: malformed job frame");
         free(payload);
         if (rc != 0) break;

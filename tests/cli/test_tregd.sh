@@ -312,6 +312,27 @@ code=$(post "$work/up.bin" "$work/r7.bin")
 [[ $code == 200 && $(pb rows upload-response "$work/r7.bin") == "$full_rows" ]] ||
   fail "an upload without omit_rows did not get the rows"
 
+# A store write that fails (the report's shard directory is a file): 500
+# with a one-line Error, no index row, no report; the worker is not lost.
+fixture5=$TREG_FIXTURES/gfx90a/call_kernel.hsaco
+hash5=$(sha256sum "$fixture5" | cut -d' ' -f1)
+req GET /v1/health "$work/h5.bin" >/dev/null
+before5=$(pb health "$work/h5.bin")
+[[ ! -e $store/reports/${hash5:0:2} ]] || fail "test setup: shard ${hash5:0:2} already in use"
+touch "$store/reports/${hash5:0:2}"
+pb upload "$fixture5" call_kernel.hsaco >"$work/up5.bin"
+code=$(post "$work/up5.bin" "$work/e5.bin")
+[[ $code == 500 ]] || fail "failed store write: HTTP $code"
+[[ $(pb error "$work/e5.bin") == "status=500 message=store: cannot rename into "* ]] ||
+  fail "failed store write body: $(pb error "$work/e5.bin")"
+req GET /v1/health "$work/h5.bin" >/dev/null
+[[ $(pb health "$work/h5.bin") == "$before5" ]] ||
+  fail "a failed store write changed the index: $(pb health "$work/h5.bin")"
+rm -f "$store/reports/${hash5:0:2}"
+code=$(req GET "/v1/reports/$hash5" "$work/e5f.bin" "${auth[@]}")
+[[ $code == 404 ]] || fail "fetch after a failed store write: HTTP $code"
+[[ -z $(ls -A "$store/tmp") ]] || fail "a failed store write left temp files: $(ls "$store/tmp")"
+
 # SIGTERM: clean exit 0
 kill -TERM "$pid"
 rc=0

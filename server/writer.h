@@ -1,0 +1,58 @@
+/* The store writers: a few threads in the server process that run
+ * store_write_upload (temp files, fdatasyncs, renames, directory fsyncs) for
+ * fresh analyses, so that neither the event loop nor the worker processes
+ * wait for the disk.  A worker answers as soon as its report is packed and
+ * takes the next job; pool.c hands the upload and the report here and
+ * completes the job (HTTP answer, index row) only when the write is done.
+ *
+ * The threads touch nothing but the files and their own queue: no libevent
+ * calls, no SQLite, no logging.  A finished write goes on a done list and an
+ * eventfd watched by the loop wakes it; the done callbacks run on the loop
+ * thread.  writer_submit never blocks and never refuses: pool.c bounds how
+ * many writes are pending by not dispatching jobs past that bound. */
+#ifndef TREGD_WRITER_H
+#define TREGD_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <event2/event.h>
+
+#include "store.h"
+
+typedef struct write_req write_req;
+
+/* One upload to write.  The inputs belong to the submitter and must stay
+ * valid until done runs. */
+struct write_req {
+    const char *hash;
+    const uint8_t *blob;
+    size_t blob_len;
+    const char *json;
+    size_t json_len;
+    const char *amdgcn;
+    size_t amdgcn_len;
+    const uint8_t *report;
+    size_t report_len;
+    /* Called on the loop thread once the files are durable (rc 0) or the
+     * write failed (rc -1, err holds one line). */
+    void (*done)(write_req *req);
+    int rc;
+    char err[512];
+    write_req *next; /* the writer's */
+};
+
+typedef struct writer writer;
+
+writer *writer_new(struct event_base *base, const char *dir, unsigned threads, char *err,
+                   size_t errlen);
+
+/* Queues req; a thread picks it up.  Loop thread only. */
+void writer_submit(writer *w, write_req *req);
+
+/* Lets every submitted write finish, runs the done callbacks of those not
+ * yet delivered (on the calling thread, the loop's, outside the loop), stops
+ * the threads and frees. */
+void writer_free(writer *w);
+
+#endif
