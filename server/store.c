@@ -889,6 +889,25 @@ static void recover(store *s)
     closedir(top);
 }
 
+/* All 256 shard directories of dir/sub, made (and their parent synced
+ * once) when the store opens, so that an upload never has to create one:
+ * a new store would otherwise pay a directory creation and a parent fsync
+ * on most of its first few hundred uploads. */
+static int make_shards(const char *dir, const char *sub)
+{
+    char top[4096], shard[4200];
+    snprintf(top, sizeof top, "%s/%s", dir, sub);
+    int created = 0;
+    for (unsigned i = 0; i < 256; i++) {
+        snprintf(shard, sizeof shard, "%s/%02x", top, i);
+        if (mkdir(shard, 0755) == 0)
+            created = 1;
+        else if (errno != EEXIST)
+            return -1;
+    }
+    return created ? fsync_dir(top) : 0;
+}
+
 store *store_open(const char *dir, char *err, size_t errlen)
 {
     store *s = calloc(1, sizeof *s);
@@ -905,6 +924,7 @@ store *store_open(const char *dir, char *err, size_t errlen)
     ok = ok && ensure_dir(path, dir) == 0;
     snprintf(path, sizeof path, "%s/reports", dir);
     ok = ok && ensure_dir(path, dir) == 0;
+    ok = ok && make_shards(dir, "blobs") == 0 && make_shards(dir, "reports") == 0;
     if (!ok || access(dir, R_OK | W_OK | X_OK) != 0) {
         snprintf(err, errlen, "store %s: %s", dir, strerror(errno));
         store_close(s);

@@ -138,6 +138,16 @@ static void test_atomic_write_and_index(void **state)
     char err[256] = "", hash[STORE_HASH_HEX + 1], path[512];
     store *s = store_open(f->dir, err, sizeof err);
     assert_non_null(s);
+    /* Every shard directory exists from the start: uploads never create one. */
+    for (unsigned i = 0; i < 256; i += 255) {
+        struct stat st;
+        snprintf(path, sizeof path, "%s/blobs/%02x", f->dir, i);
+        assert_int_equal(stat(path, &st), 0);
+        assert_true(S_ISDIR(st.st_mode));
+        snprintf(path, sizeof path, "%s/reports/%02x", f->dir, i);
+        assert_int_equal(stat(path, &st), 0);
+        assert_true(S_ISDIR(st.st_mode));
+    }
     fake_hash('a', hash);
     const char *kernels[] = {"add_kernel", "mul_kernel"};
     size_t len;
