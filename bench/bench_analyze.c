@@ -152,35 +152,18 @@ static const char *decode_cpu(const treg_codeobj *co, const treg_target **tout)
     if (!t && co->target_gfx) t = treg_target_by_name(co->target_gfx);
     if (!t) return NULL;
     *tout = t;
-    if (treg_disasm_knows(t->name)) return t->name;
-    return t->decode_as && treg_disasm_knows(t->decode_as) ? t->decode_as : NULL;
+    return treg_disasm_cpu_for(t);
 }
 
-static unsigned wave_size_of(const treg_kernel_sym *ks, const treg_target *t)
+static unsigned wave_size_of(const treg_kernel_sym *ks)
 {
-    if (ks->has_kd) return ks->kd.wave32 ? 32 : 64;
-    if (ks->meta.present && ks->meta.wavefront_size > 0) return (unsigned)ks->meta.wavefront_size;
-    return t->wave_size;
-}
-
-/* Registers live at entry, with the pipeline's fallback for a kernel
- * without a descriptor. */
-static void entry_of(const treg_kernel_sym *ks, const treg_target *t, treg_entry *entry)
-{
-    treg_kd kd = ks->kd;
-    if (!ks->has_kd) {
-        memset(&kd, 0, sizeof kd);
-        kd.user_sgpr_count = 16;
-        kd.wg_id_x = true;
-        kd.workitem_id_vgprs = 1;
-    }
-    treg_entry_live(&kd, t, entry);
+    return ks->kd.wave32 ? 32 : 64;
 }
 
 static void model_all(const treg_kernel_sym *ks, const treg_target *t, const treg_insn *insns,
                       size_t n, treg_insn_effect *fx)
 {
-    treg_model_ctx mctx = {wave_size_of(ks, t)};
+    treg_model_ctx mctx = {wave_size_of(ks)};
     for (size_t i = 0; i < n; i++) {
         treg_error err = {0, ""};
         if (treg_model_insn(&mctx, insns[i].text, &fx[i], &err)) die(ks->name, &err);
@@ -254,7 +237,7 @@ static void stage_pass(split *s)
             model_all(ks, t, insns, n, fx);
             double t2 = now();
             treg_entry entry;
-            entry_of(ks, t, &entry);
+            treg_entry_live(&(ks)->kd, t, &entry);
             flow_once(insns, fx, n, &entry, NULL);
             double t3 = now();
             s->decode += t1 - t0;
@@ -524,7 +507,7 @@ int main(int argc, char **argv)
     b.fx_scratch = treg_arena_calloc(&a, b.n, sizeof *b.fx);
     if (!b.fx || !b.fx_scratch) die("arena", &err);
     model_all(b.ks, b.t, b.insns, b.n, b.fx);
-    entry_of(b.ks, b.t, &b.entry);
+    treg_entry_live(&(b.ks)->kd, b.t, &b.entry);
 
     unsigned long dcalls, mcalls, fcalls;
     double dec = time_per_call(run_decode, &b, 1.0, &dcalls);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "llvm_cpus.h"
+#include "targets/targets.h"
 #include "util/error.h"
 
 struct treg_disasm {
@@ -62,16 +63,20 @@ static void llvm_init(void)
 bool treg_disasm_knows(const char *cpu)
 {
     if (treg_llvm_cpus[0] == NULL) {
-        /* llc was not found at configure time: trust upstream's set. */
-        static const char *const upstream[] = {"gfx906", "gfx908",  "gfx90a",  "gfx942",
-                                               "gfx950", "gfx1030", "gfx1100", NULL};
-        for (int i = 0; upstream[i]; i++)
-            if (strcmp(upstream[i], cpu) == 0) return true;
-        return false;
+        /* llc was not found at configure time: a target upstream LLVM
+         * knows is one it gave an EF_AMDGPU_MACH value (the target table). */
+        const treg_target *t = treg_target_by_name(cpu);
+        return t && t->mach != 0;
     }
     for (int i = 0; treg_llvm_cpus[i]; i++)
         if (strcmp(treg_llvm_cpus[i], cpu) == 0) return true;
     return false;
+}
+
+const char *treg_disasm_cpu_for(const treg_target *t)
+{
+    if (treg_disasm_knows(t->name)) return t->name;
+    return t->decode_as && treg_disasm_knows(t->decode_as) ? t->decode_as : NULL;
 }
 
 const char *treg_disasm_llvm_version(void)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "targets/targets.h"
 #include "treg/analyzer.h"
 #include "util/arena.h"
 
@@ -26,6 +27,10 @@ typedef struct treg_disasm treg_disasm;
 
 /* True when the linked LLVM can decode processor cpu ("gfx90a"). */
 bool treg_disasm_knows(const char *cpu);
+
+/* The processor to decode target t with: its own name where the linked
+ * LLVM knows it, else the table's decode_as substitute; NULL if neither. */
+const char *treg_disasm_cpu_for(const treg_target *t);
 /* Version string of the linked LLVM. */
 const char *treg_disasm_llvm_version(void);
 

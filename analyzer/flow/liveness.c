@@ -94,12 +94,10 @@ static void count_occupied(const treg_insn_effect *e, const treg_regset *full,
     out[2] = (uint16_t)c.sgpr;
 }
 
-static void live_out_of(const treg_cfg *g, const treg_liveness *lv, uint32_t b, treg_regset *full,
-                        treg_regset *part)
+static void live_out_of(const treg_liveness *lv, uint32_t b, treg_regset *full, treg_regset *part)
 {
     *full = lv->out_full[b];
     *part = lv->out_part[b];
-    (void)g;
 }
 
 int treg_liveness_run(treg_arena *a, const treg_cfg *g, const treg_insn_effect *fx, size_t n,
@@ -162,7 +160,7 @@ int treg_liveness_run(treg_arena *a, const treg_cfg *g, const treg_insn_effect *
     for (uint32_t b = 0; b < nb; b++) {
         const treg_block *B = &g->blocks[b];
         treg_regset full, part;
-        live_out_of(g, lv, b, &full, &part);
+        live_out_of(lv, b, &full, &part);
         for (uint32_t i = B->last + 1; i-- > B->first;) {
             count_occupied(&fx[i], &full, &part, lv->occupied[i]);
             step_back(&fx[i], exec_partial[i], &full, &part);
@@ -181,7 +179,7 @@ void treg_liveness_occupied_at(const treg_liveness *lv, const treg_cfg *g,
 {
     uint32_t b = g->block_of[i];
     treg_regset full, part;
-    live_out_of(g, lv, b, &full, &part);
+    live_out_of(lv, b, &full, &part);
     for (uint32_t j = g->blocks[b].last; j > i; j--)
         step_back(&fx[j], exec_partial[j], &full, &part);
     *occupied = full;

@@ -406,7 +406,6 @@ static int load_kernel(loader *l, const symbol *kdsym, size_t stem, unsigned mac
     if (symbol_bytes(l, kdsym->shndx, kdsym->value, &kdp, &avail) != 0 || avail < KD_SIZE)
         return treg_fail(l->err, TREG_E_FORMAT, "kernel %s: descriptor outside its section", name);
     k->name = name;
-    k->has_kd = true;
     decode_kd(kdp, mach, &k->kd);
     /* Wrapping arithmetic on purpose: the offset is signed and the file
      * may hold anything; a mismatch is caught by the comparison below. */

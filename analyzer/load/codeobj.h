@@ -55,7 +55,6 @@ typedef struct treg_kernel_sym {
     uint64_t size; /* symbol size in bytes (0 if the symbol had none: then up to the next symbol or
                       end of section) */
     const uint8_t *code; /* points into the caller's buffer; size bytes */
-    bool has_kd;
     treg_kd kd;
     treg_kernel_meta meta;
 } treg_kernel_sym;

@@ -250,10 +250,7 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     k->name = ks->name;
     k->entry_address = ks->addr;
     k->code_bytes = (uint32_t)ks->size;
-    k->wave_size = ks->has_kd ? (ks->kd.wave32 ? 32 : 64)
-                   : ks->meta.present && ks->meta.wavefront_size > 0
-                       ? (uint32_t)ks->meta.wavefront_size
-                       : t->wave_size;
+    k->wave_size = ks->kd.wave32 ? 32 : 64;
     k->metadata.vgpr_count = ks->meta.present ? ks->meta.vgpr_count : -1;
     k->metadata.agpr_count = ks->meta.present ? ks->meta.agpr_count : -1;
     k->metadata.sgpr_count = ks->meta.present ? ks->meta.sgpr_count : -1;
@@ -298,13 +295,7 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     uint8_t *partial;
     if ((rc = treg_exec_analyze(A, &g, fx, n, &partial, err))) return rc;
 
-    treg_kd kd = ks->kd;
-    if (!ks->has_kd) { /* no descriptor: assume the common Triton entry state */
-        memset(&kd, 0, sizeof kd);
-        kd.user_sgpr_count = 16;
-        kd.wg_id_x = true;
-        kd.workitem_id_vgprs = 1;
-    }
+    const treg_kd kd = ks->kd; /* every kernel has one: the loader finds kernels by it */
     treg_entry entry;
     treg_entry_live(&kd, t, &entry);
     unsigned implicit_defs;
@@ -326,8 +317,6 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     k->sgpr.limit = t->addressable_sgprs;
     k->accum_offset = kd.accum_offset;
     k->scratch_bytes = kd.private_segment_fixed_size;
-    if (ks->meta.present && ks->meta.private_segment_fixed_size > 0 && !ks->has_kd)
-        k->scratch_bytes = (uint32_t)ks->meta.private_segment_fixed_size;
     k->lds_bytes = kd.group_segment_fixed_size;
     if (ks->meta.present && ks->meta.max_flat_workgroup_size > 0)
         k->workgroup_size = (uint32_t)ks->meta.max_flat_workgroup_size;
@@ -482,13 +471,12 @@ static int resolve_target(pipeline *p, treg_report *r, treg_error *err)
     r->target = t->name;
     r->target_id = co->target_id;
     r->provisional = t->provisional;
-    const char *cpu = t->name;
-    if (!treg_disasm_knows(cpu)) {
-        if (!t->decode_as || !treg_disasm_knows(t->decode_as))
-            return treg_fail(err, TREG_E_TARGET,
-                             "LLVM %s cannot decode %s and no substitute ISA is known",
-                             treg_disasm_llvm_version(), t->name);
-        cpu = t->decode_as;
+    const char *cpu = treg_disasm_cpu_for(t);
+    if (!cpu)
+        return treg_fail(err, TREG_E_TARGET,
+                         "LLVM %s cannot decode %s and no substitute ISA is known",
+                         treg_disasm_llvm_version(), t->name);
+    if (cpu != t->name) {
         char note[256];
         snprintf(note, sizeof note,
                  "%s decoded as %s: LLVM %s does not know %s; %s-only instructions may be "

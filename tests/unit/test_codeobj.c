@@ -168,7 +168,6 @@ static void check_entry(const corpus_entry *e)
     assert_int_equal(co.nkernels, 1);
     const treg_kernel_sym *k = &co.kernels[0];
     assert_string_equal(k->name, json_object_get_string(jname));
-    assert_true(k->has_kd);
     assert_true(k->code >= bytes && k->code + k->size <= bytes + len);
     assert_int_equal(k->size, text_int(amdgcn, "; codeLenInByte = "));
     /* The descriptor's entry offset leads from the .kd to the code. */
