@@ -32,9 +32,6 @@ prog=test_hygon
 # shellcheck source=tests/cli/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-TREG_SOURCE_ROOT=${TREG_SOURCE_ROOT:-$(cd "$here/../.." && pwd)}
-TREG_CORPUS=${TREG_CORPUS:-$TREG_SOURCE_ROOT/../shared/corpus}
 require_analyzer
 command -v python3 >/dev/null 2>&1 || skip "python3 is needed to read treg-analyze's JSON"
 A=$TREG_ANALYZE

@@ -32,9 +32,6 @@ prog=test_oracle
 # shellcheck source=tests/cli/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-TREG_SOURCE_ROOT=${TREG_SOURCE_ROOT:-$(cd "$here/../.." && pwd)}
-TREG_CORPUS=${TREG_CORPUS:-$TREG_SOURCE_ROOT/../shared/corpus}
 TREG_FIXTURES=${TREG_FIXTURES:-}
 require_analyzer
 LLC=${LLC:-llc-22}

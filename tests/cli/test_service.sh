@@ -37,9 +37,6 @@ prog=test_service
 # shellcheck source=tests/cli/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-TREG_SOURCE_ROOT=${TREG_SOURCE_ROOT:-$(cd "$here/../.." && pwd)}
-TREG_CORPUS=${TREG_CORPUS:-$TREG_SOURCE_ROOT/../shared/corpus}
 require_analyzer
 build=$(cd "$(dirname "$TREG_ANALYZE")/.." && pwd)
 TREGD=${TREGD:-$build/server/tregd}
