@@ -15,9 +15,15 @@
 #           after the code object's bytes, ignored by the analyzer): a full
 #           analysis and store write each.  uploads/s, p50/p99, and the
 #           server's analysis throughput in instructions/s as a ratio of
-#           the analyzer's own in-process figure (treg-bench's full_ips, one
-#           thread, on the same files, run by this script).  Target: >= 0.8x
-#           with as many clients as workers or more.
+#           the analyzer's own in-process figure on one thread, on the same
+#           files, run by this script: treg-bench's sustained rate (all of
+#           8 passes' instructions over their summed time), measured just
+#           before the fresh runs and again just after, the two averaged.
+#           Sustained, like the server's figure, which is hundreds of
+#           uploads end to end; the best single pass is printed too, and
+#           the ratio against it, for information (on this VM the best pass
+#           runs 1.3-1.5x the median).  Target: >= 0.8x with as many
+#           clients as workers or more.
 # Both sides share this machine's cores (the load generator parses every
 # report it gets back), and the figures say so by being run here, together.
 #
@@ -52,6 +58,17 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j"$cores" --target treg-bench tregd tregc service_load >/dev/null
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/treg-service-bench.XXXXXX")
+# The store in a folder of a random name under a "top" directory (chattr +T,
+# best effort): ext4's allocator then puts it in a block group of its own
+# instead of next to the inodes the last run (or the test suite) freed.  On
+# an ext4 without a journal, as on this VM, every file creation scans past
+# the inodes freed in its group in the last minutes: measured, a store made
+# right after the previous run's was deleted cost the server up to 0.6 ms
+# of CPU per file and a third of its fresh-upload throughput.  That is the
+# previous run's garbage, not the server; a long-lived store does not
+# delete files.
+chattr +T "$work" 2>/dev/null || true
+store=$(mktemp -d "$work/store.XXXXXX")/store
 server_pid=""
 cleanup() {
     if [[ -n $server_pid ]]; then
@@ -62,20 +79,21 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The analyzer in process, on the same files (one thread: full_ips; the
-# pool of one thread per core for information).
-bench_out=$("$build/bench/treg-bench" -r 5 --full-only "${files[@]}")
-result=$(grep '^result ' <<<"$bench_out")
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
-full_ips=$(field full_ips "$result")
-insns=$(field instructions "$result")
-pool_ips=$(awk -v n="$insns" -v s="$(field pool_best_s "$result")" 'BEGIN { printf "%.0f", n / s }')
+# The analyzer in process, on the same files: one thread's sustained rate
+# and best pass; the pool of one thread per core for information.
+in_process() {
+    "$build/bench/treg-bench" -r 8 --full-only "${files[@]}" | grep '^result '
+}
+before=$(in_process)
+insns=$(field instructions "$before")
+pool_ips=$(awk -v n="$insns" -v s="$(field pool_best_s "$before")" 'BEGIN { printf "%.0f", n / s }')
 
 "$root/deploy/make-certs.sh" "$work/certs" 127.0.0.1 >/dev/null
 export TREG_TOKEN
 TREG_TOKEN=$(openssl rand -hex 24)
 "$build/server/tregd" --listen 127.0.0.1:0 --port-file "$work/port" \
-    --cert "$work/certs/server.pem" --key "$work/certs/server.key" --store "$work/store" \
+    --cert "$work/certs/server.pem" --key "$work/certs/server.key" --store "$store" \
     --token "$TREG_TOKEN" --workers "$cores" --queue 1024 --timeout 120 2>"$work/tregd.log" &
 server_pid=$!
 for ((i = 0; i < 100; i++)); do
@@ -103,12 +121,24 @@ for c in 1 8 64; do
     reqs=$((c == 1 ? n : (c == 8 ? 8 * n : 16 * n)))
     rows+=("$(load --fresh -c "$c" -n "$reqs")")
 done
+after=$(in_process)
+sustained_ips=$(awk -v a="$(field sustained_ips "$before")" -v b="$(field sustained_ips "$after")" \
+    'BEGIN { printf "%.0f", (a + b) / 2 }')
+best_ips=$(awk -v a="$(field full_ips "$before")" -v b="$(field full_ips "$after")" \
+    'BEGIN { printf "%.0f", (a > b ? a : b) }')
 load -c 1 -n "$n" >/dev/null
 for proto in hash-first legacy; do
     for c in 1 8 64; do
-        reqs=$((c == 1 ? 1000 : (c == 8 ? 4000 : 8000)))
+        # A p99 over 32,000 requests at 64 clients (about a second and a
+        # half): over the 8,000 of earlier versions, one 10 ms stall of
+        # this VM was past the 99th percentile on its own.  The old path
+        # (information only) keeps the smaller counts: each answer is 96 KB.
+        reqs=$((c == 1 ? 2000 : (c == 8 ? 8000 : 32000)))
         flags=()
-        [[ $proto == legacy ]] && flags=(--legacy)
+        if [[ $proto == legacy ]]; then
+            flags=(--legacy)
+            reqs=$((reqs / 4))
+        fi
         rows+=("$(load "${flags[@]}" -c "$c" -n "$reqs")")
     done
 done
@@ -122,20 +152,22 @@ verdict() { # VALUE OP LIMIT
 }
 
 echo "corpus: $n code objects, $insns instructions ($corpus); $cores cores, tregd --workers $cores"
-echo "analyzer in process (treg-bench, best of 5): $full_ips instr/s on one thread," \
-    "$pool_ips instr/s on $cores threads"
+echo "analyzer in process, one thread (treg-bench, 8 passes before and 8 after the fresh runs):" \
+    "sustained $(field sustained_ips "$before") and $(field sustained_ips "$after") instr/s," \
+    "reference $sustained_ips; best pass $best_ips; on $cores threads (best) $pool_ips instr/s"
 echo
-printf '%-7s %-10s %7s %8s %10s %9s %9s %9s %12s %13s %7s  %-22s %s\n' mode protocol clients \
-    requests uploads/s p50_ms p99_ms max_ms bytes/upload server_ips ratio target status
+printf '%-7s %-10s %7s %8s %10s %9s %9s %9s %12s %13s %7s %7s  %-22s %s\n' mode protocol clients \
+    requests uploads/s p50_ms p99_ms max_ms bytes/upload server_ips ratio vs_best target status
 for r in "${rows[@]}"; do
     mode=$(field mode "$r") c=$(field clients "$r") reqs=$(field requests "$r")
     proto=$(field protocol "$r")
     per=$(awk -v b="$(field bytes_in "$r")" -v n="$reqs" 'BEGIN { printf "%.0f", b / n }')
     rps=$(field rps "$r") p50=$(field p50_ms "$r") p99=$(field p99_ms "$r") mx=$(field max_ms "$r")
     errors=$(field errors "$r") stored=$(field stored_before "$r") ips=$(field ips "$r")
-    ratio="" target="" status=""
+    ratio="" vs_best="" target="" status=""
     if [[ $mode == fresh ]]; then
-        ratio=$(awk -v a="$ips" -v b="$full_ips" 'BEGIN { printf "%.2f", a / b }')
+        ratio=$(awk -v a="$ips" -v b="$sustained_ips" 'BEGIN { printf "%.2f", a / b }')
+        vs_best=$(awk -v a="$ips" -v b="$best_ips" 'BEGIN { printf "%.2f", a / b }')
         if ((c >= cores)) && [[ $proto == hash-first ]]; then
             target=">= 0.8x analyzer ips"
             status=$(verdict "$ratio" ">=" 0.8)
@@ -152,8 +184,8 @@ for r in "${rows[@]}"; do
         ((stored == reqs)) || status+=" (only $stored of $reqs stored before!)"
     fi
     ((errors == 0)) || status+=" ($errors errors)"
-    printf '%-7s %-10s %7s %8s %10s %9s %9s %9s %12s %13s %7s  %-22s %s\n' "$mode" "$proto" "$c" \
-        "$reqs" "$rps" "$p50" "$p99" "$mx" "$per" "$ips" "$ratio" "$target" "$status"
+    printf '%-7s %-10s %7s %8s %10s %9s %9s %9s %12s %13s %7s %7s  %-22s %s\n' "$mode" "$proto" \
+        "$c" "$reqs" "$rps" "$p50" "$p99" "$mx" "$per" "$ips" "$ratio" "$vs_best" "$target" "$status"
 done
 echo
 echo "upload (hash-first): SHA-256 of the code object in the client (timed), GET /v1/reports/{hash}?rows=0;"
@@ -162,6 +194,7 @@ echo "    404: POST /v1/analyze with the blob and omit_rows (every fresh run: GE
 echo "upload (legacy): POST /v1/analyze with the blob, the full report (rows included) back"
 echo "bytes/upload: response bodies received per upload"
 echo "ratio: the server's analyzed instructions/s (fresh uploads, end to end: TLS, protobuf, the"
-echo "worker pool, store writes with fsync, the client's parsing on the same cores) over treg-bench's"
-echo "one-thread in-process full_ips; against the $cores-thread in-process figure divide by" \
-    "$(awk -v a="$pool_ips" -v b="$full_ips" 'BEGIN { printf "%.2f", a / b }')."
+echo "worker pool, store writes with fsync, the client's parsing on the same cores) over the"
+echo "analyzer's sustained one-thread in-process rate (vs_best: over its best single pass); against"
+echo "the $cores-thread in-process figure divide by" \
+    "$(awk -v a="$pool_ips" -v b="$sustained_ips" 'BEGIN { printf "%.2f", a / b }')."

@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <netinet/in.h>
@@ -148,14 +149,26 @@ static void reply(request *r, int status, const uint8_t *body, size_t len)
     evhttp_add_header(out, "Content-Type", "application/x-protobuf");
     struct evbuffer *buf = evbuffer_new();
     if (buf != NULL && len > 0) evbuffer_add(buf, body, len);
+    struct evhttp_connection *evcon = evhttp_request_get_connection(r->req);
+    struct bufferevent *bev = evcon ? evhttp_connection_get_bufferevent(evcon) : NULL;
     evhttp_send_reply(r->req, status, reason(status), buf);
     if (buf != NULL) evbuffer_free(buf);
+    /* The reply waits in the connection's output for the next loop
+     * iteration, as two chunks: the header lines and the body.  The TLS
+     * layer writes each chunk as a record of its own with a write() of its
+     * own, so the client woke twice per reply; one contiguous chunk is one
+     * record and one segment.  Only small replies: for a large one the
+     * copy would cost more than the record. */
+    if (bev != NULL) {
+        struct evbuffer *pending = bufferevent_get_output(bev);
+        if (evbuffer_get_length(pending) <= 64 * 1024) evbuffer_pullup(pending, -1);
+    }
 
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     long long ms =
         (now.tv_sec - r->start.tv_sec) * 1000LL + (now.tv_nsec - r->start.tv_nsec) / 1000000;
-    json_object *o = log_begin(status >= 500 ? "error" : "info", "request");
+    log_line *o = log_begin(status >= 500 ? "error" : "info", "request");
     log_add_str(o, "method", r->method);
     log_add_str(o, "path", r->path);
     log_add_str(o, "peer", r->peer);

@@ -3,61 +3,125 @@
  * interleave mid-line. */
 #include "log.h"
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-json_object *log_begin(const char *level, const char *msg)
+struct log_line {
+    char *buf;
+    size_t len, cap;
+    bool failed; /* out of memory while growing: the line is dropped */
+};
+
+static void put(log_line *l, const char *s, size_t n)
 {
-    json_object *o = json_object_new_object();
-    if (o == NULL) return NULL;
-    json_object_object_add(o, "ts", NULL); /* keeps "ts" first in the line */
-    log_add_str(o, "level", level);
-    log_add_str(o, "msg", msg);
-    return o;
+    if (l->failed) return;
+    if (l->len + n + 2 > l->cap) { /* room for "}\n" */
+        size_t cap = l->cap * 2;
+        while (l->len + n + 2 > cap) cap *= 2;
+        char *grown = realloc(l->buf, cap);
+        if (grown == NULL) {
+            l->failed = true;
+            return;
+        }
+        l->buf = grown;
+        l->cap = cap;
+    }
+    memcpy(l->buf + l->len, s, n);
+    l->len += n;
 }
 
-void log_add_str(json_object *o, const char *key, const char *value)
+/* A JSON string: quotes, backslashes and control characters escaped, other
+ * bytes (UTF-8 included) as they are. */
+static void put_string(log_line *l, const char *s)
 {
-    if (o != NULL && value != NULL) json_object_object_add(o, key, json_object_new_string(value));
+    static const char hex[] = "0123456789abcdef";
+    put(l, "\"", 1);
+    const char *run = s;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        put(l, run, (size_t)(s - run));
+        char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+        if (c == '"' || c == '\\') {
+            esc[1] = (char)c;
+            put(l, esc, 2);
+        } else if (c == '\n') {
+            put(l, "\\n", 2);
+        } else if (c == '\t') {
+            put(l, "\\t", 2);
+        } else {
+            put(l, esc, 6);
+        }
+        run = s + 1;
+    }
+    put(l, run, (size_t)(s - run));
+    put(l, "\"", 1);
 }
 
-void log_add_int(json_object *o, const char *key, long long value)
+static void put_key(log_line *l, const char *key)
 {
-    if (o != NULL) json_object_object_add(o, key, json_object_new_int64(value));
+    put(l, ",", 1);
+    put_string(l, key);
+    put(l, ":", 1);
 }
 
-void log_end(json_object *o)
+log_line *log_begin(const char *level, const char *msg)
 {
-    if (o == NULL) return;
+    log_line *l = malloc(sizeof *l);
+    if (l == NULL) return NULL;
+    *l = (log_line){.buf = malloc(512), .cap = 512};
+    if (l->buf == NULL) {
+        free(l);
+        return NULL;
+    }
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     struct tm tm;
     gmtime_r(&now.tv_sec, &tm);
-    char ts[40];
-    size_t n = strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(ts + n, sizeof ts - n, ".%03ldZ", now.tv_nsec / 1000000);
-    json_object_object_add(o, "ts", json_object_new_string(ts));
+    char ts[48];
+    size_t n = strftime(ts, sizeof ts, "{\"ts\":\"%Y-%m-%dT%H:%M:%S", &tm);
+    n += (size_t)snprintf(ts + n, sizeof ts - n, ".%03ldZ\"", now.tv_nsec / 1000000);
+    put(l, ts, n);
+    log_add_str(l, "level", level);
+    log_add_str(l, "msg", msg);
+    return l;
+}
 
-    const char *text =
-        json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-    size_t len = strlen(text);
-    char line[4096];
-    if (len + 1 <= sizeof line) {
-        memcpy(line, text, len);
-        line[len] = '\n';
-        ssize_t w = write(STDERR_FILENO, line, len + 1);
+void log_add_str(log_line *l, const char *key, const char *value)
+{
+    if (l == NULL || value == NULL) return;
+    put_key(l, key);
+    put_string(l, value);
+}
+
+void log_add_int(log_line *l, const char *key, long long value)
+{
+    if (l == NULL) return;
+    char num[24];
+    int n = snprintf(num, sizeof num, "%lld", value);
+    put_key(l, key);
+    put(l, num, (size_t)n);
+}
+
+void log_end(log_line *l)
+{
+    if (l == NULL) return;
+    if (!l->failed) {
+        memcpy(l->buf + l->len, "}\n", 2); /* put() kept the room */
+        ssize_t w = write(STDERR_FILENO, l->buf, l->len + 2);
         (void)w;
-    } else {
-        fprintf(stderr, "%s\n", text);
     }
-    json_object_put(o);
+    free(l->buf);
+    free(l);
 }
 
 void log_msg(const char *level, const char *msg, const char *detail)
 {
-    json_object *o = log_begin(level, msg);
-    log_add_str(o, "detail", detail);
-    log_end(o);
+    log_line *l = log_begin(level, msg);
+    log_add_str(l, "detail", detail);
+    log_end(l);
 }

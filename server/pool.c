@@ -29,6 +29,8 @@ typedef struct job {
     pool *owner;
     uint8_t *frame; /* the request, kept until the job ends: the write needs it */
     size_t frame_len;
+    char *amdgcn; /* Triton's .amdgcn: stored, never analyzed, so not sent to a worker */
+    size_t amdgcn_len;
     uint8_t *reply; /* FRAME_OK: the worker's reply, while the store write runs */
     size_t reply_len;
     write_req write;
@@ -67,6 +69,7 @@ static void job_free(job *j)
 {
     if (j == NULL) return;
     free(j->frame);
+    free(j->amdgcn);
     free(j->reply);
     free(j);
 }
@@ -187,7 +190,7 @@ static void lose_worker(worker *w, pool_outcome outcome, const char *message, co
     pool *p = w->owner;
     job *j = w->current;
     w->current = NULL;
-    json_object *o = log_begin("warn", why);
+    log_line *o = log_begin("warn", why);
     log_add_int(o, "pid", w->pid);
     if (j != NULL) log_add_str(o, "hash", j->hash);
     log_end(o);
@@ -328,8 +331,8 @@ static void complete(worker *w, const uint8_t *payload, size_t len)
                            .blob_len = q[4].len,
                            .json = q[5].data,
                            .json_len = q[5].len,
-                           .amdgcn = q[6].data,
-                           .amdgcn_len = q[6].len,
+                           .amdgcn = j->amdgcn,
+                           .amdgcn_len = j->amdgcn_len,
                            .report = report,
                            .report_len = f[1].len,
                            .done = written};
@@ -401,12 +404,14 @@ int pool_submit(pool *p, const pool_job_spec *s, pool_done_fn done, void *arg)
         {&s->created_unix, sizeof s->created_unix},
         {s->code, s->code_len},
         {s->triton_json, s->triton_json_len},
-        {s->amdgcn, s->amdgcn_len},
     };
-    if (frame_build(f, FRAME_REQUEST_FIELDS, &j->frame, &j->frame_len) != 0) {
-        free(j);
+    if (frame_build(f, FRAME_REQUEST_FIELDS, &j->frame, &j->frame_len) != 0 ||
+        (s->amdgcn_len > 0 && (j->amdgcn = malloc(s->amdgcn_len)) == NULL)) {
+        job_free(j);
         return -2;
     }
+    if (s->amdgcn_len > 0) memcpy(j->amdgcn, s->amdgcn, s->amdgcn_len);
+    j->amdgcn_len = s->amdgcn_len;
     j->owner = p;
     j->done = done;
     j->arg = arg;
@@ -438,7 +443,7 @@ void pool_reap(pool *p)
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
         if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL) {
-            json_object *o = log_begin("warn", "worker process killed by a signal");
+            log_line *o = log_begin("warn", "worker process killed by a signal");
             log_add_int(o, "pid", pid);
             log_add_str(o, "signal", strsignal(WTERMSIG(status)));
             log_end(o);

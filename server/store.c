@@ -31,9 +31,32 @@
 
 typedef struct summary summary;
 
+/* The statements of the per-upload paths, prepared once (store_stmt). */
+enum {
+    ST_BEGIN,
+    ST_COMMIT,
+    ST_ROLLBACK,
+    ST_PUT_REPORT,
+    ST_DROP_KERNELS,
+    ST_PUT_KERNEL,
+    ST_LOOKUP,
+    ST_COUNT
+};
+static const char *const stmt_sql[ST_COUNT] = {
+    [ST_BEGIN] = "BEGIN IMMEDIATE",
+    [ST_COMMIT] = "COMMIT",
+    [ST_ROLLBACK] = "ROLLBACK",
+    [ST_PUT_REPORT] = "INSERT OR REPLACE INTO reports(hash, file_name, target, analyzer_version,"
+                      " created_unix, client_host) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_DROP_KERNELS] = "DELETE FROM report_kernels WHERE hash = ?1",
+    [ST_PUT_KERNEL] = "INSERT INTO report_kernels(hash, name) VALUES(?1, ?2)",
+    [ST_LOOKUP] = "SELECT analyzer_version FROM reports WHERE hash = ?1",
+};
+
 struct store {
     char *dir;
     sqlite3 *db;
+    sqlite3_stmt *stmts[ST_COUNT];
     size_t recovered;
     /* Reports without rows, by hash (see "reports without rows"). */
     summary *buckets[SUMMARY_BUCKETS];
@@ -615,59 +638,70 @@ static void bind_text(sqlite3_stmt *st, int i, const char *v)
     sqlite3_bind_text(st, i, v ? v : "", -1, SQLITE_TRANSIENT);
 }
 
+/* The statement, reset with no bindings, prepared on first use; NULL when
+ * SQLite cannot prepare it (sqlite3_errmsg says why). */
+static sqlite3_stmt *store_stmt(store *s, int which)
+{
+    sqlite3_stmt *st = s->stmts[which];
+    if (st == NULL) {
+        if (sqlite3_prepare_v3(s->db, stmt_sql[which], -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) !=
+            SQLITE_OK)
+            return NULL;
+        s->stmts[which] = st;
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return st;
+}
+
+/* Runs a statement that returns no rows; SQLITE_OK or SQLITE_ERROR. */
+static int step_done(sqlite3_stmt *st)
+{
+    int rc = st != NULL && sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+    if (st != NULL) sqlite3_reset(st);
+    return rc;
+}
+
 int store_index(store *s, const store_meta *m, char *err, size_t errlen)
 {
-    if (exec_sql(s, "BEGIN IMMEDIATE", err, errlen) != 0) return -1;
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(s->db,
-                                "INSERT OR REPLACE INTO reports(hash, file_name, target,"
-                                " analyzer_version, created_unix, client_host)"
-                                " VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
-                                -1, &st, NULL);
-    if (rc == SQLITE_OK) {
+    if (step_done(store_stmt(s, ST_BEGIN)) != SQLITE_OK) {
+        snprintf(err, errlen, "store: index: %s", sqlite3_errmsg(s->db));
+        return -1;
+    }
+    sqlite3_stmt *st = store_stmt(s, ST_PUT_REPORT);
+    if (st != NULL) {
         bind_text(st, 1, m->hash);
         bind_text(st, 2, m->file_name);
         bind_text(st, 3, m->target);
         bind_text(st, 4, m->analyzer_version);
         sqlite3_bind_int64(st, 5, m->created_unix);
         bind_text(st, 6, m->client_host);
-        rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
     }
-    sqlite3_finalize(st);
-    st = NULL;
-    if (rc == SQLITE_OK && sqlite3_prepare_v2(s->db, "DELETE FROM report_kernels WHERE hash = ?1",
-                                              -1, &st, NULL) == SQLITE_OK) {
+    int rc = step_done(st);
+    if (rc == SQLITE_OK && (st = store_stmt(s, ST_DROP_KERNELS)) != NULL) {
         bind_text(st, 1, m->hash);
-        rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+        rc = step_done(st);
     }
-    sqlite3_finalize(st);
-    st = NULL;
-    if (rc == SQLITE_OK &&
-        sqlite3_prepare_v2(s->db, "INSERT INTO report_kernels(hash, name) VALUES(?1, ?2)", -1, &st,
-                           NULL) == SQLITE_OK) {
-        for (size_t i = 0; i < m->nkernels && rc == SQLITE_OK; i++) {
-            sqlite3_reset(st);
+    for (size_t i = 0; i < m->nkernels && rc == SQLITE_OK; i++) {
+        if ((st = store_stmt(s, ST_PUT_KERNEL)) != NULL) {
             bind_text(st, 1, m->hash);
             bind_text(st, 2, m->kernels[i]);
-            rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
         }
+        rc = step_done(st);
     }
-    sqlite3_finalize(st);
+    if (rc == SQLITE_OK) rc = step_done(store_stmt(s, ST_COMMIT));
     if (rc != SQLITE_OK) {
         snprintf(err, errlen, "store: index: %s", sqlite3_errmsg(s->db));
-        char ignored[64];
-        exec_sql(s, "ROLLBACK", ignored, sizeof ignored);
+        step_done(store_stmt(s, ST_ROLLBACK));
         return -1;
     }
-    return exec_sql(s, "COMMIT", err, errlen);
+    return 0;
 }
 
 int store_lookup(store *s, const char *hash, char *analyzer_version, size_t len)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, "SELECT analyzer_version FROM reports WHERE hash = ?1", -1, &st,
-                           NULL) != SQLITE_OK)
-        return -1;
+    sqlite3_stmt *st = store_stmt(s, ST_LOOKUP);
+    if (st == NULL) return -1;
     bind_text(st, 1, hash);
     int rc = sqlite3_step(st), found = -1;
     if (rc == SQLITE_ROW) {
@@ -678,7 +712,7 @@ int store_lookup(store *s, const char *hash, char *analyzer_version, size_t len)
     } else if (rc == SQLITE_DONE) {
         found = 0;
     }
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     return found;
 }
 
@@ -805,7 +839,7 @@ static void clean_tmp(const char *dir)
     }
     closedir(d);
     if (removed > 0) {
-        json_object *o = log_begin("warn", "removed leftover temp files");
+        log_line *o = log_begin("warn", "removed leftover temp files");
         log_add_int(o, "count", (long long)removed);
         log_end(o);
     }
@@ -867,21 +901,18 @@ static void recover(store *s)
             if (access(blob, F_OK) != 0 && errno == ENOENT) {
                 /* Never acknowledged (see store_write_upload): the crash
                  * kept the report's rename but not the blob's. */
-                json_object *o = log_begin("warn", "removed an unacknowledged report without blob");
+                log_line *o = log_begin("warn", "removed an unacknowledged report without blob");
                 log_add_str(o, "hash", hash);
                 log_end(o);
                 unlinkat(dirfd(d), e->d_name, 0);
                 continue;
             }
-            json_object *o = log_begin("info", "re-indexed report missing from the index");
+            bool indexed = reindex_file(s, hash) == 0;
+            if (indexed) s->recovered++;
+            log_line *o = log_begin(indexed ? "info" : "warn",
+                                    indexed ? "re-indexed report missing from the index"
+                                            : "unreadable report file skipped");
             log_add_str(o, "hash", hash);
-            if (reindex_file(s, hash) == 0) {
-                s->recovered++;
-            } else {
-                json_object_object_add(o, "level", json_object_new_string("warn"));
-                json_object_object_add(o, "msg",
-                                       json_object_new_string("unreadable report file skipped"));
-            }
             log_end(o);
         }
         closedir(d);
@@ -951,6 +982,7 @@ store *store_open(const char *dir, char *err, size_t errlen)
 void store_close(store *s)
 {
     if (s == NULL) return;
+    for (int i = 0; i < ST_COUNT; i++) sqlite3_finalize(s->stmts[i]);
     if (s->db != NULL) sqlite3_close(s->db);
     while (s->oldest != NULL) cache_drop(s, s->oldest);
     free(s->uncached);

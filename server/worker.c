@@ -5,6 +5,7 @@
 #include "worker.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +137,13 @@ out:
 
 _Noreturn void worker_main(int fd)
 {
+    /* A worker analyzes one upload after another, each allocating and
+     * freeing megabytes.  glibc would hand freed heap back to the kernel and
+     * map big blocks afresh, so every job paid page faults and zeroing for
+     * memory the previous one had: keep it (bounded by the largest analysis
+     * so far, and a worker is one process of a few). */
+    mallopt(M_MMAP_THRESHOLD, 16 << 20);
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
     for (;;) {
         uint32_t len;
         if (read_full(fd, &len, sizeof len) != 0) break; /* the server closed: done */

@@ -1,0 +1,139 @@
+/* tregd's structured log lines: each is one JSON object on one line, with
+ * "ts", "level", "msg" first and the fields in the order added; strings
+ * with quotes, backslashes, control characters and UTF-8 come back
+ * byte for byte through a real JSON parser (json-c); a NULL line (no
+ * memory) is accepted everywhere. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "log.h"
+
+/* Runs emit() with stderr sent to a file; returns what was written. */
+static char *captured(void (*emit)(void))
+{
+    char path[] = "/tmp/treg-log-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    unlink(path);
+    int saved = dup(STDERR_FILENO);
+    assert_true(saved >= 0);
+    assert_true(dup2(fd, STDERR_FILENO) >= 0);
+    emit();
+    assert_true(dup2(saved, STDERR_FILENO) >= 0);
+    close(saved);
+    off_t len = lseek(fd, 0, SEEK_END);
+    char *text = calloc(1, (size_t)len + 1);
+    assert_non_null(text);
+    assert_int_equal(pread(fd, text, (size_t)len, 0), len);
+    close(fd);
+    return text;
+}
+
+static const char nasty[] = "<script>\"q\" back\\slash\ttab\nnewline\x01\x1f caf\xc3\xa9 /slash";
+
+static void emit_request(void)
+{
+    log_line *l = log_begin("info", "request");
+    log_add_str(l, "path", nasty);
+    log_add_int(l, "status", 404);
+    log_add_int(l, "big", -9223372036854775807LL);
+    log_add_str(l, "skipped", NULL);
+    log_end(l);
+    log_msg("warn", "second line", "detail text");
+}
+
+static void lines_are_json_objects_in_order(void **state)
+{
+    (void)state;
+    char *text = captured(emit_request);
+    size_t lines = 0;
+    for (const char *p = text; *p; p++) lines += *p == '\n';
+    assert_int_equal(lines, 2); /* the newline in the value is escaped */
+    assert_int_equal(text[strlen(text) - 1], '\n');
+    char *nl = strchr(text, '\n');
+    *nl = '\0';
+    assert_true(strncmp(text, "{\"ts\":\"", 7) == 0);
+
+    json_object *o = json_tokener_parse(text);
+    assert_non_null(o);
+    const char *keys[] = {"ts", "level", "msg", "path", "status", "big"};
+    size_t i = 0;
+    json_object_object_foreach(o, key, val)
+    {
+        (void)val;
+        assert_true(i < sizeof keys / sizeof keys[0]);
+        assert_string_equal(key, keys[i++]);
+    }
+    assert_int_equal(i, 6);
+    json_object *v;
+    assert_true(json_object_object_get_ex(o, "path", &v));
+    assert_string_equal(json_object_get_string(v), nasty);
+    assert_true(json_object_object_get_ex(o, "status", &v));
+    assert_int_equal(json_object_get_int64(v), 404);
+    assert_true(json_object_object_get_ex(o, "big", &v));
+    assert_true(json_object_get_int64(v) == -9223372036854775807LL);
+    assert_true(json_object_object_get_ex(o, "ts", &v));
+    assert_int_equal(strlen(json_object_get_string(v)), strlen("2026-11-30T06:00:00.000Z"));
+    json_object_put(o);
+
+    o = json_tokener_parse(nl + 1);
+    assert_non_null(o);
+    assert_true(json_object_object_get_ex(o, "detail", &v));
+    assert_string_equal(json_object_get_string(v), "detail text");
+    assert_true(json_object_object_get_ex(o, "level", &v));
+    assert_string_equal(json_object_get_string(v), "warn");
+    json_object_put(o);
+    free(text);
+}
+
+static void emit_long(void)
+{
+    char *big = malloc(100000);
+    assert_non_null(big);
+    memset(big, 'x', 99999);
+    big[99999] = '\0';
+    log_line *l = log_begin("info", "long");
+    log_add_str(l, "value", big);
+    log_end(l);
+    free(big);
+}
+
+static void long_values_grow_the_line(void **state)
+{
+    (void)state;
+    char *text = captured(emit_long);
+    json_object *o = json_tokener_parse(text);
+    assert_non_null(o);
+    json_object *v;
+    assert_true(json_object_object_get_ex(o, "value", &v));
+    assert_int_equal(strlen(json_object_get_string(v)), 99999);
+    json_object_put(o);
+    free(text);
+}
+
+static void null_line_is_harmless(void **state)
+{
+    (void)state;
+    log_add_str(NULL, "k", "v");
+    log_add_int(NULL, "k", 1);
+    log_end(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(lines_are_json_objects_in_order),
+        cmocka_unit_test(long_values_grow_the_line),
+        cmocka_unit_test(null_line_is_harmless),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
