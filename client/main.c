@@ -14,7 +14,7 @@
  * here and GET /v1/reports/{hash} tried first; only a 404 POSTs the blob
  * (--reanalyze POSTs straight away).  Reports come without per-instruction
  * rows (?rows=0, UploadRequest.omit_rows) unless they will be printed:
- * --format json without --no-rows. */
+ * --format json without --no-rows, or the text view --asm. */
 #include <errno.h>
 #include <event2/http.h>
 #include <getopt.h>
@@ -43,7 +43,10 @@
 enum { EXIT_USAGE = 2 };
 
 typedef struct cli {
-    int json, rows, reanalyze;
+    int json, html, rows, reanalyze;
+    const char *output;       /* -o FILE for --format html, else stdout */
+    Treg__V1__Report **pages; /* --format html: every report, shown at the end */
+    size_t npages;
     const char *kernel, *target;
     long limit, offset; /* -1: not given */
     tregc_config cfg;
@@ -52,6 +55,7 @@ typedef struct cli {
     json_object *reports, *errors; /* --format json */
     char *analyzer_version;        /* of the first report, for the JSON top level */
     char host_name[256];
+    treg_text_settings text; /* --lines, --peak, --asm, sources, colour */
 } cli;
 
 static void usage(FILE *f)
@@ -67,13 +71,16 @@ static void usage(FILE *f)
         "  --token TOKEN                bearer token (else TREG_TOKEN, else token)\n"
         "  --ca FILE                    CA certificates to trust (else TREG_CA, else ca;\n"
         "                               default: the system store)\n"
-        "  --format text|json           output (json: {\"reports\": [...], \"errors\": [...]})\n"
+        "  --format text|json|html      output (json: {\"reports\": [...], \"errors\": [...]};\n"
+        "                               html: one self-contained page, an index when several)\n"
+        "  -o, --output FILE            write the HTML page to FILE (else standard output)\n"
         "  --no-rows                    leave per-instruction rows out of the JSON\n"
         "  --reanalyze                  upload: analyze again even if the server has a report\n"
         "  --timeout SECONDS            per request (default %d)\n"
         "client.conf: $TREG_CONFIG, else $XDG_CONFIG_HOME/treg/client.conf, else\n"
-        "~/.config/treg/client.conf; lines `server = ...`, `token = ...`, `ca = ...`.\n",
-        DEFAULT_TIMEOUT_S);
+        "~/.config/treg/client.conf; lines `server = ...`, `token = ...`, `ca = ...`.\n"
+        "upload and fetch, %s",
+        DEFAULT_TIMEOUT_S, treg_text_help);
 }
 
 /* Server text into one printable line. */
@@ -150,13 +157,31 @@ static void add_report(cli *c, const Treg__V1__Report *r, int stored_before)
 {
     if (!c->analyzer_version && r->analyzer_version[0])
         c->analyzer_version = strdup(r->analyzer_version);
+    if (c->html) {
+        size_t len = treg__v1__report__get_packed_size(r);
+        uint8_t *buf = malloc(len ? len : 1);
+        Treg__V1__Report **grown = realloc(c->pages, (c->npages + 1) * sizeof *grown);
+        if (grown) c->pages = grown;
+        Treg__V1__Report *copy = NULL;
+        if (buf && grown) {
+            treg__v1__report__pack(r, buf);
+            copy = treg__v1__report__unpack(NULL, len, buf); /* r is the caller's */
+        }
+        free(buf);
+        if (!copy) {
+            item_failed(c, "file", r->file_name, "out of memory keeping the report for the page");
+            return;
+        }
+        c->pages[c->npages++] = copy;
+        return;
+    }
     if (c->json) {
         json_object *o = treg_render_json(r, c->rows);
         if (stored_before >= 0)
             json_object_object_add(o, "stored_before", json_object_new_boolean(stored_before));
         json_object_array_add(c->reports, o);
     } else {
-        treg_render_text(stdout, r);
+        treg_render_views(stdout, r, &c->text.options);
         if (stored_before > 0) printf("  (the server had this report: not analyzed again)\n");
     }
 }
@@ -180,7 +205,7 @@ enum { GO_ON = 0, STOP = 1, NOT_STORED = 2 };
 /* Whether this run prints per-instruction rows, so needs them from the server. */
 static int wants_rows(const cli *c)
 {
-    return c->json && c->rows;
+    return (c->json && c->rows) || c->html || (c->text.options.views & TREG_VIEW_ASM);
 }
 
 static void sha256_hex(const void *data, size_t len, char out[65])
@@ -537,23 +562,50 @@ static int parse_count(const char *opt, const char *s, long min, long max, long 
 /* Options of one command only: naming one elsewhere is a usage error. */
 enum { OPT_LIST = 1, OPT_UPLOAD = 2, OPT_REPORTS = 4 };
 
+/* --format html: every report of the run on one page, written at the end. */
+static int write_page(cli *c, const char *one_input, int ninputs)
+{
+    char title[300], err[600];
+    if (one_input)
+        snprintf(title, sizeof title, "%s", one_input);
+    else
+        snprintf(title, sizeof title, "%d inputs", ninputs);
+    const Treg__V1__Report *const *pages = (const Treg__V1__Report *const *)c->pages;
+    int rc = c->output ? treg_render_html_file(c->output, pages, c->npages, c->text.options.sources,
+                                               title, err, sizeof err)
+                       : treg_render_html(stdout, pages, c->npages, c->text.options.sources, title);
+    if (rc != 0) {
+        if (!c->output) snprintf(err, sizeof err, "standard output: cannot write");
+        fprintf(stderr, "tregc: %s\n", err);
+    }
+    return rc;
+}
+
 static int run(cli *c, int argc, char **argv)
 {
     tregc_settings flags = {0};
     const char *format = "text";
     int seen = 0;
     long timeout = DEFAULT_TIMEOUT_S;
-    static const struct option longopts[] = {
-        {"server", required_argument, NULL, 's'}, {"token", required_argument, NULL, 't'},
-        {"ca", required_argument, NULL, 'c'},     {"format", required_argument, NULL, 'f'},
-        {"no-rows", no_argument, NULL, 'R'},      {"timeout", required_argument, NULL, 'T'},
-        {"kernel", required_argument, NULL, 'k'}, {"target", required_argument, NULL, 'g'},
-        {"limit", required_argument, NULL, 'l'},  {"offset", required_argument, NULL, 'o'},
-        {"reanalyze", no_argument, NULL, 'A'},    {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"server", required_argument, NULL, 's'},
+                                             {"token", required_argument, NULL, 't'},
+                                             {"ca", required_argument, NULL, 'c'},
+                                             {"format", required_argument, NULL, 'f'},
+                                             {"no-rows", no_argument, NULL, 'R'},
+                                             {"timeout", required_argument, NULL, 'T'},
+                                             {"kernel", required_argument, NULL, 'k'},
+                                             {"target", required_argument, NULL, 'g'},
+                                             {"limit", required_argument, NULL, 'l'},
+                                             {"offset", required_argument, NULL, 'F'},
+                                             {"output", required_argument, NULL, 'o'},
+                                             {"reanalyze", no_argument, NULL, 'A'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {"version", no_argument, NULL, 'V'},
+                                             TREG_TEXT_LONGOPTS,
+                                             {NULL, 0, NULL, 0}};
     int opt;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
         switch (opt) {
         case 's':
             flags.server = optarg;
@@ -587,6 +639,10 @@ static int run(cli *c, int argc, char **argv)
             seen |= OPT_LIST;
             break;
         case 'o':
+            c->output = optarg;
+            seen |= OPT_REPORTS;
+            break;
+        case 'F':
             if (parse_count("--offset", optarg, 0, INT_MAX, &c->offset)) return EXIT_USAGE;
             seen |= OPT_LIST;
             break;
@@ -601,6 +657,15 @@ static int run(cli *c, int argc, char **argv)
             printf("tregc %s\n", TREGC_VERSION);
             return 0;
         default:
+            if (opt >= TREG_TEXT_OPT_FIRST && opt <= TREG_TEXT_OPT_LAST) {
+                char why[300];
+                if (treg_text_option(&c->text, opt, optarg, why, sizeof why) != 0) {
+                    fprintf(stderr, "tregc: %s\n", why);
+                    return EXIT_USAGE;
+                }
+                if (opt != TREG_TEXT_OPT_COLOR) seen |= OPT_REPORTS;
+                break;
+            }
             if (optopt)
                 fprintf(stderr, "tregc: -%c: unknown option or missing value (see --help)\n",
                         optopt);
@@ -612,8 +677,10 @@ static int run(cli *c, int argc, char **argv)
     }
     if (strcmp(format, "json") == 0) {
         c->json = 1;
+    } else if (strcmp(format, "html") == 0) {
+        c->html = 1;
     } else if (strcmp(format, "text") != 0) {
-        fprintf(stderr, "tregc: --format must be text or json, not '%s'\n", format);
+        fprintf(stderr, "tregc: --format must be text, json or html, not '%s'\n", format);
         return EXIT_USAGE;
     }
     if (optind >= argc) {
@@ -653,11 +720,32 @@ static int run(cli *c, int argc, char **argv)
     if (seen & ~allowed) {
         const char *which = (seen & ~allowed) & OPT_LIST
                                 ? "--kernel, --target, --limit and --offset are for list"
-                            : (seen & ~allowed) & OPT_UPLOAD ? "--reanalyze is for upload"
-                                                             : "--no-rows is for upload and fetch";
+                            : (seen & ~allowed) & OPT_UPLOAD
+                                ? "--reanalyze is for upload"
+                                : "--no-rows and the text views (--lines, --peak, --asm, ...) are "
+                                  "for upload and fetch";
         fprintf(stderr, "tregc: %s: %s\n", cmd, which);
         return EXIT_USAGE;
     }
+
+    const char *conflict = NULL;
+    if (c->json && (c->text.explicit_views || c->text.sources_given))
+        conflict = "--lines, --peak, --asm, --summary, --regs, --source-dir and --source-map are "
+                   "for text output, not --format json";
+    else if (c->html && c->text.explicit_views)
+        conflict = "--lines, --peak, --asm, --summary and --regs are text views: the HTML page "
+                   "has them all";
+    else if (c->html && !c->rows)
+        conflict = "--format html draws every instruction: not with --no-rows";
+    else if (c->output && !c->html)
+        conflict = "-o/--output is for --format html";
+    else if (!c->rows && (c->text.options.views & TREG_VIEW_ASM))
+        conflict = "--asm lists the per-instruction rows: not with --no-rows";
+    if (conflict) {
+        fprintf(stderr, "tregc: %s: %s\n", cmd, conflict);
+        return EXIT_USAGE;
+    }
+    treg_text_finish(&c->text);
 
     char err[600];
     if (tregc_config_resolve(&c->cfg, &flags, err, sizeof err) != 0) {
@@ -681,8 +769,12 @@ static int run(cli *c, int argc, char **argv)
         c->reports = json_object_new_array();
         c->errors = json_object_new_array();
     }
-    if (cmd[0] == 'u') return cmd_upload(c, nargs, args);
-    if (cmd[0] == 'f') return cmd_fetch(c, args[0]);
+    if (cmd[0] == 'u' || cmd[0] == 'f') {
+        int status = cmd[0] == 'u' ? cmd_upload(c, nargs, args) : cmd_fetch(c, args[0]);
+        if (c->html && c->npages > 0 && write_page(c, nargs == 1 ? args[0] : NULL, nargs) != 0)
+            status = status ? status : 1;
+        return status;
+    }
     if (cmd[0] == 'l') return cmd_list(c);
     return cmd_health(c);
 }
@@ -695,11 +787,14 @@ int main(int argc, char **argv)
     c.rows = 1;
     c.limit = c.offset = -1;
     int rc = run(&c, argc, argv);
+    for (size_t i = 0; i < c.npages; i++) treg__v1__report__free_unpacked(c.pages[i], NULL);
+    free(c.pages);
     json_object_put(c.reports);
     json_object_put(c.errors);
     free(c.analyzer_version);
     tregc_https_close(&c.https);
     tregc_config_free(&c.cfg);
+    treg_text_free(&c.text);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         /* A reader that stopped early (| head) needs no message. */
         if (errno != EPIPE) fprintf(stderr, "tregc: stdout: %s\n", strerror(errno));

@@ -111,6 +111,8 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
         o->lds_waves = k->occupancy.lds_waves;
         o->vgprs_to_next = k->occupancy.vgprs_to_next;
         o->sgprs_to_next = k->occupancy.sgprs_to_next;
+        o->n_vgpr_steps = k->occupancy.nvgpr_steps;
+        o->vgpr_steps = (uint32_t *)k->occupancy.vgpr_steps;
         o->launch_waves_per_simd = k->occupancy.launch_waves_per_simd;
         o->launch_limited_by = str(k->occupancy.launch_limited_by);
         o->launch_lds_bytes = k->occupancy.launch_lds_bytes;
@@ -158,6 +160,23 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
             rows[i].sgpr = w->sgpr;
             rows[i].loop_depth = w->loop_depth;
             rows[i].flags = w->flags;
+            rows[i].n_reads = w->nreads;
+            rows[i].reads = (uint32_t *)w->reads; /* only read by the packer */
+            rows[i].n_writes = w->nwrites;
+            rows[i].writes = (uint32_t *)w->writes;
+        }
+    }
+
+    Treg__V1__LiveRange *ranges;
+    MESSAGES(s, Treg__V1__LiveRange, k->nlive_ranges, ranges, pk->live_ranges);
+    if (ranges && pk->live_ranges) {
+        pk->n_live_ranges = k->nlive_ranges;
+        for (size_t i = 0; i < k->nlive_ranges; i++) {
+            const treg_live_range *lr = &k->live_ranges[i];
+            treg__v1__live_range__init(&ranges[i]);
+            ranges[i].reg = lr->reg;
+            ranges[i].n_runs = 2 * (size_t)lr->nruns;
+            ranges[i].runs = (uint32_t *)lr->runs;
         }
     }
 

@@ -13,7 +13,111 @@
  * "kernels": [...]}; with_rows 0 leaves out the per-instruction rows. */
 json_object *treg_render_json(const Treg__V1__Report *r, int with_rows);
 
-/* The per-kernel text summary. */
+/* The per-kernel text summary, without colour (treg_render_views with the
+ * summary alone). */
 void treg_render_text(FILE *out, const Treg__V1__Report *r);
+
+/* --- source files ------------------------------------------------------------------ */
+
+/* Local copies of a report's source files (Report.source_files holds the
+ * compiling machine's paths).  A file is tried as given, then through each
+ * OLD=NEW prefix rewrite, then by its base name under each folder; each is
+ * read once per treg_sources. */
+typedef struct treg_sources treg_sources;
+treg_sources *treg_sources_new(void);
+void treg_sources_free(treg_sources *s);
+/* spec: "OLD=NEW".  0, or -1 with a one-line message in err. */
+int treg_sources_add_map(treg_sources *s, const char *spec, char *err, size_t errlen);
+int treg_sources_add_dir(treg_sources *s, const char *dir, char *err, size_t errlen);
+/* Line `line` (from 1) of file, without its newline; NULL when the file
+ * cannot be read locally or is shorter.  Valid until treg_sources_free. */
+const char *treg_sources_line(treg_sources *s, const char *file, unsigned line);
+int treg_sources_readable(treg_sources *s, const char *file);
+
+/* --- text views -------------------------------------------------------------------- */
+
+enum treg_view {
+    TREG_VIEW_SUMMARY = 1 << 0, /* the default */
+    TREG_VIEW_LINES = 1 << 1,   /* per source line */
+    TREG_VIEW_PEAK = 1 << 2,    /* what is live at the VGPR peak, by defining line */
+    TREG_VIEW_ASM = 1 << 3      /* per instruction, with live-range strips; needs rows */
+};
+
+/* The register window of --asm's live-range strip: numbers in Row.reads'
+ * numbering (vN = N, aN = 1024 + N, sN = 1280 + N), first..last inclusive. */
+typedef struct treg_reg_window {
+    int set;
+    unsigned first, last;
+} treg_reg_window;
+
+typedef struct treg_text_options {
+    unsigned views;        /* treg_view bits; 0 means the summary */
+    int color;             /* ANSI escapes */
+    treg_sources *sources; /* NULL: file:line only */
+    treg_reg_window regs;  /* unset: the first VGPRs the kernel occupies */
+} treg_text_options;
+
+/* Every view in o->views, per kernel, after the report's header line.
+ * Lines fit 100 columns, except the header that names the input file. */
+void treg_render_views(FILE *out, const Treg__V1__Report *r, const treg_text_options *o);
+
+/* The text-view options that treg-analyze and tregc share: long options with
+ * values TREG_TEXT_OPT_FIRST.., their help lines, and their parser.  A tool
+ * appends TREG_TEXT_LONGOPTS to its getopt_long table and hands every
+ * option value in that range to treg_text_option, which returns 0 or -1
+ * with a one-line message in err.  treg_text_finish resolves --color=auto
+ * (a terminal on stdout and NO_COLOR unset or empty). */
+enum {
+    TREG_TEXT_OPT_FIRST = 0x400,
+    TREG_TEXT_OPT_LINES = TREG_TEXT_OPT_FIRST,
+    TREG_TEXT_OPT_PEAK,
+    TREG_TEXT_OPT_ASM,
+    TREG_TEXT_OPT_SUMMARY,
+    TREG_TEXT_OPT_REGS,
+    TREG_TEXT_OPT_SOURCE_MAP,
+    TREG_TEXT_OPT_SOURCE_DIR,
+    TREG_TEXT_OPT_COLOR,
+    TREG_TEXT_OPT_LAST = TREG_TEXT_OPT_COLOR
+};
+/* clang-format off */
+#define TREG_TEXT_LONGOPTS                                                \
+    {"lines", no_argument, NULL, TREG_TEXT_OPT_LINES},                    \
+    {"peak", no_argument, NULL, TREG_TEXT_OPT_PEAK},                      \
+    {"asm", no_argument, NULL, TREG_TEXT_OPT_ASM},                        \
+    {"summary", no_argument, NULL, TREG_TEXT_OPT_SUMMARY},                \
+    {"regs", required_argument, NULL, TREG_TEXT_OPT_REGS},                \
+    {"source-map", required_argument, NULL, TREG_TEXT_OPT_SOURCE_MAP},    \
+    {"source-dir", required_argument, NULL, TREG_TEXT_OPT_SOURCE_DIR},    \
+    {"color", required_argument, NULL, TREG_TEXT_OPT_COLOR}
+/* clang-format on */
+extern const char treg_text_help[];
+
+typedef struct treg_text_settings {
+    treg_text_options options;
+    int color_mode;     /* 0 auto, 1 always, 2 never */
+    int explicit_views; /* --lines, --peak, --asm, --summary or --regs given */
+    int sources_given;  /* --source-map or --source-dir given (the HTML view uses them too) */
+} treg_text_settings;
+int treg_text_option(treg_text_settings *t, int opt, const char *arg, char *err, size_t errlen);
+void treg_text_finish(treg_text_settings *t);
+void treg_text_free(treg_text_settings *t);
+
+/* --- HTML ------------------------------------------------------------------------- */
+
+/* One self-contained page (inline CSS and script, no network: its
+ * Content-Security-Policy forbids any) over n reports: summary cards, a
+ * pressure plot, the source with heat bars (from src, when the files are
+ * readable here; NULL: line numbers only), the listing with live-range
+ * strips, the peak attribution and the loops; an index of kernels when
+ * there are several.  Every string from a report or a source file is
+ * written as escaped JSON data and shown as text.  0, or -1 when writing
+ * to out failed. */
+int treg_render_html(FILE *out, const Treg__V1__Report *const *reports, size_t n, treg_sources *src,
+                     const char *title);
+
+/* A page written to a file atomically (a temporary file in the same folder,
+ * renamed when complete): 0, or -1 with a one-line message in err. */
+int treg_render_html_file(const char *path, const Treg__V1__Report *const *reports, size_t n,
+                          treg_sources *src, const char *title, char *err, size_t errlen);
 
 #endif

@@ -3,6 +3,7 @@
 #include "render.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
 static void put_int(json_object *o, const char *key, int64_t v)
 {
@@ -28,6 +29,51 @@ static json_object *loc_file(const Treg__V1__Report *r, const Treg__V1__Loc *l)
 static uint32_t loc_line(const Treg__V1__Loc *l)
 {
     return l ? l->line : 0;
+}
+
+/* A register of Row.reads' numbering by its assembler name: "v4", "a0",
+ * "s12", "vcc_lo". */
+static json_object *reg_name(uint32_t reg)
+{
+    char buf[24];
+    if (reg < 1024)
+        snprintf(buf, sizeof buf, "v%u", (unsigned)reg);
+    else if (reg < 1280)
+        snprintf(buf, sizeof buf, "a%u", (unsigned)(reg - 1024));
+    else if (reg < 1408)
+        snprintf(buf, sizeof buf, "s%u", (unsigned)(reg - 1280));
+    else if (reg == 1408 || reg == 1409)
+        snprintf(buf, sizeof buf, "vcc_%s", reg == 1408 ? "lo" : "hi");
+    else
+        snprintf(buf, sizeof buf, "r%u", (unsigned)reg); /* a numbering this reader predates */
+    return json_object_new_string(buf);
+}
+
+static json_object *reg_names(const uint32_t *regs, size_t n)
+{
+    json_object *a = json_object_new_array_ext((int)n);
+    for (size_t i = 0; i < n; i++) json_object_array_add(a, reg_name(regs[i]));
+    return a;
+}
+
+/* [{"reg": "v4", "runs": [[start, end], ...]}, ...] */
+static json_object *live_ranges_json(const Treg__V1__Kernel *k)
+{
+    json_object *a = json_object_new_array_ext((int)k->n_live_ranges);
+    for (size_t i = 0; i < k->n_live_ranges; i++) {
+        const Treg__V1__LiveRange *lr = k->live_ranges[i];
+        json_object *x = json_object_new_object(), *runs = json_object_new_array();
+        json_object_object_add(x, "reg", reg_name(lr->reg));
+        for (size_t j = 0; j + 1 < lr->n_runs; j += 2) {
+            json_object *run = json_object_new_array_ext(2);
+            json_object_array_add(run, json_object_new_int64(lr->runs[j]));
+            json_object_array_add(run, json_object_new_int64(lr->runs[j + 1]));
+            json_object_array_add(runs, run);
+        }
+        json_object_object_add(x, "runs", runs);
+        json_object_array_add(a, x);
+    }
+    return a;
 }
 
 static json_object *class_json(const Treg__V1__ClassStat *c)
@@ -181,9 +227,12 @@ static json_object *kernel_json(const Treg__V1__Report *r, const Treg__V1__Kerne
             put_int(x, "sgpr", w->sgpr);
             put_int(x, "loop_depth", w->loop_depth);
             put_int(x, "flags", w->flags);
+            json_object_object_add(x, "reads", reg_names(w->reads, w->n_reads));
+            json_object_object_add(x, "writes", reg_names(w->writes, w->n_writes));
             json_object_array_add(rows, x);
         }
         json_object_object_add(o, "rows", rows);
+        json_object_object_add(o, "live_ranges", live_ranges_json(k));
     }
     return o;
 }

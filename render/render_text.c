@@ -1,88 +1,347 @@
-/* Plain-text summary of a protobuf report: per kernel, live peak vs
- * allocated vs limit, occupancy and its limiter, spills, where the VGPR
- * peak is and which source lines' values fill it. */
+/* Plain-text views of a protobuf report: the report's header line, then per
+ * kernel the summary (live peak vs allocated vs limit, occupancy and its
+ * limiter, spills, loops, where the VGPR peak is and which source lines'
+ * values fill it) and whichever of the views in text_views.c were asked
+ * for.  Also the options both tools share to choose them. */
+#include <getopt.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "render.h"
+#include "text.h"
 
-static const char *base_name(const char *path)
+/* --- lines ------------------------------------------------------------------------- */
+
+void treg_text_line(FILE *out, const treg_text_options *o, const char *sgr, const char *fmt, ...)
 {
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    /* Clean, then cut at the width: columns are UTF-8 code points (the
+     * sources are Python; wide characters are rare enough to ignore). */
+    size_t cols = 0, cut = 0, end = 0;
+    for (size_t i = 0; buf[i]; i++) {
+        unsigned char ch = (unsigned char)buf[i];
+        if (ch == '\t')
+            buf[i] = ' ';
+        else if (ch < 0x20 || ch == 0x7f)
+            buf[i] = '?';
+        if ((ch & 0xc0) != 0x80) {
+            cols++;
+            if (cols == TREG_TEXT_WIDTH - 2) cut = i;
+            if (cols > TREG_TEXT_WIDTH) break;
+        }
+        end = i + 1;
+    }
+    if (cols > TREG_TEXT_WIDTH) {
+        memcpy(buf + cut, "...", 4);
+        end = cut + 3;
+    }
+    /* Trailing blanks are noise in files and goldens. */
+    while (end > 0 && buf[end - 1] == ' ') end--;
+    buf[end] = 0;
+    if (o && o->color && sgr)
+        fprintf(out, "\033[%sm%s\033[0m\n", sgr, buf);
+    else
+        fprintf(out, "%s\n", buf);
+}
+
+void treg_text_wrap(FILE *out, const treg_text_options *o, const char *sgr, int indent,
+                    const char *lead, const char *text)
+{
+    /* Words onto lines of the width; continuation lines indented two more
+     * than the first.  A word longer than a line is cut by treg_text_line. */
+    size_t room = TREG_TEXT_WIDTH - (size_t)indent - strlen(lead);
+    int first = 1;
+    while (*text) {
+        while (*text == ' ') text++;
+        size_t len = strlen(text), take = len;
+        if (len > room) {
+            take = room;
+            while (take > 0 && text[take] != ' ') take--;
+            if (take == 0) take = room;
+        }
+        treg_text_line(out, o, sgr, "%*s%s%.*s", first ? indent : indent + 2, "", first ? lead : "",
+                       (int)take, text);
+        text += take;
+        if (first) room = TREG_TEXT_WIDTH - (size_t)indent - 2;
+        first = 0;
+    }
+}
+
+const char *treg_text_file(const Treg__V1__Report *r, int file)
+{
+    if (file < 0 || (size_t)file >= r->n_source_files) return "?";
+    const char *path = r->source_files[file];
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
 }
 
-static void print_loc(FILE *out, const Treg__V1__Report *r, const Treg__V1__Loc *l)
+void treg_text_loc(char *buf, size_t len, const Treg__V1__Report *r, const Treg__V1__Loc *l)
 {
     bool known = l && l->file >= 0 && (size_t)l->file < r->n_source_files;
     if (known && l->line)
-        fprintf(out, "%s:%u", base_name(r->source_files[l->file]), l->line);
+        snprintf(buf, len, "%s:%u", treg_text_file(r, l->file), l->line);
     else if (known)
-        fprintf(out, "%s, no line (compiler-generated)", base_name(r->source_files[l->file]));
+        snprintf(buf, len, "%s, no line (compiler-generated)", treg_text_file(r, l->file));
     else
-        fprintf(out, "(no line)");
+        snprintf(buf, len, "(no line)");
 }
 
-static void print_class(FILE *out, const char *name, const Treg__V1__ClassStat *c)
+const char *treg_text_source(const Treg__V1__Report *r, const treg_text_options *o,
+                             const Treg__V1__Loc *l)
+{
+    if (!o->sources || !l || l->file < 0 || (size_t)l->file >= r->n_source_files) return NULL;
+    const char *text = treg_sources_line(o->sources, r->source_files[l->file], l->line);
+    while (text && (*text == ' ' || *text == '\t')) text++;
+    return text;
+}
+
+/* --- the summary ------------------------------------------------------------------- */
+
+static void print_class(FILE *out, const treg_text_options *o, const char *name,
+                        const Treg__V1__ClassStat *c)
 {
     if (!c) return;
-    fprintf(out, "    %-4s peak live %4u   allocated %4u   limit %4u\n", name, c->peak_live,
-            c->allocated, c->limit);
+    treg_text_line(out, o, NULL, "    %-4s peak live %4u   allocated %4u   limit %4u", name,
+                   c->peak_live, c->allocated, c->limit);
+}
+
+static void print_occupancy(FILE *out, const treg_text_options *o, const Treg__V1__Occupancy *oc)
+{
+    char line[400];
+    int n = snprintf(line, sizeof line, "    occupancy %u waves/SIMD of %u, limited by %s",
+                     oc->waves_per_simd, oc->max_waves, oc->limited_by[0] ? oc->limited_by : "?");
+    /* What one more wave costs, in the class that limits it. */
+    if (oc->vgprs_to_next > 0 && n > 0 && (size_t)n < sizeof line)
+        n += snprintf(line + n, sizeof line - (size_t)n, "; free %d VGPRs for %u",
+                      oc->vgprs_to_next, oc->waves_per_simd + 1);
+    if (oc->sgprs_to_next > 0 && n > 0 && (size_t)n < sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n, "; free %d SGPRs for %u", oc->sgprs_to_next,
+                 oc->waves_per_simd + 1);
+    treg_text_line(out, o, SGR_BOLD, "%s", line);
+    if (oc->launch_waves_per_simd != oc->waves_per_simd)
+        treg_text_line(out, o, NULL, "    at launch with %u B of LDS: %u waves/SIMD, limited by %s",
+                       oc->launch_lds_bytes, oc->launch_waves_per_simd,
+                       oc->launch_limited_by[0] ? oc->launch_limited_by : "?");
+}
+
+static void print_loops(FILE *out, const treg_text_options *o, const Treg__V1__Report *r,
+                        const Treg__V1__Kernel *k)
+{
+    if (!k->n_loops) return;
+    treg_text_line(out, o, NULL, "    loops (depth, range, lines, instructions, peaks):");
+    for (size_t i = 0; i < k->n_loops; i++) {
+        const Treg__V1__Loop *l = k->loops[i];
+        char lines[160];
+        if (l->file >= 0 && l->first_line)
+            snprintf(lines, sizeof lines, "%s:%u-%u", treg_text_file(r, l->file), l->first_line,
+                     l->last_line);
+        else
+            snprintf(lines, sizeof lines, "(no line)");
+        treg_text_line(out, o, NULL,
+                       "      %*s%u  +0x%llx..+0x%llx  %s  %u insns  VGPR %u  AGPR %u  SGPR %u",
+                       (int)(2 * (l->depth > 1 ? l->depth - 1 : 0)), "", l->depth,
+                       (unsigned long long)l->head, (unsigned long long)l->end, lines,
+                       l->instructions, l->peak_vgpr, l->peak_agpr, l->peak_sgpr);
+    }
+}
+
+static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1__Report *r,
+                          const Treg__V1__Kernel *k)
+{
+    static const Treg__V1__Occupancy no_occupancy = TREG__V1__OCCUPANCY__INIT;
+    const Treg__V1__Occupancy *oc = k->occupancy ? k->occupancy : &no_occupancy;
+    char loc[300];
+    print_class(out, o, "VGPR", k->vgpr);
+    if (k->agpr && k->agpr->limit) print_class(out, o, "AGPR", k->agpr);
+    print_class(out, o, "SGPR", k->sgpr);
+    print_occupancy(out, o, oc);
+    treg_text_line(out, o, k->spill_instructions ? SGR_RED : NULL,
+                   "    scratch %u B, %u spill instructions, LDS %u B", k->scratch_bytes,
+                   k->spill_instructions, k->lds_bytes);
+    print_loops(out, o, r, k);
+    if (k->vgpr) {
+        treg_text_loc(loc, sizeof loc, r, k->vgpr->peak_loc);
+        treg_text_line(out, o, NULL, "    VGPR peak at +0x%llx %s",
+                       (unsigned long long)k->vgpr->peak_address, loc);
+    }
+    if (k->n_peak_attribution)
+        treg_text_line(out, o, NULL, "    live at the VGPR peak, by defining line:");
+    for (size_t j = 0, shown = 0; j < k->n_peak_attribution && shown < 8; j++) {
+        const Treg__V1__Attribution *a = k->peak_attribution[j];
+        if (a->vgpr + a->agpr == 0) continue; /* SGPR-only groups: not the VGPR story */
+        shown++;
+        if (!a->loc || a->loc->file < 0)
+            snprintf(loc, sizeof loc, "(kernel entry)");
+        else
+            treg_text_loc(loc, sizeof loc, r, a->loc);
+        treg_text_line(out, o, NULL, "      %4u VGPR %4u AGPR  %s", a->vgpr, a->agpr, loc);
+    }
+}
+
+static void print_warnings(FILE *out, const treg_text_options *o, const Treg__V1__Report *r,
+                           const Treg__V1__Kernel *k)
+{
+    if (k->undefined_reads)
+        treg_text_line(out, o, SGR_RED, "    WARNING: %u registers read before any definition (%s)",
+                       k->undefined_reads, k->undefined_example);
+    if (k->undecodable_words)
+        treg_text_line(out, o, SGR_RED,
+                       "    WARNING: %u words could not be decoded as %s: their registers are not "
+                       "counted",
+                       k->undecodable_words, r->decoded_as);
+    if (k->unknown_instructions)
+        treg_text_line(out, o, NULL, "    note: %u instructions used the generic operand rule",
+                       k->unknown_instructions);
+}
+
+void treg_render_views(FILE *out, const Treg__V1__Report *r, const treg_text_options *o)
+{
+    unsigned views = o->views ? o->views : TREG_VIEW_SUMMARY;
+    /* The header names the input as given, whole, even past the width:
+     * people copy it and tests match it. */
+    if (o->color) fputs("\033[1m", out);
+    fprintf(out, "%s: %s", r->file_name, r->target);
+    if (strcmp(r->decoded_as, r->target) != 0) fprintf(out, " (decoded as %s)", r->decoded_as);
+    if (r->hash[0]) fprintf(out, "  [%s]", r->hash);
+    fputs(o->color ? "\033[0m\n" : "\n", out);
+    if (r->target_note[0]) treg_text_wrap(out, o, NULL, 2, "note: ", r->target_note);
+    for (size_t i = 0; i < r->n_kernels; i++) {
+        const Treg__V1__Kernel *k = r->kernels[i];
+        treg_text_line(out, o, SGR_BOLD,
+                       "  kernel %s: %u instructions, %u blocks, %zu loops, wave%u", k->name,
+                       k->instructions, k->basic_blocks, k->n_loops, k->wave_size);
+        if (views & TREG_VIEW_SUMMARY) print_summary(out, o, r, k);
+        print_warnings(out, o, r, k);
+        if (views & TREG_VIEW_LINES) treg_text_lines_view(out, r, k, o);
+        if (views & TREG_VIEW_PEAK) treg_text_peak_view(out, r, k, o);
+        if (views & TREG_VIEW_ASM) treg_text_asm_view(out, r, k, o);
+    }
 }
 
 void treg_render_text(FILE *out, const Treg__V1__Report *r)
 {
-    fprintf(out, "%s: %s", r->file_name, r->target);
-    if (strcmp(r->decoded_as, r->target) != 0) fprintf(out, " (decoded as %s)", r->decoded_as);
-    if (r->hash[0]) fprintf(out, "  [%s]", r->hash);
-    fprintf(out, "\n");
-    if (r->target_note[0]) fprintf(out, "  note: %s\n", r->target_note);
-    static const Treg__V1__Occupancy no_occupancy = TREG__V1__OCCUPANCY__INIT;
-    for (size_t i = 0; i < r->n_kernels; i++) {
-        const Treg__V1__Kernel *k = r->kernels[i];
-        const Treg__V1__Occupancy *oc = k->occupancy ? k->occupancy : &no_occupancy;
-        fprintf(out, "  kernel %s: %u instructions, %u blocks, %zu loops, wave%u\n", k->name,
-                k->instructions, k->basic_blocks, k->n_loops, k->wave_size);
-        print_class(out, "VGPR", k->vgpr);
-        if (k->agpr && k->agpr->limit) print_class(out, "AGPR", k->agpr);
-        print_class(out, "SGPR", k->sgpr);
-        fprintf(out, "    occupancy %u waves/SIMD of %u, limited by %s", oc->waves_per_simd,
-                oc->max_waves, oc->limited_by[0] ? oc->limited_by : "?");
-        if (oc->vgprs_to_next > 0)
-            fprintf(out, "; free %d VGPRs for %u", oc->vgprs_to_next, oc->waves_per_simd + 1);
-        if (oc->launch_waves_per_simd != oc->waves_per_simd)
-            fprintf(out, "\n    at launch with %u B of LDS: %u waves/SIMD, limited by %s",
-                    oc->launch_lds_bytes, oc->launch_waves_per_simd,
-                    oc->launch_limited_by[0] ? oc->launch_limited_by : "?");
-        fprintf(out, "\n    scratch %u B, %u spill instructions, LDS %u B\n", k->scratch_bytes,
-                k->spill_instructions, k->lds_bytes);
-        if (k->vgpr) {
-            fprintf(out, "    VGPR peak at +0x%llx ", (unsigned long long)k->vgpr->peak_address);
-            print_loc(out, r, k->vgpr->peak_loc);
-            fprintf(out, "\n");
-        }
-        if (k->n_peak_attribution) fprintf(out, "    live at the VGPR peak, by defining line:\n");
-        for (size_t j = 0, shown = 0; j < k->n_peak_attribution && shown < 8; j++) {
-            const Treg__V1__Attribution *a = k->peak_attribution[j];
-            if (a->vgpr + a->agpr == 0) continue; /* SGPR-only groups: not the VGPR story */
-            shown++;
-            fprintf(out, "      %4u VGPR %4u AGPR  ", a->vgpr, a->agpr);
-            if (!a->loc || a->loc->file < 0)
-                fprintf(out, "(kernel entry)");
-            else
-                print_loc(out, r, a->loc);
-            fprintf(out, "\n");
-        }
-        if (k->undefined_reads)
-            fprintf(out, "    WARNING: %u registers read before any definition (%s)\n",
-                    k->undefined_reads, k->undefined_example);
-        if (k->undecodable_words)
-            fprintf(out,
-                    "    WARNING: %u words could not be decoded as %s: their registers are not "
-                    "counted\n",
-                    k->undecodable_words, r->decoded_as);
-        if (k->unknown_instructions)
-            fprintf(out, "    note: %u instructions used the generic operand rule\n",
-                    k->unknown_instructions);
+    treg_text_options o = {0};
+    treg_render_views(out, r, &o);
+}
+
+/* --- options ----------------------------------------------------------------------- */
+
+const char treg_text_help[] =
+    "text views (default: the summary; several may be given):\n"
+    "  --lines                per source line: instructions, peak live VGPR/AGPR/SGPR, spills\n"
+    "                         and reloads, the line's source text; '*' marks the 3 lines of\n"
+    "                         highest VGPR peak, 'P' the line of the kernel's VGPR peak\n"
+    "  --peak                 the registers live at the VGPR peak, by defining source line\n"
+    "  --asm                  per instruction: live VGPR/AGPR/SGPR and, when the report has\n"
+    "                         live ranges, a strip of one column per register: ':' live,\n"
+    "                         '^' written, 'v' read, 'x' both, ' ' free; source lines between\n"
+    "  --summary              the summary too, with any of the above\n"
+    "  --regs vA-vB           --asm: the strip's registers (also aA-aB, sA-sB); default: the\n"
+    "                         first VGPRs the kernel occupies; at most 32 columns either way,\n"
+    "                         registers never occupied are left out\n"
+    "  --source-dir DIR       find source files by base name under DIR (repeatable)\n"
+    "  --source-map OLD=NEW   read a source path starting with OLD from NEW... (repeatable)\n"
+    "  --color auto|always|never   ANSI colours (auto: stdout is a terminal, NO_COLOR unset)\n";
+
+/* "v0-v63", "a4-a7", "s10" into Row.reads numbering. */
+static int parse_regs(const char *arg, treg_reg_window *w)
+{
+    static const struct {
+        char letter;
+        unsigned base, count;
+    } classes[] = {{'v', 0, 1024}, {'a', 1024, 256}, {'s', 1280, 1024}};
+    unsigned lo, hi;
+    char c1, c2 = 0, extra;
+    int n = sscanf(arg, "%c%u-%c%u%c", &c1, &lo, &c2, &hi, &extra);
+    if (n == 2) {
+        hi = lo;
+        c2 = c1;
+    } else if (n != 4) {
+        return -1;
     }
+    for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
+        if (classes[i].letter != c1) continue;
+        if (c2 != c1 || lo > hi || hi >= classes[i].count) return -1;
+        w->set = 1;
+        w->first = classes[i].base + lo;
+        w->last = classes[i].base + hi;
+        return 0;
+    }
+    return -1;
+}
+
+int treg_text_option(treg_text_settings *t, int opt, const char *arg, char *err, size_t errlen)
+{
+    treg_text_options *o = &t->options;
+    switch (opt) {
+    case TREG_TEXT_OPT_LINES:
+        o->views |= TREG_VIEW_LINES;
+        break;
+    case TREG_TEXT_OPT_PEAK:
+        o->views |= TREG_VIEW_PEAK;
+        break;
+    case TREG_TEXT_OPT_ASM:
+        o->views |= TREG_VIEW_ASM;
+        break;
+    case TREG_TEXT_OPT_SUMMARY:
+        o->views |= TREG_VIEW_SUMMARY;
+        break;
+    case TREG_TEXT_OPT_REGS:
+        if (parse_regs(arg, &o->regs) != 0) {
+            snprintf(err, errlen, "--regs: '%.80s' is not a register range such as v0-v31", arg);
+            return -1;
+        }
+        break;
+    case TREG_TEXT_OPT_SOURCE_MAP:
+    case TREG_TEXT_OPT_SOURCE_DIR:
+        t->sources_given = 1;
+        if (!o->sources && !(o->sources = treg_sources_new())) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        return opt == TREG_TEXT_OPT_SOURCE_MAP ? treg_sources_add_map(o->sources, arg, err, errlen)
+                                               : treg_sources_add_dir(o->sources, arg, err, errlen);
+    case TREG_TEXT_OPT_COLOR:
+        if (strcmp(arg, "auto") == 0)
+            t->color_mode = 0;
+        else if (strcmp(arg, "always") == 0)
+            t->color_mode = 1;
+        else if (strcmp(arg, "never") == 0)
+            t->color_mode = 2;
+        else {
+            snprintf(err, errlen, "--color must be auto, always or never, not '%.40s'", arg);
+            return -1;
+        }
+        break;
+    default:
+        snprintf(err, errlen, "not a text-view option");
+        return -1;
+    }
+    if (opt != TREG_TEXT_OPT_COLOR) t->explicit_views = 1;
+    return 0;
+}
+
+void treg_text_finish(treg_text_settings *t)
+{
+    const char *no_color = getenv("NO_COLOR");
+    if (t->color_mode == 1)
+        t->options.color = 1;
+    else if (t->color_mode == 2)
+        t->options.color = 0;
+    else
+        t->options.color = isatty(STDOUT_FILENO) && !(no_color && no_color[0]);
+    /* Sources are looked up as given even without --source-dir/--source-map. */
+    if (!t->options.sources) t->options.sources = treg_sources_new();
+}
+
+void treg_text_free(treg_text_settings *t)
+{
+    treg_sources_free(t->options.sources);
+    t->options.sources = NULL;
 }

@@ -3,7 +3,10 @@
 # build treg and run its whole test suite: compilers, CMake, Debian's LLVM 22
 # (libraries, llc/clang/lld for the fixtures and the oracle test, compiler-rt
 # for ASan/UBSan/libFuzzer builds with clang), libelf/libdw, msgpack-c, json-c,
-# cmocka, python3 (oracle test) and shellcheck (lint of the shell scripts).
+# cmocka, python3 (oracle test), shellcheck (lint of the shell scripts), and
+# for the HTML report's browser test Debian's chromium with a font, Node.js
+# (Debian's nodejs and npm unless a node is already installed) and
+# playwright-core from the npm registry, pinned by tests/browser/package-lock.json.
 # Idempotent; run as root, or as a user with sudo.
 #
 # usage: scripts/install-deps.sh [--check | --dry-run]
@@ -23,14 +26,20 @@ PACKAGES=(
   libelf-dev libdw-dev libmsgpack-dev libjson-c-dev libcmocka-dev
   libprotobuf-c-dev protobuf-c-compiler libevent-dev libssl-dev libsqlite3-dev openssl curl
   python3 shellcheck clang-format cppcheck
+  chromium fonts-dejavu-core
 )
+# Node.js: whatever node the machine has, else Debian's.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  PACKAGES+=(nodejs npm)
+fi
+browser_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../tests/browser" && pwd)
 # Commands the build and tests call by name, with the package providing each.
 TOOLS=(
   cc:build-essential make:build-essential cmake:cmake pkg-config:pkg-config git:git
   clang-22:clang-22 llc-22:llvm-22 llvm-objdump-22:llvm-22 llvm-readelf-22:llvm-22
   llvm-strip-22:llvm-22 ld.lld-22:lld-22 python3:python3 shellcheck:shellcheck
   clang-format:clang-format cppcheck:cppcheck protoc-c:protobuf-c-compiler openssl:openssl
-  curl:curl
+  curl:curl chromium:chromium node:nodejs npm:npm
 )
 
 usage="usage: $prog [--check | --dry-run]"
@@ -64,6 +73,8 @@ verify() {
   if ! python3 -c 'import json' >/dev/null 2>&1; then
     missing+=("python3 (module json)")
   fi
+  [[ -f $browser_dir/node_modules/playwright-core/package.json ]] ||
+    missing+=("playwright-core (npm ci in tests/browser)")
   if ((${#missing[@]})); then
     printf '%s: missing: %s\n' "$prog" "${missing[*]}" >&2
     return 1
@@ -95,4 +106,9 @@ done
 
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
   apt-get install -y --no-install-recommends "${simulate[@]}" "${PACKAGES[@]}"
-((${#simulate[@]})) || verify
+if ((${#simulate[@]} == 0)); then
+  # Exactly the versions in package-lock.json; no browser download (Debian's is used).
+  (cd "$browser_dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund) ||
+    die "npm ci in $browser_dir failed (the npm registry must be reachable)"
+  verify
+fi

@@ -360,11 +360,11 @@ int store_read_report(const store *s, const char *hash, uint8_t **out, size_t *l
  * store) renames a new file into place, a new inode, so the entry is
  * rebuilt; a removed report is a 404, whatever the cache holds.
  * A miss reads the full report once and strips its rows at the protobuf
- * wire level (store_strip_rows: a copy that skips Kernel field 23, no
- * unpacking), bounded like the full-report read it replaces.  Fresh
- * analyses fill the cache from the worker's own stripped copy.  The
- * entries are bounded by STORE_SUMMARY_CACHE_BYTES, least recently used
- * first out. */
+ * wire level (store_strip_rows: a copy that skips Kernel field 23, the
+ * rows, and field 29, the live ranges drawn over them; no unpacking),
+ * bounded like the full-report read it replaces.  Fresh analyses fill the
+ * cache from the worker's own stripped copy.  The entries are bounded by
+ * STORE_SUMMARY_CACHE_BYTES, least recently used first out. */
 
 static int wire_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
@@ -420,9 +420,15 @@ static int wire_field(const uint8_t **p, const uint8_t *end, uint32_t *num, unsi
     return -1;
 }
 
+/* Kernel fields sent with rows only: rows (23) and live_ranges (29). */
+static int per_row_field(uint32_t num)
+{
+    return num == 23 || num == 29;
+}
+
 int store_strip_rows(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len)
 {
-    /* Never longer than the input: dropping rows only shortens a kernel,
+    /* Never longer than the input: dropping fields only shortens a kernel,
      * and a shorter length never takes more varint bytes. */
     uint8_t *buf = malloc(len ? len : 1), *o = buf;
     if (buf == NULL) return -1;
@@ -438,7 +444,7 @@ int store_strip_rows(const uint8_t *in, size_t len, uint8_t **out, size_t *out_l
             o += p - field;
             continue;
         }
-        /* The kernel's fields but 23 (rows), measured, then written. */
+        /* The kernel's fields but the per-row ones, measured, then written. */
         size_t kept = 0;
         for (const uint8_t *q = payload, *kend = payload + plen; q < kend;) {
             const uint8_t *kf = q, *kp;
@@ -446,7 +452,7 @@ int store_strip_rows(const uint8_t *in, size_t len, uint8_t **out, size_t *out_l
             uint32_t knum;
             unsigned ktype;
             if (wire_field(&q, kend, &knum, &ktype, &kp, &kplen) != 0) goto bad;
-            if (knum != 23) kept += (size_t)(q - kf);
+            if (!per_row_field(knum)) kept += (size_t)(q - kf);
         }
         o += put_varint(o, (12u << 3) | 2);
         o += put_varint(o, kept);
@@ -456,7 +462,7 @@ int store_strip_rows(const uint8_t *in, size_t len, uint8_t **out, size_t *out_l
             uint32_t knum;
             unsigned ktype;
             wire_field(&q, kend, &knum, &ktype, &kp, &kplen); /* checked above */
-            if (knum != 23) {
+            if (!per_row_field(knum)) {
                 memcpy(o, kf, (size_t)(q - kf));
                 o += q - kf;
             }

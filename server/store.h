@@ -92,8 +92,9 @@ void store_cache_summary(store *s, const char *hash, const uint8_t *bytes, size_
 /* Bytes held by that cache (for tests). */
 size_t store_cached_bytes(const store *s);
 
-/* A packed Report with every Kernel's rows (field 23) left out, at the wire
- * level (no unpacking; other fields byte for byte).  0 and a malloc'd *out,
+/* A packed Report with every Kernel's rows (field 23) and live ranges
+ * (field 29, drawn over the rows) left out, at the wire level (no
+ * unpacking; other fields byte for byte).  0 and a malloc'd *out,
  * -1 when report is not well-formed protobuf or memory runs out. */
 int store_strip_rows(const uint8_t *report, size_t len, uint8_t **out, size_t *out_len);
 

@@ -79,15 +79,24 @@ static inline void apply_fn(const treg_regset *gen, const treg_regset *kill, tre
     for (int i = 0; i < TREG_REGSET_WORDS; i++) live->w[i] = gen->w[i] | (live->w[i] & ~kill->w[i]);
 }
 
-/* Occupied count at an instruction: live-after plus every operand register
- * not already in it (uses are live-before, defs are written). */
+/* Occupied at an instruction: live-after (both sets: a register needed
+ * in some lanes only still holds a register) plus every operand register
+ * (uses are live-before, defs are written).  The one rule behind the row
+ * counts and the live ranges. */
+static inline void occupied_set(const treg_insn_effect *e, const treg_regset *full,
+                                const treg_regset *part, treg_regset *out)
+{
+    *out = *full;
+    treg_regset_union(out, part);
+    for (unsigned k = 0; k < e->nops; k++)
+        treg_regset_add_range(out, e->ops[k].reg, e->ops[k].count);
+}
+
 static void count_occupied(const treg_insn_effect *e, const treg_regset *full,
                            const treg_regset *part, uint16_t out[3])
 {
-    treg_regset live = *full;
-    treg_regset_union(&live, part);
-    for (unsigned k = 0; k < e->nops; k++)
-        treg_regset_add_range(&live, e->ops[k].reg, e->ops[k].count);
+    treg_regset live;
+    occupied_set(e, full, part, &live);
     treg_regcount c = treg_regset_count(&live);
     out[0] = (uint16_t)c.vgpr;
     out[1] = (uint16_t)c.agpr;
@@ -182,8 +191,19 @@ void treg_liveness_occupied_at(const treg_liveness *lv, const treg_cfg *g,
     live_out_of(lv, b, &full, &part);
     for (uint32_t j = g->blocks[b].last; j > i; j--)
         step_back(&fx[j], exec_partial[j], &full, &part);
-    *occupied = full;
-    treg_regset_union(occupied, &part);
-    for (unsigned k = 0; k < fx[i].nops; k++)
-        treg_regset_add_range(occupied, fx[i].ops[k].reg, fx[i].ops[k].count);
+    occupied_set(&fx[i], &full, &part, occupied);
+}
+
+void treg_liveness_each_occupied(const treg_liveness *lv, const treg_cfg *g,
+                                 const treg_insn_effect *fx, const uint8_t *exec_partial, size_t n,
+                                 treg_occupied_visit visit, void *ctx)
+{
+    treg_regset full, part, occupied;
+    for (size_t i = n; i-- > 0;) {
+        uint32_t b = g->block_of[i];
+        if (i == g->blocks[b].last) live_out_of(lv, b, &full, &part);
+        occupied_set(&fx[i], &full, &part, &occupied);
+        visit(ctx, (uint32_t)i, &occupied);
+        step_back(&fx[i], exec_partial[i], &full, &part);
+    }
 }

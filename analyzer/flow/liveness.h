@@ -31,4 +31,12 @@ void treg_liveness_occupied_at(const treg_liveness *lv, const treg_cfg *g,
                                const treg_insn_effect *fx, const uint8_t *exec_partial, uint32_t i,
                                treg_regset *occupied);
 
+/* Every instruction's occupied set, the one occupied[] counts, in one
+ * backward walk: visit(ctx, i, set) for i = n - 1 down to 0.  Blocks are
+ * contiguous ranges of instructions, so each starts at its live-out. */
+typedef void (*treg_occupied_visit)(void *ctx, uint32_t i, const treg_regset *occupied);
+void treg_liveness_each_occupied(const treg_liveness *lv, const treg_cfg *g,
+                                 const treg_insn_effect *fx, const uint8_t *exec_partial, size_t n,
+                                 treg_occupied_visit visit, void *ctx);
+
 #endif

@@ -233,6 +233,9 @@ void treg_occupancy(const treg_target *t, const treg_occ_input *in, treg_occ_res
     unsigned max_per_eu = effective_max_waves_per_eu(t, wave, in, max_wg, with_lds);
 
     out->vgpr_waves = waves_with_vgprs(&vm, max_u(out->total_vgprs, 1));
+    out->nvgpr_steps = min_u(vm.max_waves, TREG_MAX_WAVE_STEPS);
+    for (unsigned w = 1; w <= out->nvgpr_steps; w++)
+        out->vgpr_steps[w - 1] = max_vgprs_for_waves(&vm, w);
     out->sgpr_waves = waves_with_sgprs(t, max_u(in->sgprs, 1));
     out->lds_waves = with_lds.max;
 

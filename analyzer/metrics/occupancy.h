@@ -7,6 +7,8 @@
 
 #include "targets/targets.h"
 
+enum { TREG_MAX_WAVE_STEPS = 32 };
+
 typedef struct treg_occ_input {
     unsigned arch_vgprs;     /* NumVgprs: highest arch VGPR + 1 */
     unsigned agprs;          /* NumAgprs */
@@ -41,6 +43,10 @@ typedef struct treg_occ_result {
      * neither alone sufficient. */
     int vgprs_to_next; /* in the unified count */
     int sgprs_to_next; /* in TotalNumSgprs */
+    /* vgpr_steps[w - 1]: the most VGPRs (unified count) a wave may hold for
+     * the target to run w waves per SIMD, w = 1..nvgpr_steps (max_waves). */
+    unsigned vgpr_steps[TREG_MAX_WAVE_STEPS];
+    unsigned nvgpr_steps;
 } treg_occ_result;
 
 void treg_occupancy(const treg_target *t, const treg_occ_input *in, treg_occ_result *out);

@@ -22,6 +22,7 @@
 #include "metrics/occupancy.h"
 #include "metrics/spills.h"
 #include "model/semantics.h"
+#include "report/ranges.h"
 #include "targets/targets.h"
 #include "util/arena.h"
 #include "util/error.h"
@@ -344,6 +345,9 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     k->occupancy.lds_waves = occ.lds_waves;
     k->occupancy.vgprs_to_next = occ.vgprs_to_next;
     k->occupancy.sgprs_to_next = occ.sgprs_to_next;
+    k->occupancy.nvgpr_steps = occ.nvgpr_steps;
+    for (unsigned w = 0; w < occ.nvgpr_steps && w < 32; w++)
+        k->occupancy.vgpr_steps[w] = occ.vgpr_steps[w];
 
     /* At launch: Triton allocates its shared memory dynamically, so only
      * its .json knows it; the launch uses exactly workgroup_size items. */
@@ -443,6 +447,8 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
         return rc;
     if ((rc = loops_report(p, k, &g, insns, rows, err))) return rc;
     if (p->keep_rows) {
+        if ((rc = treg_row_registers(A, fx, rows, n, err))) return rc;
+        if ((rc = treg_live_ranges(A, &g, &lv, fx, partial, n, k, err))) return rc;
         k->rows = rows;
         k->nrows = n;
     }

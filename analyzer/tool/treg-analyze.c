@@ -25,13 +25,28 @@ typedef struct tool {
     int failures, analyzed;
     int walking;   /* inside a folder: a file no --kernel matches is skipped */
     int unmatched; /* files skipped that way */
+    treg_text_settings text;
+    int html;                 /* --format html: reports kept for one page */
+    const char *output;       /* -o FILE (HTML), else stdout */
+    Treg__V1__Report **pages; /* --format html: every report, in order */
+    size_t npages;
 } tool;
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: treg-analyze [--kernel REGEX] [--format text|json] [--no-rows] FILE|DIR...\n"
-               "  FILE: an AMDGPU code object (.hsaco, .o); DIR: a Triton cache entry or a whole\n"
-               "  cache (every .hsaco below it, each with its sibling <kernel>.json).\n");
+    fprintf(f,
+            "usage: treg-analyze [--kernel REGEX] [--format text|json|html [-o FILE]] [--no-rows] "
+            "[VIEW...] FILE|DIR...\n"
+            "  FILE: an AMDGPU code object (.hsaco, .o); DIR: a Triton cache entry or a whole\n"
+            "  cache (every .hsaco below it, each with its sibling <kernel>.json).\n"
+            "  --kernel REGEX         only kernels whose name matches (extended regex)\n"
+            "  --format text|json|html  output (default text); html: one self-contained page\n"
+            "                         (an index when several kernels), with the source from\n"
+            "                         --source-map/--source-dir\n"
+            "  -o, --output FILE      write the HTML page to FILE (else standard output)\n"
+            "  --no-rows              leave per-instruction rows out (not with --asm)\n"
+            "%s",
+            treg_text_help);
 }
 
 static void fail(tool *t, const char *path, const char *raw)
@@ -171,10 +186,21 @@ static void show(tool *t, const uint8_t *packed, size_t len, const char *path)
         return;
     }
     t->analyzed++;
+    if (t->html) {
+        Treg__V1__Report **grown = realloc(t->pages, (t->npages + 1) * sizeof *grown);
+        if (!grown) {
+            treg__v1__report__free_unpacked(pb, NULL);
+            fail(t, path, "out of memory");
+            return;
+        }
+        t->pages = grown;
+        t->pages[t->npages++] = pb; /* freed after the page is written */
+        return;
+    }
     if (t->json)
         json_object_array_add(t->reports, treg_render_json(pb, t->rows));
     else
-        treg_render_text(stdout, pb);
+        treg_render_views(stdout, pb, &t->text.options);
     treg__v1__report__free_unpacked(pb, NULL);
 }
 
@@ -339,35 +365,75 @@ int main(int argc, char **argv)
     static const struct option longopts[] = {{"kernel", required_argument, NULL, 'k'},
                                              {"format", required_argument, NULL, 'f'},
                                              {"no-rows", no_argument, NULL, 'R'},
+                                             {"output", required_argument, NULL, 'o'},
                                              {"help", no_argument, NULL, 'h'},
+                                             TREG_TEXT_LONGOPTS,
                                              {NULL, 0, NULL, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "k:f:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "k:f:o:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'k':
             t.kernel_regex = optarg;
             break;
         case 'f':
+            t.json = t.html = 0;
             if (strcmp(optarg, "json") == 0)
                 t.json = 1;
+            else if (strcmp(optarg, "html") == 0)
+                t.html = 1;
             else if (strcmp(optarg, "text") != 0) {
-                fprintf(stderr, "treg-analyze: --format must be text or json, not '%s'\n", optarg);
+                fprintf(stderr, "treg-analyze: --format must be text, json or html, not '%s'\n",
+                        optarg);
+                treg_text_free(&t.text);
                 return 2;
             }
             break;
         case 'R':
             t.rows = 0;
             break;
+        case 'o':
+            t.output = optarg;
+            break;
         case 'h':
             usage(stdout);
+            treg_text_free(&t.text);
             return 0;
         default:
+            if (c >= TREG_TEXT_OPT_FIRST && c <= TREG_TEXT_OPT_LAST) {
+                char why[300];
+                if (treg_text_option(&t.text, c, optarg, why, sizeof why) != 0) {
+                    fprintf(stderr, "treg-analyze: %s\n", why);
+                    treg_text_free(&t.text);
+                    return 2;
+                }
+                break;
+            }
             usage(stderr);
             return 2;
         }
     }
+    const char *conflict = NULL;
+    if (t.json && (t.text.explicit_views || t.text.sources_given))
+        conflict = "--lines, --peak, --asm, --summary, --regs, --source-dir and --source-map are "
+                   "for text output, not --format json";
+    else if (t.html && t.text.explicit_views)
+        conflict = "--lines, --peak, --asm, --summary and --regs are text views: the HTML page "
+                   "has them all";
+    else if (t.html && !t.rows)
+        conflict = "--format html draws every instruction: not with --no-rows";
+    else if (t.output && !t.html)
+        conflict = "-o/--output is for --format html";
+    else if (!t.rows && (t.text.options.views & TREG_VIEW_ASM))
+        conflict = "--asm lists the per-instruction rows: not with --no-rows";
+    if (conflict) {
+        fprintf(stderr, "treg-analyze: %s\n", conflict);
+        treg_text_free(&t.text);
+        return 2;
+    }
+    treg_text_finish(&t.text);
     if (optind >= argc) {
         usage(stderr);
+        treg_text_free(&t.text);
         return 2;
     }
     if (t.kernel_regex) {
@@ -378,6 +444,7 @@ int main(int argc, char **argv)
             char why[128];
             regerror(rc, &re, why, sizeof why);
             fprintf(stderr, "treg-analyze: --kernel: bad regex '%s': %s\n", t.kernel_regex, why);
+            treg_text_free(&t.text);
             return 2;
         }
         regfree(&re);
@@ -420,5 +487,25 @@ int main(int argc, char **argv)
         fputc('\n', stdout);
         json_object_put(root);
     }
+    if (t.html) {
+        char title[200], why[600];
+        if (argc - optind == 1)
+            snprintf(title, sizeof title, "%s", argv[optind]);
+        else
+            snprintf(title, sizeof title, "%d inputs", argc - optind);
+        const Treg__V1__Report *const *pages = (const Treg__V1__Report *const *)t.pages;
+        int rc = t.output
+                     ? treg_render_html_file(t.output, pages, t.npages, t.text.options.sources,
+                                             title, why, sizeof why)
+                     : treg_render_html(stdout, pages, t.npages, t.text.options.sources, title);
+        if (rc != 0) {
+            if (!t.output) snprintf(why, sizeof why, "standard output: cannot write");
+            fprintf(stderr, "treg-analyze: %s\n", why);
+            t.failures++;
+        }
+        for (size_t i = 0; i < t.npages; i++) treg__v1__report__free_unpacked(t.pages[i], NULL);
+        free(t.pages);
+    }
+    treg_text_free(&t.text);
     return t.failures ? 1 : 0;
 }

@@ -178,8 +178,17 @@ bad_file "undecodable code names the kernel" "kernel loop_kernel: undecodable" \
   "$fx/bad/garbage-text.hsaco"
 
 # --- usage errors --------------------------------------------------------------------
-usage_error "bad --format" "treg-analyze: --format" "text or json" --format xml "$good"
+usage_error "bad --format" "treg-analyze: --format" "text, json or html" --format xml "$good"
 usage_error "bad --kernel regex" "treg-analyze: --kernel: " "bad regex" --kernel '(' "$good"
+usage_error "html without rows" "treg-analyze: " "not with --no-rows" --format html --no-rows "$good"
+usage_error "html with a text view" "treg-analyze: " "the HTML page has them all" \
+  --format html --lines "$good"
+usage_error "-o without html" "treg-analyze: " "-o/--output is for --format html" -o "$work/x.html" "$good"
+# A page that cannot be written: one line naming the file, exit 1, nothing left behind.
+run "$o" --format html -o "$work/no-such-dir/page.html" "$good"
+((rc == 1)) || fail "unwritable -o: exit $rc, expected 1"
+one_line "$o.err" "treg-analyze: $work/no-such-dir/page.html: " "cannot write" "unwritable -o"
+ok
 usage_error "bad --kernel regex, json, two files" "treg-analyze: --kernel: " "bad regex" \
   --format json --kernel 'a[' "$good" "$fx/bad/empty.hsaco"
 run "$o"

@@ -11,7 +11,8 @@
 # vgpr/agpr/sgpr{peak_live, allocated}, occupancy{waves_per_simd, limited_by},
 # scratch_bytes, spill_instructions, undefined_reads, peak_vgpr{address, file,
 # line}, source_lines[{file, line, instructions, peak_vgpr, peak_sgpr}],
-# peak_attribution[...] and rows[{address, text, file, line, vgpr, agpr, sgpr}],
+# peak_attribution[...], rows[{address, text, file, line, vgpr, agpr, sgpr,
+# reads, writes}] and live_ranges[...],
 # and these invariants (each checked to hold on the fixtures and the corpus):
 #   rows count == instructions; row addresses start at 0 and increase;
 #   every row's vgpr/agpr/sgpr <= that class's peak_live;
@@ -25,7 +26,7 @@
 #     limited_by is one of the documented names; spill_instructions == spills
 #     count; the kernel's target is the report's.
 # And: --kernel keeps only matching kernels (an unanchored ERE); --no-rows
-# drops rows and changes nothing else; text mode prints one header per file
+# drops rows and live_ranges and changes nothing else; text mode prints one header per file
 # and one summary per kernel, matching the JSON; a folder yields one report
 # per .hsaco below it, in sorted order.
 #
@@ -126,12 +127,15 @@ for r in reports:
               f"{w}: peak_attribution vgpr sum {sum(a['vgpr'] for a in att)} != {k['vgpr']['peak_live']}")
         if no_rows:
             check("rows" not in k, f"{w}: rows present with --no-rows")
+            check("live_ranges" not in k, f"{w}: live_ranges present with --no-rows")
             continue
+        check(isinstance(k.get("live_ranges"), list), f"{w}: no live_ranges")
         if not check(isinstance(k.get("rows"), list), f"{w}: no rows"):
             continue
         rows = k["rows"]
         for row in rows:
-            if not has(row, ["address", "text", "file", "line", "vgpr", "agpr", "sgpr"], f"{w}: row"):
+            if not has(row, ["address", "text", "file", "line", "vgpr", "agpr", "sgpr", "reads",
+                             "writes"], f"{w}: row"):
                 break
         check(len(rows) == k["instructions"], f"{w}: {len(rows)} rows, {k['instructions']} instructions")
         addrs = [x["address"] for x in rows]
@@ -217,13 +221,13 @@ text_matches "fixture $good" "$work/one.txt" "$work/one.json"
 # --no-rows: no rows, nothing else changes.
 analyze "$work/norows.json" --format json --no-rows "$good"
 check "--no-rows" "$work/norows.json" --no-rows --kernels loop_kernel
-python3 - "$work/one.json" "$work/norows.json" <<'PY' || fail "--no-rows changed more than the rows"
+python3 - "$work/one.json" "$work/norows.json" <<'PY' || fail "--no-rows changed more than the rows and live_ranges"
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])
 for r in a["reports"]:
     for k in r["kernels"]:
-        del k["rows"]
-assert a == b, "reports differ beyond rows"
+        del k["rows"], k["live_ranges"]
+assert a == b, "reports differ beyond rows and live_ranges"
 PY
 
 # --- a fixture cache entry and the fixtures' cache ------------------------------------

@@ -157,8 +157,11 @@ PY
     analyze "$d/report.txt" "$obj"
     head -n1 "$d/report.txt" | grep -qxF "$obj: $t (decoded as gfx906)" ||
       fail "$base as $t, text: header is '$(head -n1 "$d/report.txt")'"
-    sed -n 2p "$d/report.txt" | grep -q "^  note: $t decoded as gfx906: .*provisional" ||
-      fail "$base as $t, text: no decoded-as note: '$(sed -n 2p "$d/report.txt")'"
+    # The note is a paragraph: line 2 and its continuation lines, indented deeper.
+    note=$(awk 'NR == 2 { p = $0; next } NR > 2 && /^    / && !done { p = p " " substr($0, 5); next }
+                NR > 2 { done = 1 } END { print p }' "$d/report.txt")
+    grep -q "^  note: $t decoded as gfx906: .*provisional" <<<"$note" ||
+      fail "$base as $t, text: no decoded-as note: '$note'"
     checks=$((checks + 1))
   done
 done

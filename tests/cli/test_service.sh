@@ -307,6 +307,23 @@ svc local a1.map a1.local.json >/dev/null
 res=$(svc check a1.map a1.json "(a) single file" --count 1) ||
   fail "(a) tregc upload of a .hsaco named directly differs from treg-analyze on it: $res"
 echo "$prog: (a) upload of $(basename "$one") named directly: $res"
+# The HTML page of a served report carries the same kernels as treg-analyze's
+# page of the file (and the blob's hash, which only the server knows).
+tc --format html -o a1.html upload "$one" 2>a1h.err || fail "(a) tregc --format html: $(head -n3 a1h.err)"
+"$TREG_ANALYZE" --format html -o a1.local.html "$one"
+python3 - a1.html a1.local.html "$(sha256sum "$one" | cut -c1-64)" <<'PY' || fail "(a) tregc's HTML page differs from treg-analyze's"
+import json, re, sys
+def data(path):
+    text = open(path, encoding="utf-8").read()
+    m = re.search(r'<script type="application/json" id="treg-data">(.*?)</script>', text, re.S)
+    assert text.startswith("<!doctype html>") and m, path
+    return json.loads(m.group(1))
+served, local, sha = data(sys.argv[1]), data(sys.argv[2]), sys.argv[3]
+assert served["reports"][0]["hash"] == sha, "served page lacks the blob's hash"
+assert served["reports"][0]["kernels"] == local["reports"][0]["kernels"], "kernels differ"
+assert served["reports"][0]["kernels"][0]["rows"], "served page has no rows"
+PY
+echo "$prog: (a) tregc upload --format html -o: the page's kernels equal treg-analyze's page"
 
 # ---------------------------------------------------------------- (b)
 stop_server

@@ -97,7 +97,9 @@ checks=$((checks + 1))
 expect "unknown command" 2 "tregc: unknown command 'frobnicate'" "upload, fetch, list or health" \
   "${S[@]}" frobnicate
 expect "unknown option" 2 "tregc: --bogus: " "unknown option" "${S[@]}" --bogus health
-expect "bad --format" 2 "tregc: --format" "text or json" "${S[@]}" --format xml health
+expect "bad --format" 2 "tregc: --format" "text, json or html" "${S[@]}" --format xml health
+expect "html without rows" 2 "tregc: upload: " "not with --no-rows" "${S[@]}" --format html --no-rows upload /dev/null
+expect "-o without html" 2 "tregc: upload: " "-o/--output is for --format html" "${S[@]}" -o x.html upload /dev/null
 expect "bad --timeout" 2 "tregc: --timeout: " "whole number" "${S[@]}" --timeout 0 health
 expect "bad --limit" 2 "tregc: --limit: " "whole number" "${S[@]}" list --limit -3
 expect "upload without files" 2 "tregc: upload: " "at least one FILE" "${S[@]}" upload

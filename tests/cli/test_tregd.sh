@@ -102,7 +102,7 @@ def rows(rep):
 
 def without_rows(rep):
     out = dict(rep)
-    out[12] = [{n: v for n, v in parse(k).items() if n != 23} for k in rep.get(12, [])]
+    out[12] = [{n: v for n, v in parse(k).items() if n not in (23, 29)} for k in rep.get(12, [])]
     return out
 
 if cmd == "upload":  # upload CODE_FILE NAME [reanalyze] [omit]

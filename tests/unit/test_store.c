@@ -4,7 +4,8 @@
  * durable but no index row, a half-written temp file left behind) reopening
  * the store re-indexes the reports and removes the temp file, and removes
  * a report whose blob did not survive; reports without rows are the
- * reports with Kernel.rows stripped, cached as long as the file is the same. */
+ * reports with Kernel.rows and live_ranges stripped, cached as long as the
+ * file is the same. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -312,26 +313,49 @@ static void test_recovery_after_crash(void **state)
     store_close(s);
 }
 
-/* A report whose kernels have rows: stripping drops exactly the rows. */
+/* A report whose kernels have rows and live ranges: stripping drops
+ * exactly those (fields 23 and 29), before, between and after the kernel's
+ * other fields. */
 static void test_strip_rows(void **state)
 {
     (void)state;
     Treg__V1__Report r = TREG__V1__REPORT__INIT;
     Treg__V1__Kernel k[2], *kp[2];
     Treg__V1__Row rows[3], *rp[3];
+    uint32_t reads[] = {1, 2}, writes[] = {0};
     for (int i = 0; i < 3; i++) {
         treg__v1__row__init(&rows[i]);
         rows[i].address = (uint64_t)(4 * i);
         rows[i].text = "v_add_f32 v0, v1, v2";
         rows[i].vgpr = 3;
+        rows[i].reads = reads;
+        rows[i].n_reads = 2;
+        rows[i].writes = writes;
+        rows[i].n_writes = 1;
         rp[i] = &rows[i];
     }
+    Treg__V1__LiveRange ranges[3], *lp[3];
+    uint32_t runs[] = {0, 1, 2, 3};
+    for (int i = 0; i < 3; i++) {
+        treg__v1__live_range__init(&ranges[i]);
+        ranges[i].reg = (uint32_t)i;
+        ranges[i].runs = runs;
+        ranges[i].n_runs = i ? 2 : 4;
+        lp[i] = &ranges[i];
+    }
+    Treg__V1__UnknownMnemonic unknown = TREG__V1__UNKNOWN_MNEMONIC__INIT, *up = &unknown;
+    unknown.mnemonic = "v_new_op";
+    unknown.count = 2;
     for (int i = 0; i < 2; i++) {
         treg__v1__kernel__init(&k[i]);
         k[i].name = i ? "second" : "first";
         k[i].instructions = 3;
         k[i].rows = rp;
         k[i].n_rows = i ? 1 : 3;
+        k[i].live_ranges = lp;
+        k[i].n_live_ranges = i ? 1 : 3;
+        k[i].unknown_mnemonics = &up; /* field 28, between 23 and 29 */
+        k[i].n_unknown_mnemonics = 1;
         kp[i] = &k[i];
     }
     r.hash = "abc";
@@ -350,11 +374,19 @@ static void test_strip_rows(void **state)
     assert_int_equal(got->n_kernels, 2);
     assert_string_equal(got->kernels[1]->name, "second");
     assert_int_equal(got->kernels[0]->instructions, 3);
-    assert_int_equal(got->kernels[0]->n_rows, 0);
-    assert_int_equal(got->kernels[1]->n_rows, 0);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(got->kernels[i]->n_rows, 0);
+        assert_int_equal(got->kernels[i]->n_live_ranges, 0);
+        assert_int_equal(got->kernels[i]->n_unknown_mnemonics, 1);
+        assert_string_equal(got->kernels[i]->unknown_mnemonics[0]->mnemonic, "v_new_op");
+    }
     treg__v1__report__free_unpacked(got, NULL);
-    /* Repacked without rows, the report is byte for byte the stripped one. */
-    for (int i = 0; i < 2; i++) kp[i]->n_rows = 0;
+    /* Repacked without rows and live ranges, the report is byte for byte
+     * the stripped one. */
+    for (int i = 0; i < 2; i++) {
+        kp[i]->n_rows = 0;
+        kp[i]->n_live_ranges = 0;
+    }
     assert_int_equal(treg__v1__report__get_packed_size(&r), out_len);
     treg__v1__report__pack(&r, buf);
     assert_memory_equal(buf, out, out_len);

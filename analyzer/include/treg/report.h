@@ -25,6 +25,17 @@ enum treg_row_flags {
     TREG_ROW_UNDECODABLE = 1 << 7   /* a word the substitute ISA could not decode */
 };
 
+/* Registers in rows and live ranges, one number per 32-bit register (the
+ * numbering of treg.proto's Row.reads): v[4:7] is 4, 5, 6, 7. */
+enum treg_report_reg {
+    TREG_REPORT_V0 = 0,        /* vN = N */
+    TREG_REPORT_A0 = 1024,     /* aN = 1024 + N */
+    TREG_REPORT_S0 = 1280,     /* sN = 1280 + N */
+    TREG_REPORT_VCC_LO = 1408, /* live ranges only: counted as SGPRs, as the compiler does */
+    TREG_REPORT_VCC_HI = 1409,
+    TREG_REPORT_REG_END = 1410
+};
+
 typedef struct treg_row {
     uint64_t address; /* offset from the kernel's entry */
     const char *text; /* disassembly */
@@ -32,7 +43,23 @@ typedef struct treg_row {
     uint16_t vgpr, agpr, sgpr; /* registers occupied: live-in | live-out | written */
     uint16_t loop_depth;
     uint32_t flags;
+    /* The VGPRs, AGPRs and SGPRs the instruction reads and writes
+     * (VCC, EXEC, M0, SCC and the other specials not listed), ascending,
+     * no repeats; a partial write (the rest of the old value kept) is in
+     * both. */
+    uint32_t nreads, nwrites;
+    const uint32_t *reads, *writes;
 } treg_row;
+
+/* Where one register is occupied, by the rule of treg_row.vgpr/agpr/sgpr,
+ * over the kernel's rows in address order: maximal runs of row indices.
+ * At every row, the registers of a class with the row inside one of their
+ * runs are exactly as many as that row's count (VCC among the SGPRs). */
+typedef struct treg_live_range {
+    uint32_t reg; /* enum treg_report_reg numbering */
+    uint32_t nruns;
+    const uint32_t *runs; /* nruns [start, end) pairs, flat: ascending, disjoint, never touching */
+} treg_live_range;
 
 typedef struct treg_line_stat {
     treg_loc loc; /* column 0 */
@@ -108,6 +135,10 @@ typedef struct treg_kernel_report {
         uint32_t launch_waves_per_simd;
         const char *launch_limited_by;
         uint32_t launch_lds_bytes;
+        /* vgpr_steps[w - 1]: the most VGPRs (total_vgprs' count) that
+         * still let w waves run per SIMD, w = 1..nvgpr_steps. */
+        uint32_t vgpr_steps[32];
+        uint32_t nvgpr_steps;
     } occupancy;
     uint32_t workgroup_size; /* 0 when unknown */
     uint32_t lds_bytes;      /* static LDS from the kernel descriptor */
@@ -130,6 +161,9 @@ typedef struct treg_kernel_report {
 
     treg_row *rows;
     size_t nrows;
+    /* With rows only: one per register occupied at some row, ascending. */
+    treg_live_range *live_ranges;
+    size_t nlive_ranges;
     treg_line_stat *lines;
     size_t nlines;
     treg_attribution *peak_attribution;

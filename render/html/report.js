@@ -1,0 +1,456 @@
+/* treg report page.  The data is the JSON in <script id="treg-data"> (made by
+ * render/render_html.c, format described there); everything on the page is
+ * built from it with createElement/textContent, never from HTML strings, so a
+ * kernel or file name is always text.  Sized for 30,000-instruction kernels:
+ * the plot is one canvas drawn per pixel column, and the listing draws only
+ * the rows in view. */
+'use strict';
+
+(function () {
+  const DATA = JSON.parse(document.getElementById('treg-data').textContent);
+  const ROW_H = 18;
+  const CLASS_BASE = { v: 0, a: 1024, s: 1280 };
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+  function hex(n) { return '0x' + Number(n).toString(16); }
+  function base(p) { const i = p.lastIndexOf('/'); return i < 0 ? p : p.slice(i + 1); }
+  function regName(r) {
+    if (r >= CLASS_BASE.s) return 's' + (r - CLASS_BASE.s);
+    if (r >= CLASS_BASE.a) return 'a' + (r - CLASS_BASE.a);
+    return 'v' + r;
+  }
+
+  /* ---- page frame ---------------------------------------------------------------- */
+
+  const kernels = [];
+  DATA.reports.forEach((r, ri) => r.kernels.forEach((k, ki) => kernels.push({ r, k, id: 'r' + ri + 'k' + ki })));
+
+  const header = el('header');
+  const title = el('h1', null, DATA.reports.length === 1 ? DATA.reports[0].file : DATA.title);
+  const sub = el('div', 'sub');
+  header.append(title, sub);
+  const main = el('main');
+  document.body.append(header, main);
+
+  if (kernels.length === 0) {
+    main.append(el('p', 'empty', 'No kernels in this report.'));
+    document.body.dataset.ready = '1';
+    return;
+  }
+
+  let index = null;
+  if (kernels.length > 1) {
+    index = el('nav', 'index');
+    const t = el('table');
+    const h = el('tr');
+    ['file', 'kernel', 'target', 'VGPR peak', 'allocated', 'waves/SIMD', 'limited by', 'spills']
+      .forEach((c, i) => h.append(el('th', i >= 3 && i !== 6 ? 'num' : null, c)));
+    t.append(h);
+    for (const x of kernels) {
+      const tr = el('tr', 'kernel');
+      tr.dataset.id = x.id;
+      const o = x.k.occ || {};
+      [x.r.file, x.k.name, x.r.target, x.k.vgpr[0], x.k.vgpr[1], o.waves, o.by, x.k.spill_insns]
+        .forEach((c, i) => tr.append(el('td', i >= 3 && i !== 6 ? 'num' : null, c)));
+      tr.addEventListener('click', () => { location.hash = x.id; });
+      t.append(tr);
+    }
+    index.append(t);
+    main.append(index);
+  }
+  const view = el('div', 'kernel-view');
+  main.append(view);
+
+  function choose() {
+    const id = location.hash.slice(1);
+    const x = kernels.find((y) => y.id === id) || kernels[0];
+    if (index) index.querySelectorAll('tr.kernel').forEach((tr) => tr.classList.toggle('current', tr.dataset.id === x.id));
+    show(x.r, x.k);
+  }
+  window.addEventListener('hashchange', choose);
+
+  /* ---- one kernel ------------------------------------------------------------------ */
+
+  function card(titleText, big, small, bad) {
+    const c = el('div', 'card' + (bad ? ' bad' : ''));
+    c.append(el('h3', null, titleText), el('div', 'big', big));
+    if (small) c.append(el('div', 'small', small));
+    return c;
+  }
+
+  function show(r, k) {
+    view.replaceChildren();
+    document.title = k.name + ' — treg';
+    sub.textContent = [r.target + (r.decoded_as && r.decoded_as !== r.target ? ' (decoded as ' + r.decoded_as + ')' : ''),
+      'kernel ' + k.name, r.hash ? 'sha256 ' + r.hash : '', 'treg ' + r.analyzer].filter(Boolean).join(' · ');
+    if (r.note) view.append(el('div', 'note', r.note));
+
+    const src = sourceOf(r);
+    const o = k.occ || {};
+    const cards = el('div', 'cards');
+    const cls = (name, c) => card(name + ' live peak', c[0] + ' / ' + c[1], 'allocated ' + c[1] + ' of ' + c[2]);
+    cards.append(cls('VGPR', k.vgpr));
+    if (k.agpr && k.agpr[2]) cards.append(cls('AGPR', k.agpr));
+    cards.append(cls('SGPR', k.sgpr));
+    let next = '';
+    if (o.vgpr_to_next > 0) next = 'free ' + o.vgpr_to_next + ' VGPRs for ' + (o.waves + 1);
+    else if (o.sgpr_to_next > 0) next = 'free ' + o.sgpr_to_next + ' SGPRs for ' + (o.waves + 1);
+    cards.append(card('occupancy', o.waves + ' / ' + o.max + ' waves', 'limited by ' + o.by + (next ? '; ' + next : '')));
+    if (o.launch_waves !== o.waves) cards.append(card('at launch', o.launch_waves + ' waves', o.launch_lds + ' B LDS; limited by ' + o.launch_by));
+    cards.append(card('spills', k.spill_insns + ' instructions', 'scratch ' + k.scratch + ' B', k.spill_insns > 0));
+    cards.append(card('LDS', k.lds + ' B', k.insns + ' instructions, ' + k.blocks + ' blocks'));
+    view.append(cards);
+    if (k.undefined_reads) view.append(el('div', 'note', k.undefined_reads + ' registers read before any definition'));
+    if (k.undecodable) view.append(el('div', 'note', k.undecodable + ' words could not be decoded: their registers are not counted'));
+
+    const state = { r, k, src, sel: null, selRows: new Set(), cursor: -1 };
+    const plot = plotPanel(state);
+    const split = el('div', 'split');
+    const srcPanel = sourcePanel(state);
+    const list = listingPanel(state);
+    split.append(srcPanel.node, list.node);
+    view.append(plot.node, split, attributionPanel(state), loopsPanel(state));
+    state.plot = plot; state.list = list; state.srcPanel = srcPanel;
+
+    /* Start at the peak: its source line and its instruction in view. */
+    if (k.peak && k.peak.line) srcPanel.reveal(k.peak.file, k.peak.line);
+    if (k.rows) list.scrollTo(k.rows.flags.findIndex((f) => f & FLAG_PEAK));
+    document.body.dataset.ready = '1';
+  }
+
+  const FLAG_SPILL = 1, FLAG_RELOAD = 2, FLAG_PEAK = 32;
+
+  function sourceOf(r) {
+    return (file, line) => {
+      if (file < 0 || file >= r.files.length) return null;
+      const lines = DATA.src[r.files[file]];
+      return lines && line >= 1 && line <= lines.length ? lines[line - 1] : null;
+    };
+  }
+  function locText(state, file, line) {
+    if (file < 0 || file >= state.r.files.length) return '(no line)';
+    const t = state.src(file, line);
+    return base(state.r.files[file]) + ':' + line + (t !== null ? '  ' + t.trim() : '');
+  }
+
+  /* Selecting a source line highlights its instructions everywhere. */
+  function selectLine(state, file, line) {
+    state.sel = { file, line };
+    state.selRows = new Set();
+    const rows = state.k.rows;
+    if (rows) for (let i = 0; i < rows.line.length; i++) if (rows.line[i] === line && rows.file[i] === file) state.selRows.add(i);
+    state.srcPanel.mark(file, line);
+    state.list.refresh();
+    state.plot.draw();
+    const status = state.list.status;
+    status.dataset.count = String(state.selRows.size);
+    status.textContent = base(state.r.files[file] || '?') + ':' + line + ': ' + state.selRows.size + ' instructions highlighted';
+    if (state.selRows.size) state.list.scrollTo(Math.min(...state.selRows));
+  }
+
+  /* ---- pressure plot ----------------------------------------------------------------- */
+
+  function plotPanel(state) {
+    const k = state.k, rows = k.rows;
+    const node = el('section', 'panel');
+    node.append(el('h2', null, 'Register pressure over the program'));
+    if (!rows) {
+      node.append(el('div', 'empty', 'This report has no per-instruction rows (fetch it with rows for the plot and the listing).'));
+      return { node, draw() {} };
+    }
+    const wrap = el('div', 'plot-wrap');
+    const canvas = el('canvas', 'plot');
+    const tip = el('div', 'tip');
+    wrap.append(canvas, tip);
+    const legend = el('div', 'legend');
+    const key = (color, text) => { const s = el('span'); const i = el('i'); i.style.background = color; s.append(i, document.createTextNode(text)); legend.append(s); };
+    key('var(--vgpr)', 'VGPR live'); if (k.agpr && k.agpr[2]) key('var(--agpr)', 'AGPR live'); key('var(--sgpr)', 'SGPR live');
+    key('var(--spill)', 'spill / reload'); key('rgba(100,116,139,.3)', 'loops'); key('#111827', 'allocated VGPRs (solid), occupancy steps (dashed)');
+    node.append(wrap, legend);
+    const n = rows.v.length;
+    const steps = (k.occ && k.occ.vgpr_steps) || [];
+    /* Up to the step the kernel is on, so the cliff it must stay under shows. */
+    const step = steps[((k.occ && k.occ.waves) || 1) - 1] || 0;
+    let top = 8;
+    for (const arr of [rows.v, rows.a, rows.s]) for (const x of arr) if (x > top) top = x;
+    top = Math.max(top, k.vgpr[1], step <= 2 * top ? step : 0) * 1.08;
+    let cols = null; /* per pixel column: the row with the most VGPRs */
+
+    function draw() {
+      const dpr = window.devicePixelRatio || 1;
+      const W = canvas.clientWidth, H = canvas.clientHeight;
+      if (!W) return;
+      canvas.width = W * dpr; canvas.height = H * dpr;
+      const g = canvas.getContext('2d');
+      g.setTransform(dpr, 0, 0, dpr, 0, 0);
+      g.clearRect(0, 0, W, H);
+      const L = 34, R = W - 4, T = 6, B = H - 16;
+      const x = (i) => L + (R - L) * (i + 0.5) / n;
+      const y = (v) => B - (B - T) * v / top;
+      g.font = '10px system-ui, sans-serif'; g.fillStyle = '#6b7280';
+      for (const lp of k.loops) {
+        const a = rows.addr.indexOf(lp[0]);
+        let b = a; while (b + 1 < n && rows.addr[b + 1] <= lp[1]) b++;
+        if (a < 0) continue;
+        g.fillStyle = 'rgba(100,116,139,' + (0.08 * Math.min(lp[5], 3)) + ')';
+        g.fillRect(x(a) - 0.5, T, Math.max(1, x(b) - x(a) + 1), B - T);
+      }
+      g.strokeStyle = '#111827'; g.lineWidth = 1;
+      g.beginPath(); g.moveTo(L, y(k.vgpr[1])); g.lineTo(R, y(k.vgpr[1])); g.stroke();
+      g.setLineDash([4, 3]); g.fillStyle = '#374151';
+      steps.forEach((limit, w) => {
+        if (limit <= 0 || limit > top) return;
+        g.beginPath(); g.moveTo(L, y(limit)); g.lineTo(R, y(limit)); g.stroke();
+        g.fillText((w + 1) + ' waves', L + 2, y(limit) - 2);
+      });
+      g.setLineDash([]);
+      g.fillStyle = '#6b7280';
+      for (let v = 0; v <= top; v += top > 160 ? 64 : 32) { g.fillText(String(v), 2, y(v) + 3); }
+      const ncol = Math.max(1, Math.floor(R - L));
+      cols = new Int32Array(ncol).fill(-1);
+      for (let i = 0; i < n; i++) {
+        const c = Math.min(ncol - 1, Math.floor((i / n) * ncol));
+        if (cols[c] < 0 || rows.v[i] > rows.v[cols[c]]) cols[c] = i;
+      }
+      function series(arr, color) {
+        g.strokeStyle = color; g.lineWidth = 1.4; g.beginPath();
+        let first = true;
+        for (let c = 0; c < ncol; c++) {
+          let m = -1; const lo = Math.floor(c * n / ncol), hi = Math.max(lo + 1, Math.floor((c + 1) * n / ncol));
+          for (let i = lo; i < hi && i < n; i++) if (arr[i] > m) m = arr[i];
+          if (m < 0) continue;
+          const px = L + c + 0.5;
+          if (first) { g.moveTo(px, y(m)); first = false; } else g.lineTo(px, y(m));
+        }
+        g.stroke();
+      }
+      const css = getComputedStyle(document.documentElement);
+      series(rows.s, css.getPropertyValue('--sgpr'));
+      if (k.agpr && k.agpr[2]) series(rows.a, css.getPropertyValue('--agpr'));
+      series(rows.v, css.getPropertyValue('--vgpr'));
+      g.fillStyle = css.getPropertyValue('--spill');
+      for (let i = 0; i < n; i++) if (rows.flags[i] & (FLAG_SPILL | FLAG_RELOAD)) g.fillRect(x(i) - 0.5, B + 2, 1.5, 6);
+      if (state.selRows.size) {
+        g.fillStyle = '#d97706';
+        for (const i of state.selRows) g.fillRect(x(i) - 1, T, 2, 5);
+      }
+    }
+    function rowAt(ev) {
+      const rect = canvas.getBoundingClientRect();
+      const c = Math.floor(ev.clientX - rect.left - 34);
+      if (!cols || c < 0 || c >= cols.length) return -1;
+      /* Fewer instructions than pixels: the one under the pointer. */
+      return n <= cols.length ? Math.min(n - 1, Math.floor(c * n / cols.length)) : cols[c];
+    }
+    canvas.addEventListener('mousemove', (ev) => {
+      const i = rowAt(ev);
+      if (i < 0) { tip.style.display = 'none'; return; }
+      tip.textContent = hex(rows.addr[i]) + '  ' + rows.text[i] + '\nVGPR ' + rows.v[i] + '  AGPR ' + rows.a[i] + '  SGPR ' + rows.s[i] +
+        '\n' + locText(state, rows.file[i], rows.line[i]);
+      tip.style.display = 'block';
+      const rect = wrap.getBoundingClientRect();
+      tip.style.left = Math.min(ev.clientX - rect.left + 12, rect.width - 300) + 'px';
+      tip.style.top = (ev.clientY - rect.top + 12) + 'px';
+    });
+    canvas.addEventListener('mouseleave', () => { tip.style.display = 'none'; });
+    canvas.addEventListener('click', (ev) => { const i = rowAt(ev); if (i >= 0) { state.cursor = i; state.list.scrollTo(i); } });
+    window.addEventListener('resize', draw);
+    requestAnimationFrame(draw);
+    return { node, draw };
+  }
+
+  /* ---- source with heat bars ----------------------------------------------------------- */
+
+  function sourcePanel(state) {
+    const k = state.k, r = state.r;
+    const node = el('section', 'panel');
+    node.append(el('h2', null, 'Source, by peak VGPRs live on each line'));
+    const box = el('div', 'scroll src');
+    node.append(box);
+    const byLine = new Map();
+    let maxV = 1;
+    for (const s of k.lines) { byLine.set(s[0] + ':' + s[1], s); if (s[3] > maxV) maxV = s[3]; }
+    const files = [...new Set(k.lines.map((s) => s[0]).filter((f) => f >= 0))];
+    const nodes = new Map();
+    for (const f of files) {
+      const path = r.files[f];
+      const text = DATA.src[path];
+      box.append(el('h4', null, path + (text ? '' : ' (not readable here: lines only)')));
+      const numbers = text ? text.map((_, i) => i + 1) : k.lines.filter((s) => s[0] === f && s[1] > 0).map((s) => s[1]);
+      for (const line of numbers) {
+        const s = byLine.get(f + ':' + line);
+        const d = el('div', 'src-line' + (s ? '' : ' cold'));
+        const bar = el('span', 'heat');
+        if (s) {
+          const b = el('b'); b.style.width = Math.max(2, Math.round(56 * s[3] / maxV)) + 'px'; bar.append(b);
+          d.title = s[2] + ' instructions; peak VGPR ' + s[3] + ', AGPR ' + s[4] + ', SGPR ' + s[5] + (s[6] + s[7] ? '; ' + s[6] + ' spills, ' + s[7] + ' reloads' : '');
+          d.addEventListener('click', () => selectLine(state, f, line));
+        }
+        d.append(el('span', 'no', line), bar, el('span', 'cnt', s ? s[3] : ''), el('span', 'code', text ? text[line - 1] : ''));
+        d.dataset.file = String(f); d.dataset.line = String(line);
+        if (k.peak && k.peak.file === f && k.peak.line === line) d.classList.add('peak');
+        nodes.set(f + ':' + line, d);
+        box.append(d);
+      }
+    }
+    if (!files.length) box.append(el('div', 'empty', 'No line information (the code object has no DWARF line table).'));
+    let marked = null;
+    return {
+      node,
+      mark(f, line) {
+        if (marked) marked.classList.remove('sel');
+        marked = nodes.get(f + ':' + line) || null;
+        if (marked) marked.classList.add('sel');
+      },
+      reveal(f, line) {
+        const d = nodes.get(f + ':' + line);
+        if (d) box.scrollTop = Math.max(0, d.offsetTop - box.offsetTop - 120);
+      },
+    };
+  }
+
+  /* ---- listing with live-range strips ------------------------------------------------- */
+
+  function listingPanel(state) {
+    const k = state.k, rows = k.rows;
+    const node = el('section', 'panel');
+    node.append(el('h2', null, 'Instructions'));
+    const status = el('div', 'status', 'Click a source line to highlight its instructions.');
+    if (!rows) {
+      node.append(el('div', 'empty', 'No per-instruction rows in this report.'));
+      return { node, status, refresh() {}, scrollTo() {} };
+    }
+    const n = rows.v.length;
+    /* The strip: the registers of one class the kernel occupies anywhere. */
+    const ranges = new Map(k.ranges.map((x) => [x[0], x[1]]));
+    const pick = el('select');
+    for (const [c, name] of [['v', 'VGPR'], ['a', 'AGPR'], ['s', 'SGPR']]) {
+      const regs = k.ranges.map((x) => x[0]).filter((g) => (g >= CLASS_BASE[c]) && (c === 's' || g < (c === 'v' ? CLASS_BASE.a : CLASS_BASE.s)));
+      if (regs.length) { const op = el('option', null, name + ' strip (' + regs.length + ')'); op.value = c; pick.append(op); }
+    }
+    let stripRegs = [];
+    const head = el('div', 'listing-head');
+    const stripHead = el('span', 'strip');
+    head.append(el('span', null, 'address'), el('span', null, 'V'), el('span', null, 'A'), el('span', null, 'S'), el('span', null, 'instruction'), stripHead);
+    function setClass() {
+      const c = pick.value || 'v';
+      const hi = c === 'v' ? CLASS_BASE.a : c === 'a' ? CLASS_BASE.s : 1e9;
+      stripRegs = k.ranges.map((x) => x[0]).filter((g) => g >= CLASS_BASE[c] && g < hi);
+      let h = '';
+      for (let j = 0; j < stripRegs.length; j++) h += j % 8 === 0 ? '|' : ' ';
+      stripHead.textContent = h + '  ' + (stripRegs.length ? regName(stripRegs[0]) + '..' + regName(stripRegs[stripRegs.length - 1]) : '');
+      refresh();
+    }
+    if (pick.options.length) node.append(pick);
+    const box = el('div', 'scroll listing');
+    const spacer = el('div', 'spacer');
+    spacer.style.height = (n * ROW_H) + 'px';
+    box.append(spacer);
+    node.append(status, head, box);
+
+    function occupied(reg, i) {
+      const runs = ranges.get(reg);
+      if (!runs) return false;
+      let lo = 0, hi = runs.length / 2;
+      while (lo < hi) { const m = (lo + hi) >> 1; if (runs[2 * m + 1] <= i) lo = m + 1; else hi = m; }
+      return lo < runs.length / 2 && runs[2 * lo] <= i;
+    }
+    function strip(i) {
+      if (!stripRegs.length) return '';
+      const rd = new Set(rows.reads ? rows.reads[i] : []), wr = new Set(rows.writes ? rows.writes[i] : []);
+      let s = '';
+      for (const g of stripRegs) {
+        const R = rd.has(g), Wr = wr.has(g);
+        s += R && Wr ? 'x' : Wr ? '^' : R ? 'v' : occupied(g, i) ? ':' : ' ';
+      }
+      return s;
+    }
+    let lastLine = null;
+    function refresh() {
+      const first = Math.max(0, Math.floor(box.scrollTop / ROW_H) - 10);
+      const last = Math.min(n, Math.ceil((box.scrollTop + box.clientHeight) / ROW_H) + 10);
+      const frag = document.createDocumentFragment();
+      for (let i = first; i < last; i++) {
+        const d = el('div', 'row');
+        d.style.top = (i * ROW_H) + 'px';
+        d.dataset.index = String(i);
+        d.dataset.line = String(rows.line[i]);
+        d.dataset.file = String(rows.file[i]);
+        if (rows.flags[i] & (FLAG_SPILL | FLAG_RELOAD)) d.classList.add('spill');
+        if (rows.flags[i] & FLAG_PEAK) d.classList.add('peak');
+        if (state.selRows.has(i)) d.classList.add('hl');
+        if (i === state.cursor) d.classList.add('cursor');
+        d.title = locText(state, rows.file[i], rows.line[i]);
+        d.append(el('span', 'addr', hex(rows.addr[i])), el('span', 'v', rows.v[i]), el('span', 'a', rows.a[i]),
+          el('span', 's', rows.s[i]), el('span', 'txt', rows.text[i]), el('span', 'strip', strip(i)));
+        d.addEventListener('click', () => { if (rows.line[i] > 0) selectLine(state, rows.file[i], rows.line[i]); });
+        frag.append(d);
+      }
+      spacer.replaceChildren(frag);
+      lastLine = null;
+    }
+    let pending = false;
+    box.addEventListener('scroll', () => { if (!pending) { pending = true; requestAnimationFrame(() => { pending = false; refresh(); }); } });
+    pick.addEventListener('change', setClass);
+    setClass();
+    void lastLine;
+    return {
+      node, status, refresh,
+      scrollTo(i) {
+        if (i < 0) return;
+        box.scrollTop = Math.max(0, i * ROW_H - box.clientHeight / 3);
+        refresh();
+      },
+    };
+  }
+
+  /* ---- peak attribution, loops ---------------------------------------------------------- */
+
+  function attributionPanel(state) {
+    const k = state.k;
+    const node = el('section', 'panel');
+    node.append(el('h2', null, 'Live at the VGPR peak (' + hex(k.peak ? k.peak.addr : 0) + '), by the line that defined them'));
+    if (!k.attr.length) { node.append(el('div', 'empty', 'Nothing attributed.')); return node; }
+    const t = el('table', 'attr');
+    const h = el('tr');
+    [['VGPR', 'num'], ['AGPR', 'num'], ['SGPR', 'num'], ['defined at', null]].forEach(([c, cl]) => h.append(el('th', cl, c)));
+    t.append(h);
+    const rows = [...k.attr].sort((a, b) => (b[2] + b[3]) - (a[2] + a[3]) || b[4] - a[4]);
+    for (const a of rows) {
+      const tr = el('tr');
+      tr.append(el('td', 'num', a[2]), el('td', 'num', a[3]), el('td', 'num', a[4]),
+        el('td', 'code', a[0] < 0 ? '(kernel entry: arguments, ids)' : locText(state, a[0], a[1])));
+      if (a[0] >= 0 && a[1] > 0) tr.addEventListener('click', () => selectLine(state, a[0], a[1]));
+      t.append(tr);
+    }
+    node.append(t);
+    return node;
+  }
+
+  function loopsPanel(state) {
+    const k = state.k;
+    const node = el('section', 'panel');
+    node.append(el('h2', null, 'Loops'));
+    if (!k.loops.length) { node.append(el('div', 'empty', 'No loops.')); return node; }
+    const t = el('table', 'attr');
+    const h = el('tr');
+    [['lines', null], ['depth', 'num'], ['instructions', 'num'], ['peak VGPR', 'num'], ['AGPR', 'num'], ['SGPR', 'num']].forEach(([c, cl]) => h.append(el('th', cl, c)));
+    t.append(h);
+    for (const lp of k.loops) {
+      const tr = el('tr');
+      const where = lp[4] >= 0 && lp[4] < state.r.files.length ? base(state.r.files[lp[4]]) + ':' + lp[2] + '-' + lp[3] : hex(lp[0]) + '-' + hex(lp[1]);
+      tr.append(el('td', 'code', where), el('td', 'num', lp[5]), el('td', 'num', lp[9]), el('td', 'num', lp[6]), el('td', 'num', lp[7]), el('td', 'num', lp[8]));
+      if (lp[4] >= 0 && lp[2] > 0) tr.addEventListener('click', () => selectLine(state, lp[4], lp[2]));
+      t.append(tr);
+    }
+    node.append(t);
+    return node;
+  }
+
+  choose();
+})();

@@ -1,0 +1,409 @@
+/* The HTML view (see render.h): one self-contained page.
+ *
+ * Layout of the file: a Content-Security-Policy that allows nothing from
+ * outside the page (no network, even if something slipped through), the
+ * stylesheet, the data as JSON in <script type="application/json"
+ * id="treg-data">, and the script that builds the page from it
+ * (render/html/report.css and report.js, compiled in by the build).  Every
+ * string from a report or a source file goes only into that JSON, where
+ * '<', '>' and '&' are written as \u escapes: no byte sequence from a
+ * report can close the script element or start markup, and the script
+ * puts strings on the page as text.
+ *
+ * The data, compact for 30,000-instruction kernels (arrays, not objects,
+ * per row):
+ *   {"title", "generator", "src": {path: [line text, ...]},
+ *    "reports": [{"file", "hash", "target", "decoded_as", "note",
+ *      "provisional", "analyzer", "llvm", "files": [path, ...],
+ *      "kernels": [{"name", "wave", "insns", "blocks", "code_bytes",
+ *        "vgpr"/"agpr"/"sgpr": [peak live, allocated, limit], "scratch",
+ *        "spill_insns", "lds", "undefined_reads", "undecodable",
+ *        "occ": {"waves", "max", "by", "vgpr_to_next", "sgpr_to_next",
+ *                "launch_waves", "launch_by", "launch_lds", "vgpr_steps"},
+ *        "peak": {"addr", "file", "line"},
+ *        "attr": [[file, line, vgpr, agpr, sgpr], ...],
+ *        "lines": [[file, line, insns, peak v, a, s, spills, reloads], ...],
+ *        "loops": [[head, end, first line, last line, file, depth,
+ *                   peak v, a, s, insns], ...],
+ *        "spills": [[address, kind, file, line], ...],
+ *        "rows": null | {"addr", "text", "file", "line", "v", "a", "s",
+ *                        "depth", "flags", "reads", "writes"} (columns),
+ *        "ranges": [[reg, [start, end, ...]], ...]}]}]}
+ * File indices are into the report's "files"; -1 is no file. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "render.h"
+
+extern const char treg_html_css[], treg_html_js[];
+
+/* ---- JSON pieces ---------------------------------------------------------------------- */
+
+static void j_str(FILE *out, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        unsigned c = *p;
+        if (c == '"' || c == '\\') {
+            fputc('\\', out);
+            fputc((int)c, out);
+        } else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7f) {
+            fprintf(out, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
+        } else if (c == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
+            fprintf(out, "\\u%s", p[2] == 0xa8 ? "2028" : "2029"); /* line separators */
+            p += 2;
+        } else {
+            fputc((int)c, out);
+        }
+    }
+    fputc('"', out);
+}
+
+static void j_key(FILE *out, const char *key, bool *first)
+{
+    if (!*first) fputc(',', out);
+    *first = false;
+    j_str(out, key);
+    fputc(':', out);
+}
+
+static void j_kstr(FILE *out, const char *key, const char *v, bool *first)
+{
+    j_key(out, key, first);
+    j_str(out, v);
+}
+
+static void j_kint(FILE *out, const char *key, long long v, bool *first)
+{
+    j_key(out, key, first);
+    fprintf(out, "%lld", v);
+}
+
+static void j_class(FILE *out, const char *key, const Treg__V1__ClassStat *c, bool *first)
+{
+    j_key(out, key, first);
+    if (c)
+        fprintf(out, "[%u,%u,%u]", c->peak_live, c->allocated, c->limit);
+    else
+        fputs("[0,0,0]", out);
+}
+
+static int loc_file(const Treg__V1__Loc *l)
+{
+    return l ? l->file : -1;
+}
+static unsigned loc_line(const Treg__V1__Loc *l)
+{
+    return l ? l->line : 0;
+}
+
+/* ---- one kernel ------------------------------------------------------------------------ */
+
+static void j_rows(FILE *out, const Treg__V1__Kernel *k)
+{
+    size_t n = k->n_rows;
+    fputs("{\"addr\":[", out);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "%s%llu", i ? "," : "", (unsigned long long)k->rows[i]->address);
+    fputs("],\"text\":[", out);
+    for (size_t i = 0; i < n; i++) {
+        if (i) fputc(',', out);
+        j_str(out, k->rows[i]->text);
+    }
+#define COLUMN(name, expr)                                                                         \
+    do {                                                                                           \
+        fputs("],\"" name "\":[", out);                                                            \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            const Treg__V1__Row *row = k->rows[i];                                                 \
+            fprintf(out, "%s%lld", i ? "," : "", (long long)(expr));                               \
+        }                                                                                          \
+    } while (0)
+    COLUMN("file", loc_file(row->loc));
+    COLUMN("line", loc_line(row->loc));
+    COLUMN("v", row->vgpr);
+    COLUMN("a", row->agpr);
+    COLUMN("s", row->sgpr);
+    COLUMN("depth", row->loop_depth);
+    COLUMN("flags", row->flags);
+#undef COLUMN
+    fputs("],\"reads\":[", out);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ",[" : "[", out);
+        for (size_t j = 0; j < k->rows[i]->n_reads; j++)
+            fprintf(out, "%s%u", j ? "," : "", k->rows[i]->reads[j]);
+        fputc(']', out);
+    }
+    fputs("],\"writes\":[", out);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ",[" : "[", out);
+        for (size_t j = 0; j < k->rows[i]->n_writes; j++)
+            fprintf(out, "%s%u", j ? "," : "", k->rows[i]->writes[j]);
+        fputc(']', out);
+    }
+    fputs("]}", out);
+}
+
+static void j_kernel(FILE *out, const Treg__V1__Kernel *k)
+{
+    static const Treg__V1__Occupancy no_occ = TREG__V1__OCCUPANCY__INIT;
+    const Treg__V1__Occupancy *o = k->occupancy ? k->occupancy : &no_occ;
+    bool f = true;
+    fputc('{', out);
+    j_kstr(out, "name", k->name, &f);
+    j_kint(out, "wave", k->wave_size, &f);
+    j_kint(out, "insns", k->instructions, &f);
+    j_kint(out, "blocks", k->basic_blocks, &f);
+    j_kint(out, "code_bytes", k->code_bytes, &f);
+    j_class(out, "vgpr", k->vgpr, &f);
+    j_class(out, "agpr", k->agpr, &f);
+    j_class(out, "sgpr", k->sgpr, &f);
+    j_kint(out, "scratch", k->scratch_bytes, &f);
+    j_kint(out, "spill_insns", k->spill_instructions, &f);
+    j_kint(out, "lds", k->lds_bytes, &f);
+    j_kint(out, "undefined_reads", k->undefined_reads, &f);
+    j_kint(out, "undecodable", k->undecodable_words, &f);
+
+    j_key(out, "occ", &f);
+    bool g = true;
+    fputc('{', out);
+    j_kint(out, "waves", o->waves_per_simd, &g);
+    j_kint(out, "max", o->max_waves, &g);
+    j_kstr(out, "by", o->limited_by, &g);
+    j_kint(out, "vgpr_to_next", o->vgprs_to_next, &g);
+    j_kint(out, "sgpr_to_next", o->sgprs_to_next, &g);
+    j_kint(out, "launch_waves", o->launch_waves_per_simd, &g);
+    j_kstr(out, "launch_by", o->launch_limited_by, &g);
+    j_kint(out, "launch_lds", o->launch_lds_bytes, &g);
+    j_key(out, "vgpr_steps", &g);
+    fputc('[', out);
+    for (size_t i = 0; i < o->n_vgpr_steps; i++)
+        fprintf(out, "%s%u", i ? "," : "", o->vgpr_steps[i]);
+    fputs("]}", out);
+
+    j_key(out, "peak", &f);
+    if (k->vgpr)
+        fprintf(out, "{\"addr\":%llu,\"file\":%d,\"line\":%u}",
+                (unsigned long long)k->vgpr->peak_address, loc_file(k->vgpr->peak_loc),
+                loc_line(k->vgpr->peak_loc));
+    else
+        fputs("null", out);
+
+    j_key(out, "attr", &f);
+    fputc('[', out);
+    for (size_t i = 0; i < k->n_peak_attribution; i++) {
+        const Treg__V1__Attribution *a = k->peak_attribution[i];
+        fprintf(out, "%s[%d,%u,%u,%u,%u]", i ? "," : "", loc_file(a->loc), loc_line(a->loc),
+                a->vgpr, a->agpr, a->sgpr);
+    }
+    fputs("]", out);
+
+    j_key(out, "lines", &f);
+    fputc('[', out);
+    for (size_t i = 0; i < k->n_lines; i++) {
+        const Treg__V1__LineStat *s = k->lines[i];
+        fprintf(out, "%s[%d,%u,%u,%u,%u,%u,%u,%u]", i ? "," : "", loc_file(s->loc),
+                loc_line(s->loc), s->instructions, s->peak_vgpr, s->peak_agpr, s->peak_sgpr,
+                s->spills, s->reloads);
+    }
+    fputs("]", out);
+
+    j_key(out, "loops", &f);
+    fputc('[', out);
+    for (size_t i = 0; i < k->n_loops; i++) {
+        const Treg__V1__Loop *l = k->loops[i];
+        fprintf(out, "%s[%llu,%llu,%u,%u,%d,%u,%u,%u,%u,%u]", i ? "," : "",
+                (unsigned long long)l->head, (unsigned long long)l->end, l->first_line,
+                l->last_line, l->file, l->depth, l->peak_vgpr, l->peak_agpr, l->peak_sgpr,
+                l->instructions);
+    }
+    fputs("]", out);
+
+    j_key(out, "spills", &f);
+    fputc('[', out);
+    for (size_t i = 0; i < k->n_spills; i++) {
+        const Treg__V1__Spill *s = k->spills[i];
+        fprintf(out, "%s[%llu,", i ? "," : "", (unsigned long long)s->address);
+        j_str(out, s->kind);
+        fprintf(out, ",%d,%u]", loc_file(s->loc), loc_line(s->loc));
+    }
+    fputs("]", out);
+
+    j_key(out, "rows", &f);
+    if (k->n_rows)
+        j_rows(out, k);
+    else
+        fputs("null", out);
+
+    j_key(out, "ranges", &f);
+    fputc('[', out);
+    for (size_t i = 0; i < k->n_live_ranges; i++) {
+        const Treg__V1__LiveRange *lr = k->live_ranges[i];
+        fprintf(out, "%s[%u,[", i ? "," : "", lr->reg);
+        for (size_t j = 0; j < lr->n_runs; j++) fprintf(out, "%s%u", j ? "," : "", lr->runs[j]);
+        fputs("]]", out);
+    }
+    fputs("]}", out);
+}
+
+static void j_report(FILE *out, const Treg__V1__Report *r)
+{
+    bool f = true;
+    fputc('{', out);
+    j_kstr(out, "file", r->file_name, &f);
+    j_kstr(out, "hash", r->hash, &f);
+    j_kstr(out, "target", r->target, &f);
+    j_kstr(out, "decoded_as", r->decoded_as, &f);
+    j_kstr(out, "note", r->target_note, &f);
+    j_key(out, "provisional", &f);
+    fputs(r->provisional ? "true" : "false", out);
+    j_kstr(out, "analyzer", r->analyzer_version, &f);
+    j_kstr(out, "llvm", r->llvm_version, &f);
+    j_key(out, "files", &f);
+    fputc('[', out);
+    for (size_t i = 0; i < r->n_source_files; i++) {
+        if (i) fputc(',', out);
+        j_str(out, r->source_files[i]);
+    }
+    fputs("]", out);
+    j_key(out, "kernels", &f);
+    fputc('[', out);
+    for (size_t i = 0; i < r->n_kernels; i++) {
+        if (i) fputc(',', out);
+        j_kernel(out, r->kernels[i]);
+    }
+    fputs("]}", out);
+}
+
+/* Each source file any kernel has a line in, once, as its lines. */
+static void j_sources(FILE *out, const Treg__V1__Report *const *reports, size_t n,
+                      treg_sources *src)
+{
+    fputc('{', out);
+    bool first = true;
+    for (size_t ri = 0; ri < n && src != NULL; ri++) {
+        const Treg__V1__Report *r = reports[ri];
+        for (size_t fi = 0; fi < r->n_source_files; fi++) {
+            const char *path = r->source_files[fi];
+            bool seen = false; /* by an earlier report or file index */
+            for (size_t rj = 0; rj <= ri && !seen; rj++)
+                for (size_t fj = 0; fj < reports[rj]->n_source_files; fj++) {
+                    if (rj == ri && fj >= fi) break;
+                    if (strcmp(reports[rj]->source_files[fj], path) == 0) seen = true;
+                }
+            if (seen || !treg_sources_readable(src, path)) continue;
+            j_key(out, path, &first);
+            fputc('[', out);
+            const char *text;
+            for (unsigned line = 1; (text = treg_sources_line(src, path, line)) != NULL; line++) {
+                if (line > 1) fputc(',', out);
+                j_str(out, text);
+            }
+            fputc(']', out);
+        }
+    }
+    fputc('}', out);
+}
+
+/* Text for an HTML element's content. */
+static void h_text(FILE *out, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '<':
+            fputs("&lt;", out);
+            break;
+        case '>':
+            fputs("&gt;", out);
+            break;
+        case '&':
+            fputs("&amp;", out);
+            break;
+        case '"':
+            fputs("&quot;", out);
+            break;
+        default:
+            fputc(*s, out);
+        }
+    }
+}
+
+int treg_render_html(FILE *out, const Treg__V1__Report *const *reports, size_t n, treg_sources *src,
+                     const char *title)
+{
+    fputs("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+          "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n<title>",
+          out);
+    h_text(out, title);
+    fputs(" — treg</title>\n<style>\n", out);
+    fputs(treg_html_css, out);
+    fputs("</style>\n</head>\n<body>\n<noscript>This report needs JavaScript.</noscript>\n"
+          "<script type=\"application/json\" id=\"treg-data\">",
+          out);
+    bool f = true;
+    fputc('{', out);
+    j_kstr(out, "title", title, &f);
+    j_kstr(out, "generator", "treg", &f);
+    j_key(out, "src", &f);
+    j_sources(out, reports, n, src);
+    j_key(out, "reports", &f);
+    fputc('[', out);
+    for (size_t i = 0; i < n; i++) {
+        if (i) fputc(',', out);
+        j_report(out, reports[i]);
+    }
+    fputs("]}</script>\n<script>\n", out);
+    fputs(treg_html_js, out);
+    fputs("</script>\n</body>\n</html>\n", out);
+    return ferror(out) ? -1 : 0;
+}
+
+int treg_render_html_file(const char *path, const Treg__V1__Report *const *reports, size_t n,
+                          treg_sources *src, const char *title, char *err, size_t errlen)
+{
+    size_t len = strlen(path);
+    char *tmp = malloc(len + 16);
+    if (tmp == NULL) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    snprintf(tmp, len + 16, "%s.tmp-XXXXXX", path);
+    int fd = mkstemp(tmp);
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (out == NULL) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        free(tmp);
+        return -1;
+    }
+    int rc = treg_render_html(out, reports, n, src, title);
+    int saved = errno;
+    /* mkstemp makes 0600; a page is for reading (umask still applies). */
+    mode_t mask = umask(0);
+    umask(mask);
+    (void)fchmod(fileno(out), 0666 & ~mask);
+    if (fclose(out) != 0 && rc == 0) {
+        rc = -1;
+        saved = errno;
+    }
+    if (rc == 0 && rename(tmp, path) != 0) {
+        rc = -1;
+        saved = errno;
+    }
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(saved));
+        unlink(tmp);
+    }
+    free(tmp);
+    return rc;
+}

@@ -1,0 +1,347 @@
+/* The text views beyond the summary, each drawn from one kernel's protobuf:
+ *
+ * --lines, per source line (Kernel.lines), sorted by file then line:
+ *       line  insns  VGPR AGPR SGPR  spill reload  source
+ *   P     75     48   106   16   27      0      0  a = tl.load(a_ptrs, mask=...)
+ *
+ * --peak, the registers live at the VGPR peak by defining line, largest
+ * first (Kernel.peak_attribution):
+ *     VGPR AGPR SGPR  line               source
+ *       32    0    6  kernels_a.py:73    a = tl.load(a_ptrs, ...)
+ *
+ * --asm, per instruction (Kernel.rows) with its occupied counts and, when
+ * the report carries Kernel.live_ranges and Row.reads/writes, a strip of one
+ * column per register (after nvdisasm --print-life-ranges), the source line
+ * interleaved where it changes:
+ *   ; kernels_a.py:75  acc += tl.dot(a, b)
+ *     0ff8 P 106  16  27 |::x:v:^ ::| v_fma_f32 v1, v2, v3, v4
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "text.h"
+
+/* Row.reads numbering (treg.proto). */
+#define REG_AGPR_BASE 1024u
+#define REG_SGPR_BASE 1280u
+/* Columns of the --asm strip: what is left of 100 after a 43-column text. */
+#define STRIP_MAX 32
+#define HOT_LINES 3
+/* --asm's columns before the strip or the instruction. */
+#define ASM_FORMAT(n) "  %c %5s %4" n " %4" n " %4" n " "
+/* --lines' columns; the header passes strings where rows pass numbers. */
+#define LINES_FORMAT(n) "    %c %6s %6" n "  %4" n " %4" n " %4" n "  %5" n " %6" n "  %s"
+
+static int loc_file(const Treg__V1__Loc *l)
+{
+    return l ? l->file : -1;
+}
+
+static unsigned loc_line(const Treg__V1__Loc *l)
+{
+    return l ? l->line : 0;
+}
+
+static int same_loc(const Treg__V1__Loc *a, const Treg__V1__Loc *b)
+{
+    return loc_file(a) == loc_file(b) && loc_line(a) == loc_line(b);
+}
+
+static const char *file_path(const Treg__V1__Report *r, int file)
+{
+    return file >= 0 && (size_t)file < r->n_source_files ? r->source_files[file] : NULL;
+}
+
+/* --- --lines ----------------------------------------------------------------------- */
+
+/* A line with its file's path, for sorting without a context argument. */
+typedef struct keyed_line {
+    const char *path; /* NULL: unknown file, sorted last */
+    const Treg__V1__LineStat *stat;
+} keyed_line;
+
+static int cmp_line(const void *pa, const void *pb)
+{
+    const keyed_line *a = pa, *b = pb;
+    int c = strcmp(a->path ? a->path : "\x7f", b->path ? b->path : "\x7f");
+    if (c) return c;
+    int fa = loc_file(a->stat->loc), fb = loc_file(b->stat->loc);
+    if (fa != fb) return fa < fb ? -1 : 1;
+    unsigned la = loc_line(a->stat->loc), lb = loc_line(b->stat->loc);
+    return la < lb ? -1 : la > lb;
+}
+
+/* Whether line is among the HOT_LINES of highest peak VGPR (ties: the
+ * earlier in file/line order wins; lines with no VGPR live never count). */
+static int is_hot(const keyed_line *sorted, size_t n, size_t at)
+{
+    unsigned mine = sorted[at].stat->peak_vgpr;
+    if (!mine) return 0;
+    size_t above = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned theirs = sorted[i].stat->peak_vgpr;
+        if (theirs > mine || (theirs == mine && i < at)) above++;
+    }
+    return above < HOT_LINES;
+}
+
+void treg_text_lines_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__Kernel *k,
+                          const treg_text_options *o)
+{
+    if (!k->n_lines) {
+        treg_text_line(out, o, NULL, "    no source lines (the code object has no line table)");
+        return;
+    }
+    keyed_line *sorted = malloc(k->n_lines * sizeof *sorted);
+    if (!sorted) return;
+    for (size_t i = 0; i < k->n_lines; i++) {
+        sorted[i].stat = k->lines[i];
+        sorted[i].path = file_path(r, loc_file(k->lines[i]->loc));
+    }
+    qsort(sorted, k->n_lines, sizeof *sorted, cmp_line);
+    const Treg__V1__Loc *peak = k->vgpr ? k->vgpr->peak_loc : NULL;
+    int last_file = -2;
+    for (size_t i = 0; i < k->n_lines; i++) {
+        const Treg__V1__LineStat *l = sorted[i].stat;
+        int file = loc_file(l->loc);
+        if (file != last_file) {
+            const char *path = file_path(r, file);
+            int readable = path && o->sources && treg_sources_readable(o->sources, path);
+            /* A long path keeps its end: the file name is what tells. */
+            const char *shown = path ? path : "(unknown file)";
+            const char *note = path && !readable ? "  (source not found here)" : "";
+            size_t room = TREG_TEXT_WIDTH - 4 - strlen(note), len = strlen(shown);
+            if (len > room)
+                treg_text_line(out, o, SGR_BOLD, "    ...%s%s", shown + len - (room - 3), note);
+            else
+                treg_text_line(out, o, SGR_BOLD, "    %s%s", shown, note);
+            treg_text_line(out, o, NULL, LINES_FORMAT("s"), ' ', "line", "insns", "VGPR", "AGPR",
+                           "SGPR", "spill", "reload", "source");
+            last_file = file;
+        }
+        char mark = ' ';
+        if (peak && same_loc(peak, l->loc) && loc_line(l->loc))
+            mark = 'P';
+        else if (is_hot(sorted, k->n_lines, i))
+            mark = '*';
+        char line[16];
+        if (loc_line(l->loc))
+            snprintf(line, sizeof line, "%u", loc_line(l->loc));
+        else
+            snprintf(line, sizeof line, "-");
+        const char *text =
+            loc_line(l->loc) ? treg_text_source(r, o, l->loc) : "(compiler-generated)";
+        treg_text_line(out, o,
+                       mark == 'P'   ? SGR_RED
+                       : mark == '*' ? SGR_YELLOW
+                                     : NULL,
+                       LINES_FORMAT("u"), mark, line, l->instructions, l->peak_vgpr, l->peak_agpr,
+                       l->peak_sgpr, l->spills, l->reloads, text ? text : "");
+    }
+    treg_text_line(out, o, NULL,
+                   "    P: the line of the kernel's VGPR peak; *: another of the %d lines of "
+                   "highest peak VGPR",
+                   HOT_LINES);
+    free(sorted);
+}
+
+/* --- --peak ------------------------------------------------------------------------ */
+
+static int cmp_attribution(const void *pa, const void *pb)
+{
+    const Treg__V1__Attribution *a = *(Treg__V1__Attribution *const *)pa;
+    const Treg__V1__Attribution *b = *(Treg__V1__Attribution *const *)pb;
+    unsigned va = a->vgpr + a->agpr, vb = b->vgpr + b->agpr;
+    if (va != vb) return va > vb ? -1 : 1;
+    if (a->sgpr != b->sgpr) return a->sgpr > b->sgpr ? -1 : 1;
+    if (loc_file(a->loc) != loc_file(b->loc)) return loc_file(a->loc) < loc_file(b->loc) ? -1 : 1;
+    return loc_line(a->loc) < loc_line(b->loc) ? -1 : loc_line(a->loc) > loc_line(b->loc);
+}
+
+void treg_text_peak_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__Kernel *k,
+                         const treg_text_options *o)
+{
+    char loc[300];
+    if (!k->vgpr || !k->n_peak_attribution) {
+        treg_text_line(out, o, NULL, "    no VGPR peak attribution in this report");
+        return;
+    }
+    treg_text_loc(loc, sizeof loc, r, k->vgpr->peak_loc);
+    treg_text_line(out, o, SGR_BOLD, "    live at the VGPR peak (+0x%llx, %s), by defining line:",
+                   (unsigned long long)k->vgpr->peak_address, loc);
+    const char *peak_text = treg_text_source(r, o, k->vgpr->peak_loc);
+    if (peak_text) treg_text_line(out, o, NULL, "      peak at: %s", peak_text);
+    Treg__V1__Attribution **sorted = malloc(k->n_peak_attribution * sizeof *sorted);
+    if (!sorted) return;
+    memcpy(sorted, k->peak_attribution, k->n_peak_attribution * sizeof *sorted);
+    qsort(sorted, k->n_peak_attribution, sizeof *sorted, cmp_attribution);
+    treg_text_line(out, o, NULL, "      %4s %4s %4s  %-25s  %s", "VGPR", "AGPR", "SGPR", "line",
+                   "source");
+    unsigned v = 0, a = 0, s = 0;
+    for (size_t i = 0; i < k->n_peak_attribution; i++) {
+        const Treg__V1__Attribution *at = sorted[i];
+        const char *text = NULL;
+        if (!at->loc || at->loc->file < 0) {
+            snprintf(loc, sizeof loc, "(kernel entry)");
+            text = "arguments and ids the hardware sets up";
+        } else if (!at->loc->line) {
+            snprintf(loc, sizeof loc, "%s:-", treg_text_file(r, at->loc->file));
+            text = "(compiler-generated)";
+        } else {
+            treg_text_loc(loc, sizeof loc, r, at->loc);
+            text = treg_text_source(r, o, at->loc);
+        }
+        treg_text_line(out, o, i < HOT_LINES && at->vgpr + at->agpr ? SGR_YELLOW : NULL,
+                       "      %4u %4u %4u  %-25s  %s", at->vgpr, at->agpr, at->sgpr, loc,
+                       text ? text : "");
+        v += at->vgpr;
+        a += at->agpr;
+        s += at->sgpr;
+    }
+    treg_text_line(out, o, NULL, "      %4u %4u %4u  total", v, a, s);
+    free(sorted);
+}
+
+/* --- --asm ------------------------------------------------------------------------- */
+
+/* The strip's registers: those of the window (or, unset, the VGPRs) that
+ * the kernel ever occupies, at most STRIP_MAX; indices into live_ranges. */
+static size_t strip_registers(const Treg__V1__Kernel *k, const treg_text_options *o, size_t *picked,
+                              size_t *in_window)
+{
+    unsigned first = o->regs.set ? o->regs.first : 0;
+    unsigned last = o->regs.set ? o->regs.last : REG_AGPR_BASE - 1;
+    size_t n = 0;
+    *in_window = 0;
+    for (size_t i = 0; i < k->n_live_ranges; i++) {
+        unsigned reg = k->live_ranges[i]->reg;
+        if (reg < first || reg > last || !k->live_ranges[i]->n_runs) continue;
+        if (n < STRIP_MAX) picked[n++] = i;
+        (*in_window)++;
+    }
+    return n;
+}
+
+static void reg_name(char *buf, size_t len, unsigned reg)
+{
+    if (reg >= REG_SGPR_BASE)
+        snprintf(buf, len, "s%u", reg - REG_SGPR_BASE);
+    else if (reg >= REG_AGPR_BASE)
+        snprintf(buf, len, "a%u", reg - REG_AGPR_BASE);
+    else
+        snprintf(buf, len, "v%u", reg);
+}
+
+static int has_reg(const uint32_t *regs, size_t n, uint32_t reg)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (regs[mid] == reg) return 1;
+        if (regs[mid] < reg)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
+/* One row's strip; cursor[j] walks live_ranges[picked[j]]'s runs. */
+static void fill_strip(char *strip, const Treg__V1__Kernel *k, size_t row, const size_t *picked,
+                       size_t n, size_t *cursor)
+{
+    const Treg__V1__Row *rw = k->rows[row];
+    for (size_t j = 0; j < n; j++) {
+        const Treg__V1__LiveRange *lr = k->live_ranges[picked[j]];
+        while (cursor[j] + 1 < lr->n_runs && lr->runs[cursor[j] + 1] <= row) cursor[j] += 2;
+        int live = cursor[j] + 1 < lr->n_runs && lr->runs[cursor[j]] <= row &&
+                   row < lr->runs[cursor[j] + 1];
+        int rd = has_reg(rw->reads, rw->n_reads, lr->reg);
+        int wr = has_reg(rw->writes, rw->n_writes, lr->reg);
+        strip[j] = rd && wr ? 'x' : wr ? '^' : rd ? 'v' : live ? ':' : ' ';
+    }
+    strip[n] = 0;
+}
+
+void treg_text_asm_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__Kernel *k,
+                        const treg_text_options *o)
+{
+    if (!k->n_rows) {
+        treg_text_line(out, o, NULL,
+                       "    no instruction rows in this report (it was made or fetched without "
+                       "them)");
+        return;
+    }
+    size_t picked[STRIP_MAX], cursor[STRIP_MAX] = {0}, in_window = 0;
+    size_t n = strip_registers(k, o, picked, &in_window);
+    char strip[STRIP_MAX + 1], first[16] = "", last[16] = "";
+    if (!k->n_live_ranges) {
+        treg_text_line(out, o, NULL,
+                       "    (no live ranges in this report: counts only, no register strip)");
+    } else if (!n) {
+        treg_text_line(out, o, NULL, "    (no register of the --regs window is ever occupied)");
+    } else {
+        reg_name(first, sizeof first, k->live_ranges[picked[0]]->reg);
+        reg_name(last, sizeof last, k->live_ranges[picked[n - 1]]->reg);
+        treg_text_line(out, o, NULL,
+                       "    strip: %s..%s, %zu of the %zu %s the kernel occupies; --regs vA-vB "
+                       "for others",
+                       first, last, n, in_window, o->regs.set ? "registers in --regs" : "VGPRs");
+        /* Register numbers down the strip's columns: hundreds (when any
+         * reaches 100), tens, units. */
+        char digits[3][STRIP_MAX + 1];
+        unsigned widest = 0;
+        for (size_t j = 0; j < n; j++) {
+            unsigned reg = k->live_ranges[picked[j]]->reg;
+            unsigned num = reg >= REG_SGPR_BASE   ? reg - REG_SGPR_BASE
+                           : reg >= REG_AGPR_BASE ? reg - REG_AGPR_BASE
+                                                  : reg;
+            digits[0][j] = (char)('0' + num / 100 % 10);
+            digits[1][j] = (char)('0' + num / 10 % 10);
+            digits[2][j] = (char)('0' + num % 10);
+            if (num > widest) widest = num;
+        }
+        for (int d = widest >= 100 ? 0 : 1; d < 3; d++) {
+            digits[d][n] = 0;
+            if (d < 2)
+                treg_text_line(out, o, NULL, ASM_FORMAT("s") "|%s|", ' ', "", "", "", "",
+                               digits[d]);
+            else
+                treg_text_line(out, o, NULL, ASM_FORMAT("s") "|%s| %s", ' ', "addr", "VGPR", "AGPR",
+                               "SGPR", digits[d], "instruction");
+        }
+    }
+    if (!n)
+        treg_text_line(out, o, NULL, ASM_FORMAT("s") " %s", ' ', "addr", "VGPR", "AGPR", "SGPR",
+                       "instruction");
+    const Treg__V1__Loc *shown = NULL;
+    int shown_any = 0;
+    for (size_t i = 0; i < k->n_rows; i++) {
+        const Treg__V1__Row *rw = k->rows[i];
+        if (rw->loc && rw->loc->line && (!shown_any || !same_loc(shown, rw->loc))) {
+            char loc[300];
+            treg_text_loc(loc, sizeof loc, r, rw->loc);
+            const char *text = treg_text_source(r, o, rw->loc);
+            treg_text_line(out, o, SGR_CYAN, "  ; %s  %s", loc, text ? text : "");
+            shown = rw->loc;
+            shown_any = 1;
+        }
+        char mark = ' ';
+        if (k->vgpr && rw->address == k->vgpr->peak_address)
+            mark = 'P';
+        else if (rw->flags & 3u) /* TREG_ROW_SPILL | TREG_ROW_RELOAD */
+            mark = 'S';
+        const char *sgr = mark == 'P' ? SGR_RED : mark == 'S' ? SGR_YELLOW : NULL;
+        char hex[24];
+        snprintf(hex, sizeof hex, "%llx", (unsigned long long)rw->address);
+        if (n) {
+            fill_strip(strip, k, i, picked, n, cursor);
+            treg_text_line(out, o, sgr, ASM_FORMAT("u") "|%s| %s", mark, hex, rw->vgpr, rw->agpr,
+                           rw->sgpr, strip, rw->text);
+        } else {
+            treg_text_line(out, o, sgr, ASM_FORMAT("u") " %s", mark, hex, rw->vgpr, rw->agpr,
+                           rw->sgpr, rw->text);
+        }
+    }
+    treg_text_line(out, o, NULL, "    P: the kernel's VGPR peak; S: a spill or a reload");
+}

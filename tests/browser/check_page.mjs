@@ -1,0 +1,164 @@
+// Opens one treg HTML report in Debian's chromium (headless, through
+// playwright-core) and checks what a kernel author relies on; run by
+// tests/cli/test_html.sh, which computes the expectations from treg-analyze's
+// JSON (the same analysis through the other renderer).
+//
+//   node check_page.mjs PAGE.html EXPECT.json SHOTS_DIR NAME
+//
+// EXPECT: {"kernels": N, "kernel": NAME, "peak": {"file": PATH, "line": L} | null,
+//          "click": {"file": PATH, "line": L, "instructions": N} | null,
+//          "rows": N, "literal": [TEXT...]}
+// Always: no console error, no page error, no dialog, no request leaves the
+// file; the page names the kernel.  peak: exactly one source line marked as
+// the peak, that one.  click: clicking that source line highlights exactly
+// its instructions (the status counts them; every highlighted row drawn is
+// of that line).  rows: the listing reaches the last instruction when
+// scrolled to the end, and hovering the plot shows an instruction.
+// kernels > 1: an index with one row per kernel, and choosing one shows it.
+// literal: each text appears on the page as text (escaping), with only the
+// page's own two script elements and no img/b elements.
+// Prints "ok: ..." lines; exits 1 on the first failure.
+import { chromium } from 'playwright-core';
+import { readFileSync, mkdirSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import path from 'node:path';
+
+const [pagePath, expectPath, shots, name] = process.argv.slice(2);
+if (!name) {
+  console.error('usage: node check_page.mjs PAGE.html EXPECT.json SHOTS_DIR NAME');
+  process.exit(2);
+}
+const want = JSON.parse(readFileSync(expectPath, 'utf8'));
+mkdirSync(shots, { recursive: true });
+const pageUrl = pathToFileURL(path.resolve(pagePath)).href;
+
+function fail(msg) {
+  console.error(`check_page ${name}: FAIL: ${msg}`);
+  process.exitCode = 1;
+  throw new Error(msg);
+}
+function ok(msg) {
+  console.log(`check_page ${name}: ok: ${msg}`);
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.TREG_CHROMIUM || '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu'],
+});
+try {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push('console error: ' + m.text()); });
+  page.on('pageerror', (e) => problems.push('page error: ' + e.message));
+  page.on('dialog', async (d) => { problems.push('dialog: ' + d.message()); await d.dismiss(); });
+  page.on('request', (r) => { if (r.url() !== pageUrl) problems.push('request: ' + r.url()); });
+
+  const t0 = Date.now();
+  await page.goto(pageUrl);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
+  const loadMs = Date.now() - t0;
+  ok(`ready in ${loadMs} ms (information, not a limit)`);
+
+  const sub = await page.textContent('header .sub');
+  if (!sub.includes('kernel ' + want.kernel)) fail(`header does not name kernel ${want.kernel}: ${sub}`);
+  ok(`header names kernel ${JSON.stringify(want.kernel)}`);
+
+  if (want.kernels > 1) {
+    const n = await page.locator('nav.index tr.kernel').count();
+    if (n !== want.kernels) fail(`index lists ${n} kernels, expected ${want.kernels}`);
+    // Another kernel: of another name when there is one.
+    const names = await page.$$eval('nav.index tr.kernel', (rs) => rs.map((r) => r.children[1].textContent));
+    const other = Math.max(1, names.findIndex((x) => x !== want.kernel));
+    const second = page.locator('nav.index tr.kernel').nth(other);
+    const label = names[other];
+    await second.click();
+    await page.waitForFunction((k) => document.querySelector('header .sub').textContent.includes('kernel ' + k), label);
+    const cur = await page.locator('nav.index tr.kernel.current').count();
+    if (cur !== 1) fail('the chosen kernel is not marked in the index');
+    ok(`index of ${n} kernels; choosing "${label}" shows it`);
+    await page.screenshot({ path: path.join(shots, `${name}-index.png`) });
+    await page.locator('nav.index tr.kernel').nth(0).click();
+    await page.waitForFunction((k) => document.querySelector('header .sub').textContent.includes('kernel ' + k), want.kernel);
+  }
+
+  // File index of a report path, as the page numbers files.
+  const fileIndex = async (p) => page.evaluate((q) => {
+    const d = JSON.parse(document.getElementById('treg-data').textContent);
+    const id = location.hash.slice(1) || 'r0k0';
+    const r = d.reports[Number(/^r(\d+)/.exec(id)[1])];
+    return r.files.indexOf(q);
+  }, p);
+
+  if (want.peak) {
+    const peaks = page.locator('.src-line.peak');
+    const n = await peaks.count();
+    if (n !== 1) fail(`${n} source lines marked as the peak, expected 1`);
+    const line = Number(await peaks.first().getAttribute('data-line'));
+    const file = Number(await peaks.first().getAttribute('data-file'));
+    if (line !== want.peak.line || file !== await fileIndex(want.peak.file))
+      fail(`peak marked at file ${file} line ${line}, expected ${want.peak.file}:${want.peak.line}`);
+    if (!(await peaks.first().isVisible())) fail('the peak line is not shown');
+    ok(`peak line ${want.peak.line} highlighted`);
+  }
+  if (want.rows) {
+    const peakRow = await page.locator('.row.peak').count();
+    if (peakRow !== 1) fail(`${peakRow} listing rows marked as the peak, expected 1 in view at start`);
+    ok('the listing opens at the peak instruction');
+  }
+  await page.screenshot({ path: path.join(shots, `${name}.png`) });
+
+  if (want.click) {
+    const f = await fileIndex(want.click.file);
+    const target = page.locator(`.src-line[data-file="${f}"][data-line="${want.click.line}"]`);
+    if ((await target.count()) !== 1) fail(`no source line ${want.click.file}:${want.click.line} on the page`);
+    await target.scrollIntoViewIfNeeded();
+    await target.click();
+    const count = Number(await page.getAttribute('.status', 'data-count'));
+    if (count !== want.click.instructions)
+      fail(`clicking line ${want.click.line} highlighted ${count} instructions, expected ${want.click.instructions}`);
+    const lines = await page.$$eval('.row.hl', (rs) => rs.map((r) => [Number(r.dataset.file), Number(r.dataset.line)]));
+    if (!lines.length) fail('no highlighted instruction drawn after the click');
+    for (const [fi, li] of lines) if (fi !== f || li !== want.click.line) fail(`a highlighted row is of line ${li}`);
+    if (!(await target.evaluate((e) => e.classList.contains('sel')))) fail('the clicked line is not marked');
+    ok(`click on line ${want.click.line}: ${count} instructions highlighted (${lines.length} drawn)`);
+    await page.screenshot({ path: path.join(shots, `${name}-click.png`) });
+  }
+
+  if (want.rows) {
+    const t1 = Date.now();
+    await page.$eval('.scroll.listing', (b) => { b.scrollTop = b.scrollHeight; });
+    await page.waitForFunction((n) => [...document.querySelectorAll('.row')].some((r) => Number(r.dataset.index) === n - 1), want.rows);
+    ok(`listing scrolled to instruction ${want.rows} in ${Date.now() - t1} ms (information)`);
+    const box = await page.locator('canvas.plot').boundingBox();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.waitForSelector('.tip', { state: 'visible' });
+    const tip = await page.textContent('.tip');
+    if (!/^0x[0-9a-f]+ {2}\S/.test(tip)) fail(`plot tooltip does not show an instruction: ${tip}`);
+    ok(`plot hover shows "${tip.split('\n')[0].slice(0, 60)}"`);
+  }
+
+  for (const text of want.literal || []) {
+    const body = await page.evaluate(() => document.body.innerText + '\n' + document.title);
+    if (!body.includes(text)) fail(`${JSON.stringify(text)} is not on the page as text`);
+  }
+  if (want.literal && want.literal.length) {
+    const counts = await page.evaluate(() => ({
+      script: document.querySelectorAll('script').length,
+      img: document.querySelectorAll('img').length,
+      b: document.querySelectorAll('b:not(.src-line b)').length,
+    }));
+    if (counts.script !== 2 || counts.img || counts.b)
+      fail(`markup from the report reached the page: ${JSON.stringify(counts)}`);
+    ok(`${want.literal.length} hostile strings shown as text; no script, img or b from them`);
+  }
+
+  if (problems.length) fail(problems.join('; '));
+  ok('no console errors, page errors, dialogs or requests');
+} catch (e) {
+  if (!process.exitCode) {
+    console.error(`check_page ${name}: FAIL: ${e.message}`);
+    process.exitCode = 1;
+  }
+} finally {
+  await browser.close();
+}

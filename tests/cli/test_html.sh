@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The HTML report in a real browser: Debian's chromium, headless, driven by
+# playwright-core (tests/browser/check_page.mjs).  Pages made by
+# treg-analyze --format html from real code objects:
+#   fixture   gfx90a/loop_kernel with its source: peak line, click on a line
+#   names     a kernel named <script>alert(1)</script> whose source file is
+#             <img src=x onerror=alert(2)>.py with markup in every line: all text
+#   big       31,000+ instructions: loads, scrolls to the end, plot hover
+#   corpus    a Triton matmul next to its Python source, and the whole
+#             Triton cache as one index page (skipped without ../shared/corpus)
+# Expectations (kernel, peak line, a line's instruction count) come from
+# treg-analyze --format json: the same analysis through the other renderer.
+# Screenshots go to $TREG_TEST_OUTPUT/html (CTest: <build>/test-output/html).
+set -euo pipefail
+prog=test_html
+# shellcheck source=tests/cli/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_analyzer
+
+browser_dir=$TREG_SOURCE_ROOT/tests/browser
+chromium=${TREG_CHROMIUM:-/usr/bin/chromium}
+[[ -x $chromium ]] || skip "no chromium at $chromium (scripts/install-deps.sh installs Debian's)"
+command -v node >/dev/null || skip "no node (scripts/install-deps.sh installs it)"
+[[ -d $browser_dir/node_modules/playwright-core ]] ||
+  skip "playwright-core not installed (scripts/install-deps.sh runs npm ci in tests/browser)"
+fx=${TREG_FIXTURES:?TREG_FIXTURES is not set (CTest sets it)}
+[[ -f $fx/html/names/names.hsaco ]] || fail "fixtures lack html/ (tests/fixtures/make-fixtures.sh)"
+
+out=${TREG_TEST_OUTPUT:-$PWD/test-output}/html
+mkdir -p "$out"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# expect JSON_REPORT CLICK_MODE [LITERAL...] > EXPECT: the page's expectations from
+# treg-analyze's JSON of the same inputs. CLICK_MODE: peak (click the peak's
+# line) or busiest (the line with the most instructions) or none.
+expect() {
+  python3 - "$@" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+mode, literal = sys.argv[2], sys.argv[3:]
+kernels = [(r, k) for r in doc["reports"] for k in r["kernels"]]
+r, k = kernels[0]
+peak = k.get("peak_vgpr") or {}
+lines = [l for l in k.get("source_lines", []) if l.get("file") and l["line"] > 0]
+want = {"kernels": len(kernels), "kernel": k["name"], "rows": k["instructions"],
+        "peak": None, "click": None, "literal": literal}
+if peak.get("file") and peak.get("line"):
+    want["peak"] = {"file": peak["file"], "line": peak["line"]}
+pick = None
+if mode == "peak" and want["peak"]:
+    pick = next(l for l in lines if l["file"] == peak["file"] and l["line"] == peak["line"])
+elif mode == "busiest" and lines:
+    pick = max(lines, key=lambda l: (l["instructions"], -l["line"]))
+if pick:
+    want["click"] = {"file": pick["file"], "line": pick["line"], "instructions": pick["instructions"]}
+json.dump(want, sys.stdout)
+PY
+}
+
+# page NAME CLICK_MODE SOURCE_DIR|- INPUT [LITERAL...]: one page, checked.
+page() {
+  local name=$1 mode=$2 src=$3 input=$4
+  shift 4
+  local srcargs=()
+  [[ $src == - ]] || srcargs=(--source-dir "$src")
+  "$TREG_ANALYZE" --format html -o "$work/$name.html" "${srcargs[@]}" "$input" >"$work/$name.out" 2>&1 ||
+    fail "$name: treg-analyze --format html failed: $(head -3 "$work/$name.out")"
+  "$TREG_ANALYZE" --format json "$input" >"$work/$name.json" ||
+    fail "$name: treg-analyze --format json failed"
+  expect "$work/$name.json" "$mode" "$@" >"$work/$name.expect.json"
+  node "$browser_dir/check_page.mjs" "$work/$name.html" "$work/$name.expect.json" "$out" "$name" ||
+    fail "$name: the page failed in chromium (screenshots in $out)"
+  cp "$work/$name.html" "$out/$name.html"
+  echo "$prog: ok: $name ($(wc -c <"$work/$name.html") bytes)"
+}
+
+page fixture peak "$TREG_SOURCE_ROOT/tests/fixtures/src" "$fx/gfx90a/loop_kernel.hsaco"
+page names busiest "$fx/html/names-src" "$fx/html/names/names.hsaco" '<script>alert(1)</script>' \
+  '</script><script>alert(3)</script> <b>not bold</b> &amp; \u003c' '<img src=x onerror=alert(2)>.py'
+page big none - "$fx/html/big/big_kernel.hsaco"
+
+if [[ ! -d $TREG_CORPUS/triton-cache ]]; then
+  skip "fixture pages passed; corpus $TREG_CORPUS/triton-cache absent: corpus pages not checked"
+fi
+matmul=$TREG_CORPUS/triton-cache/6A3MNTG6BPQKKGPLY7CZMRTY2FQTNPBE3EJYVJZCMG73AQNRFIEA
+page matmul busiest "$TREG_CORPUS/src" "$matmul"
+page cache peak "$TREG_CORPUS/src" "$TREG_CORPUS/triton-cache"
+echo "$prog: all pages passed; screenshots and pages in $out"
