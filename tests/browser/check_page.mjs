@@ -5,11 +5,11 @@
 //
 //   node check_page.mjs PAGE.html EXPECT.json SHOTS_DIR NAME
 //
-// EXPECT: {"kernels": N, "kernel": NAME, "peak": {"file": PATH, "line": L} | null,
+// EXPECT: {"kernels": N, "kernel": NAME, "spills": N, "peak": {"file": PATH, "line": L} | null,
 //          "click": {"file": PATH, "line": L, "instructions": N} | null,
 //          "rows": N, "literal": [TEXT...]}
 // Always: no console error, no page error, no dialog, no request leaves the
-// file; the page names the kernel.  peak: exactly one source line marked as
+// file; the page names the kernel and its spill count.  peak: exactly one source line marked as
 // the peak, that one.  click: clicking that source line highlights exactly
 // its instructions (the status counts them; every highlighted row drawn is
 // of that line).  rows: the listing reaches the last instruction when
@@ -88,6 +88,14 @@ try {
     const r = d.reports[Number(/^r(\d+)/.exec(id)[1])];
     return r.files.indexOf(q);
   }, p);
+
+  if (want.spills !== undefined) {
+    const card = await page.$$eval('.card', (cs) => cs.filter((c) => c.querySelector('h3').textContent === 'spills')
+      .map((c) => c.querySelector('.big').textContent));
+    if (card.length !== 1 || card[0] !== `${want.spills} instructions`)
+      fail(`spills card says ${JSON.stringify(card)}, expected ${want.spills} instructions`);
+    ok(`spills card: ${card[0]}`);
+  }
 
   if (want.peak) {
     const peaks = page.locator('.src-line.peak');

@@ -3,6 +3,7 @@
 # playwright-core (tests/browser/check_page.mjs).  Pages made by
 # treg-analyze --format html from real code objects:
 #   fixture   gfx90a/loop_kernel with its source: peak line, click on a line
+#   spill     gfx90a/spill_kernel: its spills counted on the page
 #   names     a kernel named <script>alert(1)</script> whose source file is
 #             <img src=x onerror=alert(2)>.py with markup in every line: all text
 #   big       31,000+ instructions: loads, scrolls to the end, plot hover
@@ -44,6 +45,7 @@ r, k = kernels[0]
 peak = k.get("peak_vgpr") or {}
 lines = [l for l in k.get("source_lines", []) if l.get("file") and l["line"] > 0]
 want = {"kernels": len(kernels), "kernel": k["name"], "rows": k["instructions"],
+        "spills": k["spill_instructions"],
         "peak": None, "click": None, "literal": literal}
 if peak.get("file") and peak.get("line"):
     want["peak"] = {"file": peak["file"], "line": peak["line"]}
@@ -78,6 +80,7 @@ page() {
 page fixture peak "$TREG_SOURCE_ROOT/tests/fixtures/src" "$fx/gfx90a/loop_kernel.hsaco"
 page names busiest "$fx/html/names-src" "$fx/html/names/names.hsaco" '<script>alert(1)</script>' \
   '</script><script>alert(3)</script> <b>not bold</b> &amp; \u003c' '<img src=x onerror=alert(2)>.py'
+page spill busiest "$TREG_SOURCE_ROOT/tests/fixtures/src" "$fx/gfx90a/spill_kernel.hsaco"
 page big none - "$fx/html/big/big_kernel.hsaco"
 
 if [[ ! -d $TREG_CORPUS/triton-cache ]]; then
