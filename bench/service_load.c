@@ -33,7 +33,7 @@
  * counts summed (the server's analysis throughput in instructions/s).  The
  * closing line is key=value pairs:
  *   result mode= protocol= clients= requests= errors= seconds= rps= p50_ms=
- *          p99_ms= max_ms= instructions= ips= stored_before= posts=
+ *          p90_ms= p99_ms= p999_ms= max_ms= instructions= ips= stored_before= posts=
  *          bytes_in=
  * This is a benchmark, not a test: CTest does not run it. */
 #define _GNU_SOURCE
@@ -548,11 +548,12 @@ int main(int argc, char **argv)
                     "200: that report without rows is the answer, no blob sent; 404: POST "
                     "/v1/analyze with the blob and omit_rows");
     printf("result mode=%s protocol=%s clients=%lu requests=%zu errors=%zu seconds=%.4f rps=%.1f "
-           "p50_ms=%.3f p99_ms=%.3f max_ms=%.3f instructions=%llu ips=%.0f stored_before=%zu "
-           "posts=%zu bytes_in=%llu\n",
+           "p50_ms=%.3f p90_ms=%.3f p99_ms=%.3f p999_ms=%.3f max_ms=%.3f instructions=%llu "
+           "ips=%.0f stored_before=%zu posts=%zu bytes_in=%llu\n",
            fresh ? "fresh" : "stored", legacy ? "legacy" : "hash-first", clients, g.answered,
            g.errors, secs, (double)g.answered / secs, 1e3 * quantile(g.lat, g.answered, 0.50),
-           1e3 * quantile(g.lat, g.answered, 0.99), 1e3 * g.lat[g.answered - 1], g.instructions,
+           1e3 * quantile(g.lat, g.answered, 0.90), 1e3 * quantile(g.lat, g.answered, 0.99),
+           1e3 * quantile(g.lat, g.answered, 0.999), 1e3 * g.lat[g.answered - 1], g.instructions,
            (double)g.instructions / secs, g.stored, g.posts, g.bytes_in);
 
     for (size_t i = 0; i < clients; i++) evhttp_connection_free(g.conns[i].evcon);

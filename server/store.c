@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -62,7 +63,8 @@ struct store {
     summary *buckets[SUMMARY_BUCKETS];
     summary *newest, *oldest;
     size_t cached_bytes;
-    uint8_t *uncached; /* the last one too large to cache */
+    uint8_t *uncached;   /* the last one too large to cache */
+    unsigned recheck_ms; /* a cached entry's file is stat'ed again after this */
 };
 
 static const char schema[] =
@@ -482,10 +484,18 @@ typedef struct summary {
     ino_t ino;
     off_t size;
     struct timespec mtime;
+    uint64_t checked_ms; /* when the file was last seen to be this one (monotonic) */
     uint8_t *bytes;
     size_t len;
     struct summary *next_in_bucket, *newer, *older;
 } summary;
+
+static uint64_t now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+    return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
 
 static unsigned bucket_of(const char *hash)
 {
@@ -556,6 +566,7 @@ static void cache_put(store *s, const char *hash, const struct stat *st, uint8_t
         return;
     }
     memcpy(e->hash, hash, STORE_HASH_HEX);
+    e->checked_ms = now_ms();
     e->dev = st->st_dev;
     e->ino = st->st_ino;
     e->size = st->st_size;
@@ -582,9 +593,22 @@ int store_read_summary(store *s, const char *hash, const uint8_t **out, size_t *
     struct stat st;
     if (!store_valid_hash(hash)) return 1;
     if (report_file_path(s, hash, path, sizeof path) != 0) return -1;
-    if (stat(path, &st) != 0) return errno == ENOENT ? 1 : -1;
+    /* A hit checked within recheck_ms is served as it is: this server's own
+     * writes replace the entry (store_cache_summary), so only a file changed
+     * from outside (another server on the store, a restore) is seen up to
+     * recheck_ms late.  The stat() it saves was 7% of a stored-report GET. */
     summary *e = cache_find(s, hash);
+    uint64_t now = now_ms();
+    if (e != NULL && now - e->checked_ms < s->recheck_ms) {
+        lru_unlink(s, e);
+        lru_front(s, e);
+        *out = e->bytes;
+        *len = e->len;
+        return 0;
+    }
+    if (stat(path, &st) != 0) return errno == ENOENT ? 1 : -1;
     if (e != NULL && same_file(e, &st)) {
+        e->checked_ms = now;
         lru_unlink(s, e);
         lru_front(s, e);
         *out = e->bytes;
@@ -619,6 +643,11 @@ void store_cache_summary(store *s, const char *hash, const uint8_t *bytes, size_
     memcpy(copy, bytes, len);
     const uint8_t *ignored;
     cache_put(s, hash, &st, copy, len, &ignored);
+}
+
+void store_set_recheck_ms(store *s, unsigned ms)
+{
+    s->recheck_ms = ms;
 }
 
 size_t store_cached_bytes(const store *s)
@@ -948,6 +977,7 @@ static int make_shards(const char *dir, const char *sub)
 store *store_open(const char *dir, char *err, size_t errlen)
 {
     store *s = calloc(1, sizeof *s);
+    if (s != NULL) s->recheck_ms = STORE_RECHECK_MS;
     if (s == NULL || (s->dir = strdup(dir)) == NULL) {
         snprintf(err, errlen, "store: out of memory");
         free(s);

@@ -31,6 +31,11 @@
 
 #define STORE_HASH_HEX 64
 
+/* A cached report without rows is served for this long after its file was
+ * last stat'ed unchanged; a file replaced from outside this server is seen
+ * at most this late (store_set_recheck_ms changes it; 0: every time). */
+#define STORE_RECHECK_MS 1000u
+
 /* Memory for reports without rows kept by the server (store_read_summary). */
 #define STORE_SUMMARY_CACHE_BYTES ((size_t)64 << 20)
 
@@ -88,6 +93,8 @@ int store_read_summary(store *s, const char *hash, const uint8_t **out, size_t *
 /* Caches bytes (copied) as hash's report without rows, for the report file
  * now in place; a fresh analysis's worker made them from the same report. */
 void store_cache_summary(store *s, const char *hash, const uint8_t *bytes, size_t len);
+
+void store_set_recheck_ms(store *s, unsigned ms);
 
 /* Bytes held by that cache (for tests). */
 size_t store_cached_bytes(const store *s);

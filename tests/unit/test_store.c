@@ -408,6 +408,7 @@ static void test_summary_cache(void **state)
     const char *kernels[] = {"first", "second"};
     size_t len, got_len;
     const uint8_t *got;
+    store_set_recheck_ms(s, 0); /* every read looks at the file */
     fake_hash('d', hash);
     assert_int_equal(store_read_summary(s, hash, &got, &got_len), 1);
     uint8_t *report = write_report(f->dir, hash, "gfx90a", kernels, 1, 7, &len);
@@ -423,6 +424,17 @@ static void test_summary_cache(void **state)
     assert_memory_equal(got, report, len);
     assert_int_equal(store_cached_bytes(s), len);
     free(report);
+    /* Within the recheck interval a hit is served without looking at the
+     * file: a replacement from outside shows once the interval is over. */
+    store_set_recheck_ms(s, 3600 * 1000);
+    uint8_t *third = write_report(f->dir, hash, "gfx90a", kernels, 1, 9, &len);
+    assert_int_equal(store_read_summary(s, hash, &got, &got_len), 0);
+    assert_memory_not_equal(got, third, got_len < len ? got_len : len);
+    store_set_recheck_ms(s, 0);
+    assert_int_equal(store_read_summary(s, hash, &got, &got_len), 0);
+    assert_int_equal(got_len, len);
+    assert_memory_equal(got, third, len);
+    free(third);
     snprintf(path, sizeof path, "%s/reports/dd/%s.pb", f->dir, hash);
     assert_int_equal(unlink(path), 0);
     assert_int_equal(store_read_summary(s, hash, &got, &got_len), 1);
