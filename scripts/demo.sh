@@ -5,9 +5,11 @@
 # start tregd on 127.0.0.1, compile a bundled Triton kernel
 # (examples/triton/softmax_kernel) into a Triton cache entry as Triton would,
 # upload it with tregc and print the server's report, fetch the same report
-# again by the hash tregc printed, and stop the server with SIGTERM.  Nothing
-# is left behind: the certificates, the token, the store and the server go
-# with the script's temporary folder, whatever way it exits.
+# again by the hash tregc printed (its per-line view next to the kernel's
+# Python source, and as an HTML page), and stop the server with SIGTERM.
+# Nothing else is left behind than that page ($TMPDIR/treg-demo-*.html): the
+# certificates, the token, the store and the server go with the script's
+# temporary folder, whatever way it exits.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for tool in cmake llc-22 ld.lld-22 openssl; do
@@ -71,8 +73,12 @@ timeout 120 "$tregc" upload "$out/cache/$kernel" | tee "$out/upload.txt"
 hash=$(grep -oE '\[[0-9a-f]{64}\]' "$out/upload.txt" | head -n1 | tr -d '[]')
 [[ -n $hash ]] || { echo "demo: tregc printed no hash" >&2; exit 1; }
 
-echo "== tregc fetch $hash (the stored report, by its hash)"
-timeout 30 "$tregc" fetch "$hash"
+echo "== tregc fetch HASH --summary --lines: the stored report by its hash, next to the kernel's"
+echo "   Python source on this machine (examples/triton/kernels_a.py)"
+timeout 30 "$tregc" fetch "$hash" --summary --lines --source-dir examples/triton
+page=${TMPDIR:-/tmp}/treg-demo-$kernel.html
+timeout 30 "$tregc" fetch "$hash" --format html -o "$page" --source-dir examples/triton
+echo "== the same report as a page (kept): file://$page"
 
 echo "== stopping tregd (SIGTERM)"
 kill -TERM "$server_pid"
