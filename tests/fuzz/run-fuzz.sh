@@ -3,6 +3,9 @@
 # (default 60), one after the other:
 #   fuzz_codeobj  the code object and line-table loaders (stage 1)
 #   fuzz_analyze  the whole pipeline, treg_analyze on the input bytes
+#   fuzz_render   a server's answer as tregc takes it: unpack a Report, draw
+#                 every text view, the HTML page and the JSON (seeds: the
+#                 .hsaco seeds analyzed and packed by report_seeds)
 # Seeds: every .hsaco of the shared corpus and of the fixtures
 # ($TREG_FIXTURES, else BUILD_DIR/fixtures built by tests/fixtures/make-fixtures.sh
 # when its tools are there).  New inputs collect in BUILD_DIR/fuzz-corpus/TARGET
@@ -25,12 +28,12 @@ seconds=${2:-60}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=${TREG_CORPUS:-$src/../shared/corpus}
 cc=${CC:-clang-22}
-read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze}"
+read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze fuzz_render}"
 read -r -a extra <<<"${FUZZ_ARGS:-}"
 
 cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER="$cc" -DTREG_FUZZ=ON \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" --target "${targets[@]}"
+cmake --build "$build" --target "${targets[@]}" report_seeds
 
 seeds=$build/fuzz-seeds
 mkdir -p "$seeds"
@@ -56,11 +59,23 @@ if [[ -z $(find "$seeds" -name '*.hsaco' -print -quit) ]]; then
   echo "note: no seeds; fuzzing from an empty seed set" >&2
 fi
 
+render_seeds=$build/fuzz-seeds-render
+mkdir -p "$render_seeds"
+if [[ " ${targets[*]} " == *" fuzz_render "* ]]; then
+  find "$seeds" -name '*.hsaco' -print0 | xargs -0 -r "$build/tests/fuzz/report_seeds" "$render_seeds" ||
+    echo "note: no report seeds for fuzz_render" >&2
+fi
+
 for t in "${targets[@]}"; do
   mkdir -p "$build/fuzz-corpus/$t" "$build/fuzz-artifacts/$t"
+  seed_dir=$seeds
+  maxlen=131072 # seed code objects run up to ~42 KB; mutated inputs may grow past that
+  if [[ $t == fuzz_render ]]; then
+    seed_dir=$render_seeds
+    maxlen=1048576 # packed reports with rows run up to ~370 KB
+  fi
   echo "== $t for ${seconds}s" >&2
-  # Seed files run up to ~42 KB; mutated inputs may grow past that.
-  "$build/tests/fuzz/$t" -max_total_time="$seconds" -max_len=131072 \
+  "$build/tests/fuzz/$t" -max_total_time="$seconds" -max_len="$maxlen" \
     -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    -artifact_prefix="$build/fuzz-artifacts/$t/" "${extra[@]}" "$build/fuzz-corpus/$t" "$seeds"
+    -artifact_prefix="$build/fuzz-artifacts/$t/" "${extra[@]}" "$build/fuzz-corpus/$t" "$seed_dir"
 done
