@@ -433,9 +433,19 @@ static void print_list_text(const Treg__V1__ListResponse *l)
         time_t t = (time_t)s->created_unix;
         struct tm tm;
         if (t > 0 && localtime_r(&t, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
-        printf("%-64s  %-16s  %-8s  ", s->hash, when, s->target);
-        for (size_t k = 0; k < s->n_kernels; k++) printf("%s%s", k ? "," : "", s->kernels[k]);
-        printf("%s  %s\n", s->n_kernels ? "" : "-", s->file_name);
+        /* Names are other people's uploads: cleaned of control characters. */
+        treg_print_clean(stdout, s->hash);
+        printf("  %-16s  ", when);
+        treg_print_clean(stdout, s->target);
+        for (size_t w = strlen(s->target); w < 8; w++) putchar(' ');
+        fputs("  ", stdout);
+        for (size_t k = 0; k < s->n_kernels; k++) {
+            if (k) putchar(',');
+            treg_print_clean(stdout, s->kernels[k]);
+        }
+        fputs(s->n_kernels ? "  " : "-  ", stdout);
+        treg_print_clean(stdout, s->file_name);
+        putchar('\n');
     }
     if (l->next_offset) printf("more: tregc list --offset %u\n", l->next_offset);
 }
@@ -532,9 +542,14 @@ static int cmd_health(cli *c)
         puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
         json_object_put(o);
     } else {
-        printf("%s: %s, analyzer %s (LLVM %s), %u workers, %u queued, %llu reports\n",
-               c->https.hostport, h->status, h->analyzer_version, h->llvm_version, h->workers,
-               h->queued, (unsigned long long)h->reports);
+        printf("%s: ", c->https.hostport);
+        treg_print_clean(stdout, h->status);
+        fputs(", analyzer ", stdout);
+        treg_print_clean(stdout, h->analyzer_version);
+        fputs(" (LLVM ", stdout);
+        treg_print_clean(stdout, h->llvm_version);
+        printf("), %u workers, %u queued, %llu reports\n", h->workers, h->queued,
+               (unsigned long long)h->reports);
     }
     int ok = strcmp(h->status, "ok") == 0;
     if (!ok)

@@ -13,6 +13,10 @@
  * "kernels": [...]}; with_rows 0 leaves out the per-instruction rows. */
 json_object *treg_render_json(const Treg__V1__Report *r, int with_rows);
 
+/* s with control characters (C0, DEL, C1) as '?': a name from someone's
+ * upload must not drive the reader's terminal. */
+void treg_print_clean(FILE *out, const char *s);
+
 /* The per-kernel text summary, without colour (treg_render_views with the
  * summary alone). */
 void treg_render_text(FILE *out, const Treg__V1__Report *r);

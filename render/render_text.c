@@ -14,6 +14,14 @@
 
 /* --- lines ------------------------------------------------------------------------- */
 
+/* C0 and DEL as one byte, C1 (U+0080..U+009F) as its two UTF-8 bytes. */
+static size_t control_len(const unsigned char *p)
+{
+    if (p[0] < 0x20 || p[0] == 0x7f) return 1;
+    if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) return 2;
+    return 0;
+}
+
 void treg_text_line(FILE *out, const treg_text_options *o, const char *sgr, const char *fmt, ...)
 {
     char buf[2048];
@@ -28,6 +36,8 @@ void treg_text_line(FILE *out, const treg_text_options *o, const char *sgr, cons
         unsigned char ch = (unsigned char)buf[i];
         if (ch == '\t')
             buf[i] = ' ';
+        else if (control_len((const unsigned char *)buf + i) == 2)
+            buf[i] = buf[i + 1] = '?'; /* C1: both bytes */
         else if (ch < 0x20 || ch == 0x7f)
             buf[i] = '?';
         if ((ch & 0xc0) != 0x80) {
@@ -48,6 +58,15 @@ void treg_text_line(FILE *out, const treg_text_options *o, const char *sgr, cons
         fprintf(out, "\033[%sm%s\033[0m\n", sgr, buf);
     else
         fprintf(out, "%s\n", buf);
+}
+
+void treg_print_clean(FILE *out, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+        size_t n = control_len(p);
+        fputc(n ? '?' : *p, out);
+        p += n ? n : 1;
+    }
 }
 
 void treg_text_wrap(FILE *out, const treg_text_options *o, const char *sgr, int indent,
@@ -206,9 +225,19 @@ void treg_render_views(FILE *out, const Treg__V1__Report *r, const treg_text_opt
     /* The header names the input as given, whole, even past the width:
      * people copy it and tests match it. */
     if (o->color) fputs("\033[1m", out);
-    fprintf(out, "%s: %s", r->file_name, r->target);
-    if (strcmp(r->decoded_as, r->target) != 0) fprintf(out, " (decoded as %s)", r->decoded_as);
-    if (r->hash[0]) fprintf(out, "  [%s]", r->hash);
+    treg_print_clean(out, r->file_name);
+    fputs(": ", out);
+    treg_print_clean(out, r->target);
+    if (strcmp(r->decoded_as, r->target) != 0) {
+        fputs(" (decoded as ", out);
+        treg_print_clean(out, r->decoded_as);
+        fputc(')', out);
+    }
+    if (r->hash[0]) {
+        fputs("  [", out);
+        treg_print_clean(out, r->hash);
+        fputc(']', out);
+    }
     fputs(o->color ? "\033[0m\n" : "\n", out);
     if (r->target_note[0]) treg_text_wrap(out, o, NULL, 2, "note: ", r->target_note);
     for (size_t i = 0; i < r->n_kernels; i++) {

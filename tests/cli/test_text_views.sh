@@ -134,6 +134,19 @@ if [[ -n ${TREGC:-} && -x $TREGC ]]; then
   usage_error "tregc list --lines" "$TREGC" --lines list
 fi
 
+# --- names that would drive a terminal ------------------------------------------------------
+# A code object whose file name holds an escape sequence (ESC [31m) and a C1
+# CSI (U+009B): every view prints it with '?' in their place, no escape.
+esc_name=$work/$'red\033[31m\xc2\x9bname'.hsaco
+cp "$fx/gfx906/loop_kernel.hsaco" "$esc_name"
+(cd "$work" && "$A" --summary --lines --peak --asm "$esc_name") >"$work/esc.txt" ||
+  fail "treg-analyze on a file name with an escape sequence failed"
+if grep -q $'\033\|\xc2\x9b' "$work/esc.txt"; then
+  fail "an escape sequence from a file name reached the output"
+fi
+grep -qF 'red?[31m?name.hsaco: gfx906' "$work/esc.txt" || fail "the escaped file name is not shown cleaned"
+echo "$prog: ok: control characters in names print as '?'"
+
 # --- the fixture --------------------------------------------------------------------------
 # The fixture is compiled on this machine: its goldens hold for the compiler
 # they were made with (fixture-toolchain.txt).  Another clang-22 build may
