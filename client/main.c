@@ -578,21 +578,13 @@ static int parse_count(const char *opt, const char *s, long min, long max, long 
 enum { OPT_LIST = 1, OPT_UPLOAD = 2, OPT_REPORTS = 4 };
 
 /* --format html: every report of the run on one page, written at the end. */
-static int write_page(cli *c, const char *one_input, int ninputs)
+static int write_page(cli *c, char **inputs, int ninputs)
 {
-    char title[300], err[600];
-    if (one_input)
-        snprintf(title, sizeof title, "%s", one_input);
-    else
-        snprintf(title, sizeof title, "%d inputs", ninputs);
-    const Treg__V1__Report *const *pages = (const Treg__V1__Report *const *)c->pages;
-    int rc = c->output ? treg_render_html_file(c->output, pages, c->npages, c->text.options.sources,
-                                               title, err, sizeof err)
-                       : treg_render_html(stdout, pages, c->npages, c->text.options.sources, title);
-    if (rc != 0) {
-        if (!c->output) snprintf(err, sizeof err, "standard output: cannot write");
-        fprintf(stderr, "tregc: %s\n", err);
-    }
+    char err[600];
+    int rc = treg_render_html_page(c->output, (const Treg__V1__Report *const *)c->pages, c->npages,
+                                   c->text.options.sources, (const char *const *)inputs, ninputs,
+                                   err, sizeof err);
+    if (rc != 0) fprintf(stderr, "tregc: %s\n", err);
     return rc;
 }
 
@@ -786,7 +778,7 @@ static int run(cli *c, int argc, char **argv)
     }
     if (cmd[0] == 'u' || cmd[0] == 'f') {
         int status = cmd[0] == 'u' ? cmd_upload(c, nargs, args) : cmd_fetch(c, args[0]);
-        if (c->html && c->npages > 0 && write_page(c, nargs == 1 ? args[0] : NULL, nargs) != 0)
+        if (c->html && c->npages > 0 && write_page(c, args, nargs) != 0)
             status = status ? status : 1;
         return status;
     }

@@ -119,9 +119,12 @@ void treg_text_free(treg_text_settings *t);
 int treg_render_html(FILE *out, const Treg__V1__Report *const *reports, size_t n, treg_sources *src,
                      const char *title);
 
-/* A page written to a file atomically (a temporary file in the same folder,
- * renamed when complete): 0, or -1 with a one-line message in err. */
-int treg_render_html_file(const char *path, const Treg__V1__Report *const *reports, size_t n,
-                          treg_sources *src, const char *title, char *err, size_t errlen);
+/* The page of a run over ninputs inputs (titled by the one input, else "N
+ * inputs"), written to path atomically (a temporary file in the same folder,
+ * renamed when complete), or to standard output when path is NULL: 0, or -1
+ * with a one-line message in err. */
+int treg_render_html_page(const char *path, const Treg__V1__Report *const *reports, size_t n,
+                          treg_sources *src, const char *const *inputs, int ninputs, char *err,
+                          size_t errlen);
 
 #endif

@@ -365,8 +365,8 @@ int treg_render_html(FILE *out, const Treg__V1__Report *const *reports, size_t n
     return ferror(out) ? -1 : 0;
 }
 
-int treg_render_html_file(const char *path, const Treg__V1__Report *const *reports, size_t n,
-                          treg_sources *src, const char *title, char *err, size_t errlen)
+static int write_file(const char *path, const Treg__V1__Report *const *reports, size_t n,
+                      treg_sources *src, const char *title, char *err, size_t errlen)
 {
     size_t len = strlen(path);
     char *tmp = malloc(len + 16);
@@ -406,4 +406,19 @@ int treg_render_html_file(const char *path, const Treg__V1__Report *const *repor
     }
     free(tmp);
     return rc;
+}
+
+int treg_render_html_page(const char *path, const Treg__V1__Report *const *reports, size_t n,
+                          treg_sources *src, const char *const *inputs, int ninputs, char *err,
+                          size_t errlen)
+{
+    char title[300];
+    if (ninputs == 1)
+        snprintf(title, sizeof title, "%s", inputs[0]);
+    else
+        snprintf(title, sizeof title, "%d inputs", ninputs);
+    if (path != NULL) return write_file(path, reports, n, src, title, err, errlen);
+    if (treg_render_html(stdout, reports, n, src, title) == 0 && fflush(stdout) == 0) return 0;
+    snprintf(err, errlen, "standard output: cannot write: %s", strerror(errno));
+    return -1;
 }

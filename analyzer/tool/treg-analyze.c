@@ -488,18 +488,10 @@ int main(int argc, char **argv)
         json_object_put(root);
     }
     if (t.html) {
-        char title[200], why[600];
-        if (argc - optind == 1)
-            snprintf(title, sizeof title, "%s", argv[optind]);
-        else
-            snprintf(title, sizeof title, "%d inputs", argc - optind);
-        const Treg__V1__Report *const *pages = (const Treg__V1__Report *const *)t.pages;
-        int rc = t.output
-                     ? treg_render_html_file(t.output, pages, t.npages, t.text.options.sources,
-                                             title, why, sizeof why)
-                     : treg_render_html(stdout, pages, t.npages, t.text.options.sources, title);
-        if (rc != 0) {
-            if (!t.output) snprintf(why, sizeof why, "standard output: cannot write");
+        char why[600];
+        if (treg_render_html_page(t.output, (const Treg__V1__Report *const *)t.pages, t.npages,
+                                  t.text.options.sources, (const char *const *)argv + optind,
+                                  argc - optind, why, sizeof why) != 0) {
             fprintf(stderr, "treg-analyze: %s\n", why);
             t.failures++;
         }

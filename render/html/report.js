@@ -51,11 +51,17 @@
     ['file', 'kernel', 'target', 'VGPR peak', 'allocated', 'waves/SIMD', 'limited by', 'spills']
       .forEach((c, i) => h.append(el('th', i >= 3 && i !== 6 ? 'num' : null, c)));
     t.append(h);
+    /* Files by what differs: the folder all of them share is left out. */
+    const files = DATA.reports.map((r) => r.file);
+    let common = files[0].slice(0, files[0].lastIndexOf('/') + 1);
+    while (common && !files.every((f) => f.startsWith(common))) common = common.slice(0, common.slice(0, -1).lastIndexOf('/') + 1);
+    if (common) title.textContent = DATA.title + ' (' + kernels.length + ' kernels)';
     for (const x of kernels) {
       const tr = el('tr', 'kernel');
       tr.dataset.id = x.id;
+      tr.title = x.r.file;
       const o = x.k.occ || {};
-      [x.r.file, x.k.name, x.r.target, x.k.vgpr[0], x.k.vgpr[1], o.waves, o.by, x.k.spill_insns]
+      [x.r.file.slice(common.length), x.k.name, x.r.target, x.k.vgpr[0], x.k.vgpr[1], o.waves, o.by, x.k.spill_insns]
         .forEach((c, i) => tr.append(el('td', i >= 3 && i !== 6 ? 'num' : null, c)));
       tr.addEventListener('click', () => { location.hash = x.id; });
       t.append(tr);
