@@ -175,15 +175,21 @@
     wrap.append(canvas, tip);
     const legend = el('div', 'legend');
     const key = (color, text) => { const s = el('span'); const i = el('i'); i.style.background = color; s.append(i, document.createTextNode(text)); legend.append(s); };
-    key('var(--vgpr)', 'VGPR live'); if (k.agpr && k.agpr[2]) key('var(--agpr)', 'AGPR live'); key('var(--sgpr)', 'SGPR live');
+    /* gfx90a+: VGPRs and AGPRs share one file, and the occupancy steps count
+     * both, so their sum is drawn too (steps beyond the VGPR limit tell). */
+    const unified = (k.occ && k.occ.vgpr_steps && k.occ.vgpr_steps[0] > k.vgpr[2]) && k.agpr && k.agpr[1] > 0;
+    key('var(--vgpr)', 'VGPR live'); if (k.agpr && k.agpr[2]) key('var(--agpr)', 'AGPR live');
+    if (unified) key('#0e7490', 'VGPR+AGPR live (what the occupancy steps count)');
+    key('var(--sgpr)', 'SGPR live');
     key('var(--spill)', 'spill / reload'); key('rgba(100,116,139,.3)', 'loops'); key('#111827', 'allocated VGPRs (solid), occupancy steps (dashed)');
     node.append(wrap, legend);
     const n = rows.v.length;
     const steps = (k.occ && k.occ.vgpr_steps) || [];
     /* Up to the step the kernel is on, so the cliff it must stay under shows. */
     const step = steps[((k.occ && k.occ.waves) || 1) - 1] || 0;
+    const both = unified ? rows.v.map((v, i) => v + rows.a[i]) : null;
     let top = 8;
-    for (const arr of [rows.v, rows.a, rows.s]) for (const x of arr) if (x > top) top = x;
+    for (const arr of [rows.v, rows.a, rows.s, both || []]) for (const x of arr) if (x > top) top = x;
     top = Math.max(top, k.vgpr[1], step <= 2 * top ? step : 0) * 1.08;
     let cols = null; /* per pixel column: the row with the most VGPRs */
 
@@ -209,10 +215,13 @@
       g.strokeStyle = '#111827'; g.lineWidth = 1;
       g.beginPath(); g.moveTo(L, y(k.vgpr[1])); g.lineTo(R, y(k.vgpr[1])); g.stroke();
       g.setLineDash([4, 3]); g.fillStyle = '#374151';
+      let labelled = -1e9; /* labels at least 11 px apart; the lines all drawn */
       steps.forEach((limit, w) => {
         if (limit <= 0 || limit > top) return;
         g.beginPath(); g.moveTo(L, y(limit)); g.lineTo(R, y(limit)); g.stroke();
-        g.fillText((w + 1) + ' waves', L + 2, y(limit) - 2);
+        if (y(limit) - labelled < 11) return;
+        g.fillText((w + 1) + (w ? ' waves' : ' wave'), L + 2, y(limit) - 2);
+        labelled = y(limit);
       });
       g.setLineDash([]);
       g.fillStyle = '#6b7280';
@@ -239,6 +248,7 @@
       series(rows.s, css.getPropertyValue('--sgpr'));
       if (k.agpr && k.agpr[2]) series(rows.a, css.getPropertyValue('--agpr'));
       series(rows.v, css.getPropertyValue('--vgpr'));
+      if (both) { g.setLineDash([3, 2]); series(both, '#0e7490'); g.setLineDash([]); }
       g.fillStyle = css.getPropertyValue('--spill');
       for (let i = 0; i < n; i++) if (rows.flags[i] & (FLAG_SPILL | FLAG_RELOAD)) g.fillRect(x(i) - 0.5, B + 2, 1.5, 6);
       if (state.selRows.size) {
