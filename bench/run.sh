@@ -14,21 +14,12 @@
 # reported, not asserted: the exit status is 0 whenever the bench ran.
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-corpus=${1:-$root/../shared/corpus}
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bench_corpus "${1:-}"
 build=$root/build-bench
 reps=5
 objdump=${OBJDUMP:-llvm-objdump-22}
-
-if [[ ! -d $corpus ]]; then
-    echo "bench: corpus $corpus not found (pass a Triton cache folder); skipped"
-    exit 0
-fi
-mapfile -t files < <(find "$corpus" -name '*.hsaco' -type f | LC_ALL=C sort)
-if ((${#files[@]} == 0)); then
-    echo "bench: no .hsaco files under $corpus; skipped"
-    exit 0
-fi
 
 # Release, so the figures are the ones users get; incremental when built.
 if [[ ! -f $build/CMakeCache.txt ]]; then

@@ -35,20 +35,11 @@
 # the bench ran.  CTest does not run it.
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-corpus=${1:-$root/../shared/corpus}
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bench_corpus "${1:-}"
 build=$root/build-bench
 cores=$(nproc)
-
-if [[ ! -d $corpus ]]; then
-    echo "bench: corpus $corpus not found (pass a Triton cache folder); skipped"
-    exit 0
-fi
-mapfile -t files < <(find "$corpus" -name '*.hsaco' -type f | LC_ALL=C sort)
-if ((${#files[@]} == 0)); then
-    echo "bench: no .hsaco files under $corpus; skipped"
-    exit 0
-fi
 for tool in openssl cmake; do
     command -v "$tool" >/dev/null || { echo "bench: $tool not found (scripts/install-deps.sh)" >&2; exit 1; }
 done

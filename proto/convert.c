@@ -8,6 +8,18 @@
 
 #include "treg.pb-c.h"
 
+/* Row.flags carries the analyzer's bits as they are: the schema's RowFlag
+ * names the same values. */
+_Static_assert((int)TREG_ROW_SPILL == (int)TREG__V1__ROW_FLAG__ROW_SPILL &&
+                   (int)TREG_ROW_RELOAD == (int)TREG__V1__ROW_FLAG__ROW_RELOAD &&
+                   (int)TREG_ROW_BRANCH == (int)TREG__V1__ROW_FLAG__ROW_BRANCH &&
+                   (int)TREG_ROW_UNKNOWN == (int)TREG__V1__ROW_FLAG__ROW_UNKNOWN &&
+                   (int)TREG_ROW_UNREACHABLE == (int)TREG__V1__ROW_FLAG__ROW_UNREACHABLE &&
+                   (int)TREG_ROW_VGPR_PEAK == (int)TREG__V1__ROW_FLAG__ROW_VGPR_PEAK &&
+                   (int)TREG_ROW_PARTIAL_EXEC == (int)TREG__V1__ROW_FLAG__ROW_PARTIAL_EXEC &&
+                   (int)TREG_ROW_UNDECODABLE == (int)TREG__V1__ROW_FLAG__ROW_UNDECODABLE,
+               "treg_row_flags and treg.v1.RowFlag differ");
+
 /* protobuf-c wants char *, the report holds const char *: the strings are
  * only read by the packer. */
 static char *str(const char *s)

@@ -12,7 +12,8 @@
  *
  * The data, compact for 30,000-instruction kernels (arrays, not objects,
  * per row):
- *   {"title", "generator", "src": {path: [line text, ...]},
+ *   {"title", "generator", "row_flags": {"spill", "reload", "peak"} (the
+ *    RowFlag bits), "src": {path: [line text, ...]},
  *    "reports": [{"file", "hash", "target", "decoded_as", "note",
  *      "provisional", "analyzer", "llvm", "files": [path, ...],
  *      "kernels": [{"name", "wave", "insns", "blocks", "code_bytes",
@@ -351,6 +352,9 @@ int treg_render_html(FILE *out, const Treg__V1__Report *const *reports, size_t n
     fputc('{', out);
     j_kstr(out, "title", title, &f);
     j_kstr(out, "generator", "treg", &f);
+    j_key(out, "row_flags", &f); /* Row.flags bits the script reads (RowFlag) */
+    fprintf(out, "{\"spill\":%d,\"reload\":%d,\"peak\":%d}", TREG__V1__ROW_FLAG__ROW_SPILL,
+            TREG__V1__ROW_FLAG__ROW_RELOAD, TREG__V1__ROW_FLAG__ROW_VGPR_PEAK);
     j_key(out, "src", &f);
     j_sources(out, reports, n, src);
     j_key(out, "reports", &f);

@@ -329,7 +329,7 @@ void treg_text_asm_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__Ke
         char mark = ' ';
         if (k->vgpr && rw->address == k->vgpr->peak_address)
             mark = 'P';
-        else if (rw->flags & 3u) /* TREG_ROW_SPILL | TREG_ROW_RELOAD */
+        else if (rw->flags & (TREG__V1__ROW_FLAG__ROW_SPILL | TREG__V1__ROW_FLAG__ROW_RELOAD))
             mark = 'S';
         const char *sgr = mark == 'P' ? SGR_RED : mark == 'S' ? SGR_YELLOW : NULL;
         char hex[24];

@@ -6,8 +6,7 @@
 #define TREG_METRICS_OCCUPANCY_H
 
 #include "targets/targets.h"
-
-enum { TREG_MAX_WAVE_STEPS = 32 };
+#include "treg/report.h" /* TREG_MAX_WAVE_STEPS */
 
 typedef struct treg_occ_input {
     unsigned arch_vgprs;     /* NumVgprs: highest arch VGPR + 1 */

@@ -346,7 +346,7 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     k->occupancy.vgprs_to_next = occ.vgprs_to_next;
     k->occupancy.sgprs_to_next = occ.sgprs_to_next;
     k->occupancy.nvgpr_steps = occ.nvgpr_steps;
-    for (unsigned w = 0; w < occ.nvgpr_steps && w < 32; w++)
+    for (unsigned w = 0; w < occ.nvgpr_steps; w++) /* both bounded by TREG_MAX_WAVE_STEPS */
         k->occupancy.vgpr_steps[w] = occ.vgpr_steps[w];
 
     /* At launch: Triton allocates its shared memory dynamically, so only

@@ -129,7 +129,7 @@
     document.body.dataset.ready = '1';
   }
 
-  const FLAG_SPILL = 1, FLAG_RELOAD = 2, FLAG_PEAK = 32;
+  const FLAG_SPILL = DATA.row_flags.spill, FLAG_RELOAD = DATA.row_flags.reload, FLAG_PEAK = DATA.row_flags.peak;
 
   function sourceOf(r) {
     return (file, line) => {

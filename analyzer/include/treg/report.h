@@ -14,6 +14,9 @@ typedef struct treg_loc {
     uint32_t column;
 } treg_loc;
 
+/* Most waves per SIMD any target runs (bounds treg_kernel_report's vgpr_steps). */
+enum { TREG_MAX_WAVE_STEPS = 32 };
+
 enum treg_row_flags {
     TREG_ROW_SPILL = 1 << 0,   /* stores a register to scratch or to another file */
     TREG_ROW_RELOAD = 1 << 1,  /* brings a spilled value back */
@@ -137,7 +140,7 @@ typedef struct treg_kernel_report {
         uint32_t launch_lds_bytes;
         /* vgpr_steps[w - 1]: the most VGPRs (total_vgprs' count) that
          * still let w waves run per SIMD, w = 1..nvgpr_steps. */
-        uint32_t vgpr_steps[32];
+        uint32_t vgpr_steps[TREG_MAX_WAVE_STEPS];
         uint32_t nvgpr_steps;
     } occupancy;
     uint32_t workgroup_size; /* 0 when unknown */
