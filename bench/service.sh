@@ -94,12 +94,22 @@ done
 [[ -s $work/port ]] || { cat "$work/tregd.log" >&2; echo "bench: tregd did not start" >&2; exit 1; }
 server=https://127.0.0.1:$(tr -dc '0-9' <"$work/port")
 
-# load ARGS...: one service_load run; prints its result line.
+# CPU time (clock ticks) of tregd's own process: the event loop and the
+# store writers; analyses run in its worker processes and are not in it.
+hz=$(getconf CLK_TCK)
+server_ticks() { awk '{ print $14 + $15 }' "/proc/$server_pid/stat"; }
+
+# load ARGS...: one service_load run; prints its result line, with
+# server_cpu_us= (tregd's process CPU per upload during the run) added.
 load() {
-    local out
+    local out t0 t1
+    t0=$(server_ticks)
     out=$(timeout 600 "$build/bench/service_load" --server "$server" --ca "$work/certs/ca.pem" "$@" \
         "${files[@]}") || { echo "bench: service_load $* failed" >&2; exit 1; }
-    grep '^result ' <<<"$out"
+    t1=$(server_ticks)
+    out=$(grep '^result ' <<<"$out")
+    echo "$out server_cpu_us=$(awk -v d=$((t1 - t0)) -v hz="$hz" -v n="$(field requests "$out")" \
+        'BEGIN { printf "%.1f", d / hz * 1e6 / n }')"
 }
 
 n=${#files[@]}
@@ -147,8 +157,9 @@ echo "analyzer in process, one thread (treg-bench, 8 passes before and 8 after t
     "sustained $(field sustained_ips "$before") and $(field sustained_ips "$after") instr/s," \
     "reference $sustained_ips; best pass $best_ips; on $cores threads (best) $pool_ips instr/s"
 echo
-printf '%-7s %-10s %7s %8s %10s %9s %9s %9s %12s %13s %7s %7s  %-22s %s\n' mode protocol clients \
-    requests uploads/s p50_ms p99_ms max_ms bytes/upload server_ips ratio vs_best target status
+printf '%-7s %-10s %7s %8s %10s %9s %9s %9s %12s %9s %9s %13s %7s %7s  %-22s %s\n' mode protocol \
+    clients requests uploads/s p50_ms p99_ms max_ms bytes/upload loop_us client_us server_ips ratio \
+    vs_best target status
 for r in "${rows[@]}"; do
     mode=$(field mode "$r") c=$(field clients "$r") reqs=$(field requests "$r")
     proto=$(field protocol "$r")
@@ -175,8 +186,9 @@ for r in "${rows[@]}"; do
         ((stored == reqs)) || status+=" (only $stored of $reqs stored before!)"
     fi
     ((errors == 0)) || status+=" ($errors errors)"
-    printf '%-7s %-10s %7s %8s %10s %9s %9s %9s %12s %13s %7s %7s  %-22s %s\n' "$mode" "$proto" \
-        "$c" "$reqs" "$rps" "$p50" "$p99" "$mx" "$per" "$ips" "$ratio" "$vs_best" "$target" "$status"
+    printf '%-7s %-10s %7s %8s %10s %9s %9s %9s %12s %9s %9s %13s %7s %7s  %-22s %s\n' "$mode" \
+        "$proto" "$c" "$reqs" "$rps" "$p50" "$p99" "$mx" "$per" "$(field server_cpu_us "$r")" \
+        "$(field client_cpu_us "$r")" "$ips" "$ratio" "$vs_best" "$target" "$status"
 done
 echo
 echo "upload (hash-first): SHA-256 of the code object in the client (timed), GET /v1/reports/{hash}?rows=0;"
@@ -184,6 +196,9 @@ echo "    200: that report without per-instruction rows is the answer, no blob s
 echo "    404: POST /v1/analyze with the blob and omit_rows (every fresh run: GET + POST)"
 echo "upload (legacy): POST /v1/analyze with the blob, the full report (rows included) back"
 echo "bytes/upload: response bodies received per upload"
+echo "loop_us: CPU per upload of tregd's own process (its event loop and store writers; the"
+echo "    analyses run in worker processes, not counted); client_us: the load generator's CPU"
+echo "    per upload.  Both share the $cores cores: the one near 1e6/(uploads/s) is the bottleneck"
 echo "ratio: the server's analyzed instructions/s (fresh uploads, end to end: TLS, protobuf, the"
 echo "worker pool, store writes with fsync, the client's parsing on the same cores) over the"
 echo "analyzer's sustained one-thread in-process rate (vs_best: over its best single pass); against"

@@ -3,10 +3,10 @@
  *   service_load [--fresh] [--legacy] [-c CLIENTS] [-n REQUESTS]
  *                --server https://HOST:PORT --ca FILE FILE.hsaco...   (token: $TREG_TOKEN)
  *
- * CLIENTS keep-alive HTTPS connections (libevent's HTTP client over OpenSSL
- * bufferevents, the certificate verified against --ca and the host), each
- * with one upload outstanding at a time, closed loop, until REQUESTS
- * uploads have been answered.
+ * CLIENTS keep-alive HTTPS connections (OpenSSL over non-blocking sockets,
+ * the certificate verified against --ca and the host), each with one upload
+ * outstanding at a time, closed loop, until REQUESTS uploads have been
+ * answered.
  *
  * An "upload" is what tregc upload does in text mode (the hash-first
  * protocol): SHA-256 of the code object, computed here per upload and
@@ -16,16 +16,26 @@
  * blob costs a hash and one small GET, a fresh one a hash, a GET answered
  * 404 and the POST.  --legacy measures the old path instead, as an old
  * client does it: one POST /v1/analyze with the blob, answered with the
- * full report (rows included) whether stored or not.  Every connection finishes its TLS handshake
- * (a GET /v1/health) before the clock starts, so latencies are the server's
- * per-request cost and not handshakes or process start-up.  Request i uploads
- * FILE[i % n] with its Triton siblings (.json, .amdgcn), as tregc would.
+ * full report (rows included) whether stored or not.  Every connection
+ * finishes its TLS handshake and a GET /v1/health before the clock starts,
+ * so latencies are the server's per-request cost and not handshakes or
+ * process start-up.  Request i uploads FILE[i % n] with its Triton siblings
+ * (.json, .amdgcn), as tregc would.
  *
  * --fresh makes every request a blob the server has never seen: the code
  * object gets a trailer after its ELF contents (ignored by the analyzer, but
  * part of the SHA-256), unique to this run and request, so each request is
  * a full analysis and store write.  Without it the same bodies are sent
  * again and again: once stored, each is an index lookup and a report read.
+ *
+ * The generator shares the machine's cores with the server, and with one
+ * thread it must stay cheaper per request than the server, or the
+ * latencies it measures are its own queue: so it speaks HTTP/1.1 itself
+ * (one epoll set with every socket registered for input once, one TLS
+ * record and one write(2) per request, OpenSSL's read-ahead so a record is
+ * one read(2)) instead of through a general HTTP client, which cost twice
+ * the server's CPU per request.  Its own CPU per upload is printed
+ * (client_cpu_us) so a run shows which side was the bottleneck.
  *
  * Every upload must end in a 200: a Report from the GET or an
  * UploadResponse from the POST; stored answers (a GET's 200, or
@@ -34,31 +44,31 @@
  * closing line is key=value pairs:
  *   result mode= protocol= clients= requests= errors= seconds= rps= p50_ms=
  *          p90_ms= p99_ms= p999_ms= max_ms= instructions= ips= stored_before= posts=
- *          bytes_in=
+ *          bytes_in= client_cpu_us=
  * This is a benchmark, not a test: CTest does not run it. */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <event2/buffer.h>
-#include <event2/bufferevent.h>
-#include <event2/bufferevent_ssl.h>
-#include <event2/event.h>
-#include <event2/http.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
 #include <openssl/err.h>
+#include <openssl/evp.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
-
-#include <openssl/evp.h>
 
 #include "bench_util.h"
 #include "treg.pb-c.h"
@@ -71,22 +81,39 @@ typedef struct body {
     size_t file; /* index of the FILE argument it was made from */
 } body;
 
+/* What a connection's outstanding request is. */
+enum kind { WARM, CHECK, POST };
+
 struct gen;
 
 typedef struct conn {
     struct gen *g;
-    struct evhttp_connection *evcon;
-    double t0;
-    bool busy;
+    int fd;
+    SSL *ssl;
+    bool busy;     /* a request is outstanding */
+    bool want_out; /* registered for EPOLLOUT: the request did not go out whole */
+    enum kind kind;
     const struct body *body; /* of the upload outstanding */
+    double t0;
+    /* The request: head (and, for a POST, the body after it) in out. */
+    uint8_t *out;
+    size_t out_len, out_cap, sent;
+    /* The response as received. */
+    uint8_t *in;
+    size_t in_len, in_cap;
+    size_t scanned;  /* header bytes searched for the blank line */
+    size_t head_end; /* 0 until the header is complete */
+    size_t content_length;
+    int status;
+    bool close_after; /* "Connection: close" */
 } conn;
 
 typedef struct gen {
-    struct event_base *base;
     SSL_CTX *ssl;
+    struct addrinfo *addr;
     char host[256], hostport[300], auth[300];
-    int port;
     bool host_is_ip;
+    int ep;
     conn *conns;
     size_t nconns;
     body *bodies; /* one per file (stored) or one per request (fresh) */
@@ -94,8 +121,8 @@ typedef struct gen {
     size_t total, next, answered, warm, errors, stored;
     double *lat;
     unsigned long long instructions;
-    double start, end;
-    bool measuring, fresh, legacy;
+    double start, end, cpu_start;
+    bool measuring, fresh, legacy, done;
     size_t posts;                /* POSTs sent (every upload with --legacy, 404s otherwise) */
     unsigned long long bytes_in; /* response bodies received while measuring */
     long long *file_insns;       /* instructions of each FILE's report, -1 until seen */
@@ -108,10 +135,25 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
 static void die(const char *what)
 {
     fprintf(stderr, "service_load: %s\n", what);
     exit(1);
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q) die("out of memory");
+    return q;
 }
 
 /* PATH.hsaco's sibling PATH.ext as text, or "" when absent. */
@@ -119,8 +161,7 @@ static char *sibling(const char *path, const char *ext)
 {
     size_t n = strlen(path), len;
     if (n < 6 || strcmp(path + n - 6, ".hsaco") != 0) return strdup("");
-    char *p = malloc(n + strlen(ext) + 1);
-    if (!p) die("out of memory");
+    char *p = xrealloc(NULL, n + strlen(ext) + 1);
     memcpy(p, path, n - 5);
     strcpy(p + n - 5, ext);
     char *text = bench_slurp(p, &len);
@@ -140,9 +181,7 @@ static body make_body(const char *path, const char *trailer, bool omit_rows)
     }
     size_t tlen = trailer ? strlen(trailer) : 0;
     if (tlen) {
-        char *grown = realloc(code, len + tlen + 1);
-        if (!grown) die("out of memory");
-        code = grown;
+        code = xrealloc(code, len + tlen + 1);
         memcpy(code + len, trailer, tlen);
         len += tlen;
     }
@@ -158,8 +197,7 @@ static body make_body(const char *path, const char *trailer, bool omit_rows)
     req.omit_rows = omit_rows;
     body b = {NULL, 0, NULL, 0, 0};
     b.len = treg__v1__upload_request__get_packed_size(&req);
-    b.data = malloc(b.len ? b.len : 1);
-    if (!b.data) die("out of memory");
+    b.data = xrealloc(NULL, b.len);
     treg__v1__upload_request__pack(&req, b.data);
     b.code = (uint8_t *)code;
     b.code_len = len;
@@ -168,9 +206,18 @@ static body make_body(const char *path, const char *trailer, bool omit_rows)
     return b;
 }
 
+/* A TLS connection to the server, handshake done (blocking), then made
+ * non-blocking and added to the epoll set for input, once. */
 static void conn_open(conn *c)
 {
     gen *g = c->g;
+    int fd = socket(g->addr->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, g->addr->ai_addr, g->addr->ai_addrlen) != 0)
+        die("cannot connect to the server");
+    int one = 1;
+    /* A request is one small segment; without TCP_NODELAY, Nagle would
+     * hold the next one until the server's delayed ACK. */
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     SSL *ssl = SSL_new(g->ssl);
     if (!ssl) die("SSL_new failed");
     SSL_set_verify(ssl, SSL_VERIFY_PEER, NULL);
@@ -181,77 +228,45 @@ static void conn_open(conn *c)
         SSL_set_tlsext_host_name(ssl, g->host);
         X509_VERIFY_PARAM_set1_host(param, g->host, 0);
     }
-    struct bufferevent *bev = bufferevent_openssl_socket_new(
-        g->base, -1, ssl, BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
-    if (!bev) die("cannot make a TLS bufferevent");
-    bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
-    c->evcon = evhttp_connection_base_bufferevent_new(g->base, NULL, bev, g->host,
-                                                      (unsigned short)g->port);
-    if (!c->evcon) die("cannot make an HTTP connection");
-    evhttp_connection_set_timeout(c->evcon, 300);
+    SSL_set_fd(ssl, fd);
+    if (SSL_connect(ssl) != 1) {
+        char why[256];
+        ERR_error_string_n(ERR_get_error(), why, sizeof why);
+        fprintf(stderr, "service_load: TLS handshake failed: %s\n", why);
+        exit(1);
+    }
+    if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) die("fcntl failed");
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+    if (epoll_ctl(g->ep, EPOLL_CTL_ADD, fd, &ev) != 0) die("epoll_ctl failed");
+    c->fd = fd;
+    c->ssl = ssl;
+    c->want_out = false;
+    c->in_len = c->scanned = c->head_end = 0;
+}
+
+static void conn_close(conn *c)
+{
+    if (!c->ssl) return;
+    epoll_ctl(c->g->ep, EPOLL_CTL_DEL, c->fd, NULL);
+    SSL_free(c->ssl);
+    close(c->fd);
+    c->ssl = NULL;
+    c->fd = -1;
 }
 
 static void issue(conn *c);
 
-static void finish_if_idle(gen *g)
-{
-    for (size_t i = 0; i < g->nconns; i++)
-        if (g->conns[i].busy) return;
-    g->end = now();
-    event_base_loopexit(g->base, NULL);
-}
-
-static void report_error(gen *g, struct evhttp_request *req, const char *what)
+static void report_error(gen *g, int code, const uint8_t *p, size_t n, const char *what)
 {
     g->errors++;
     if (g->errors > 5) return;
-    int code = req ? evhttp_request_get_response_code(req) : 0;
     char msg[200] = "";
-    if (req && code > 0) {
-        struct evbuffer *in = evhttp_request_get_input_buffer(req);
-        size_t n = evbuffer_get_length(in);
-        uint8_t *p = evbuffer_pullup(in, -1);
-        Treg__V1__Error *e = p ? treg__v1__error__unpack(NULL, n, p) : NULL;
+    if (code > 0 && n > 0) {
+        Treg__V1__Error *e = treg__v1__error__unpack(NULL, n, p);
         if (e && e->message) snprintf(msg, sizeof msg, ": %s", e->message);
         if (e) treg__v1__error__free_unpacked(e, NULL);
     }
     fprintf(stderr, "service_load: %s: HTTP %d%s\n", what, code, msg);
-}
-
-/* A connection that failed is replaced by a new one (new TLS session). */
-static void replace(conn *c)
-{
-    evhttp_connection_free(c->evcon);
-    conn_open(c);
-}
-
-/* Requests go out as a header record then body records: without
- * TCP_NODELAY, Nagle holds the last small segment until the server's
- * delayed ACK (40 ms on Linux), which would be measured as server latency.
- * tregc sends one request per connection and is not affected the same way. */
-static void no_delay(conn *c)
-{
-    struct bufferevent *bev = evhttp_connection_get_bufferevent(c->evcon);
-    evutil_socket_t fd = bev ? bufferevent_getfd(bev) : -1;
-    int one = 1;
-    if (fd >= 0) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-}
-
-static void warm_done(struct evhttp_request *req, void *arg)
-{
-    conn *c = arg;
-    gen *g = c->g;
-    c->busy = false;
-    no_delay(c);
-    if (!req || evhttp_request_get_response_code(req) != 200) {
-        report_error(g, req, "GET /v1/health (warm-up)");
-        die("the server does not answer the warm-up request");
-    }
-    if (++g->warm == g->nconns) {
-        g->measuring = true;
-        g->start = now();
-        for (size_t i = 0; i < g->nconns; i++) issue(&g->conns[i]);
-    }
 }
 
 /* protobuf varint at *p (advanced); -1 when truncated or too long. */
@@ -294,15 +309,6 @@ static int scan_upload_response(const uint8_t *p, size_t n, const uint8_t **rep,
     return 0;
 }
 
-/* One upload answered (or failed): its latency, then the connection's next. */
-static void upload_finished(conn *c)
-{
-    gen *g = c->g;
-    g->lat[g->answered++] = now() - c->t0;
-    c->busy = false;
-    issue(c);
-}
-
 /* Instructions of the report for c's file, counted once per file (a file's
  * trailer changes the hash, not the analysis); --fresh only. */
 static int count_instructions(conn *c, const uint8_t *rep, size_t rep_len)
@@ -321,81 +327,257 @@ static int count_instructions(conn *c, const uint8_t *rep, size_t rep_len)
     return 0;
 }
 
-static void upload_done(struct evhttp_request *req, void *arg)
+/* Sends what is left of c's request; on a full socket buffer waits for
+ * EPOLLOUT.  -1: the connection failed. */
+static int send_more(conn *c)
 {
-    conn *c = arg;
-    gen *g = c->g;
-    if (!req || evhttp_request_get_response_code(req) != 200) {
-        report_error(g, req, "POST /v1/analyze");
-        if (!req || evhttp_request_get_response_code(req) == 0) {
-            replace(c);
+    while (c->sent < c->out_len) {
+        size_t want = c->out_len - c->sent;
+        int n = SSL_write(c->ssl, c->out + c->sent, want > INT32_MAX ? INT32_MAX : (int)want);
+        if (n > 0) {
+            c->sent += (size_t)n;
+            continue;
         }
+        int err = SSL_get_error(c->ssl, n);
+        if (err != SSL_ERROR_WANT_WRITE && err != SSL_ERROR_WANT_READ) return -1;
+        if (!c->want_out) {
+            struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = c};
+            if (epoll_ctl(c->g->ep, EPOLL_CTL_MOD, c->fd, &ev) != 0) return -1;
+            c->want_out = true;
+        }
+        return 0;
+    }
+    if (c->want_out) {
+        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+        if (epoll_ctl(c->g->ep, EPOLL_CTL_MOD, c->fd, &ev) != 0) return -1;
+        c->want_out = false;
+    }
+    return 0;
+}
+
+static void put(conn *c, const void *s, size_t n)
+{
+    if (c->out_len + n > c->out_cap) {
+        c->out_cap = (c->out_len + n) * 2;
+        c->out = xrealloc(c->out, c->out_cap);
+    }
+    memcpy(c->out + c->out_len, s, n);
+    c->out_len += n;
+}
+
+static void put_str(conn *c, const char *s)
+{
+    put(c, s, strlen(s));
+}
+
+static void fail_request(conn *c, const char *what);
+
+/* Starts a request: METHOD path, the common headers, the payload (may be
+ * NULL); c's connection failing here is handled like a failed answer. */
+static void start_request(conn *c, enum kind kind, const char *method, const char *path,
+                          const uint8_t *payload, size_t payload_len)
+{
+    gen *g = c->g;
+    c->kind = kind;
+    c->out_len = c->sent = 0;
+    c->in_len = c->scanned = c->head_end = 0;
+    put_str(c, method);
+    put_str(c, " ");
+    put_str(c, path);
+    put_str(c, " HTTP/1.1\r\nHost: ");
+    put_str(c, g->hostport);
+    put_str(c, "\r\nAuthorization: ");
+    put_str(c, g->auth);
+    put_str(c, "\r\nConnection: keep-alive\r\n");
+    if (payload) {
+        char len[32];
+        snprintf(len, sizeof len, "%zu", payload_len);
+        put_str(c, "Content-Type: application/x-protobuf\r\nContent-Length: ");
+        put_str(c, len);
+        put_str(c, "\r\n");
+    }
+    put_str(c, "\r\n");
+    if (payload) put(c, payload, payload_len);
+    if (send_more(c) != 0) fail_request(c, "sending the request");
+}
+
+static void post(conn *c)
+{
+    c->g->posts++;
+    start_request(c, POST, "POST", "/v1/analyze", c->body->data, c->body->len);
+}
+
+static void finish_if_idle(gen *g)
+{
+    for (size_t i = 0; i < g->nconns; i++)
+        if (g->conns[i].busy) return;
+    g->end = now();
+    g->done = true;
+}
+
+/* One upload answered (or failed): its latency, then the connection's next. */
+static void upload_finished(conn *c)
+{
+    gen *g = c->g;
+    g->lat[g->answered++] = now() - c->t0;
+    c->busy = false;
+    issue(c);
+}
+
+static void warm_finished(conn *c)
+{
+    gen *g = c->g;
+    c->busy = false;
+    if (++g->warm == g->nconns) {
+        g->measuring = true;
+        g->cpu_start = cpu_seconds();
+        g->start = now();
+        for (size_t i = 0; i < g->nconns; i++) issue(&g->conns[i]);
+    }
+}
+
+static const char *what_of(const conn *c)
+{
+    return c->kind == WARM    ? "GET /v1/health (warm-up)"
+           : c->kind == CHECK ? "GET /v1/reports/{hash}?rows=0"
+                              : "POST /v1/analyze";
+}
+
+/* The connection failed with a request outstanding: count the error, open
+ * a new connection (new TLS session), go on. */
+static void fail_request(conn *c, const char *what)
+{
+    gen *g = c->g;
+    if (c->kind == WARM) die("the server does not answer the warm-up request");
+    char msg[200];
+    snprintf(msg, sizeof msg, "%s: %s", what_of(c), what);
+    report_error(g, 0, NULL, 0, msg);
+    conn_close(c);
+    conn_open(c);
+    upload_finished(c);
+}
+
+/* A whole response: status, body. */
+static void answered(conn *c, int code, const uint8_t *p, size_t n)
+{
+    gen *g = c->g;
+    if (c->kind == WARM) {
+        if (code != 200) {
+            report_error(g, code, p, n, what_of(c));
+            die("the server does not answer the warm-up request");
+        }
+        warm_finished(c);
+        return;
+    }
+    if (c->kind == CHECK && code == 404) {
+        post(c);
+        return;
+    }
+    if (code != 200) {
+        report_error(g, code, p, n, what_of(c));
+    } else if (c->kind == CHECK) {
+        g->bytes_in += n;
+        if (count_instructions(c, p, n) != 0)
+            report_error(g, code, NULL, 0, "the answer is not a Report");
+        else
+            g->stored++;
     } else {
-        struct evbuffer *in = evhttp_request_get_input_buffer(req);
-        size_t n = evbuffer_get_length(in);
-        const uint8_t *p = evbuffer_pullup(in, -1), *rep = NULL;
+        const uint8_t *rep = NULL;
         size_t rep_len = 0;
         bool stored = false;
         g->bytes_in += n;
-        if (!p || scan_upload_response(p, n, &rep, &rep_len, &stored) != 0 || !rep ||
+        if (scan_upload_response(p, n, &rep, &rep_len, &stored) != 0 || !rep ||
             count_instructions(c, rep, rep_len) != 0)
-            report_error(g, req, "the answer is not an UploadResponse");
+            report_error(g, code, NULL, 0, "the answer is not an UploadResponse");
         else
             g->stored += stored;
     }
     upload_finished(c);
 }
 
-static struct evhttp_request *new_request(conn *c, void (*cb)(struct evhttp_request *, void *))
+/* The header once complete: status and Content-Length.  -1 if malformed. */
+static int parse_head(conn *c)
 {
-    gen *g = c->g;
-    struct evhttp_request *req = evhttp_request_new(cb, c);
-    if (!req) die("out of memory");
-    struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-    evhttp_add_header(h, "Host", g->hostport);
-    evhttp_add_header(h, "Authorization", g->auth);
-    evhttp_add_header(h, "Connection", "keep-alive");
-    return req;
+    const char *h = (const char *)c->in, *end = h + c->head_end;
+    if (c->head_end < 12 || strncmp(h, "HTTP/1.", 7) != 0) return -1;
+    c->status = atoi(h + 9);
+    c->content_length = 0;
+    c->close_after = false;
+    bool have_len = false;
+    const char *line = memchr(h, '\n', (size_t)(end - h));
+    while (line && ++line < end) {
+        const char *eol = memchr(line, '\n', (size_t)(end - line));
+        if (!eol) break;
+        if (strncasecmp(line, "Content-Length:", 15) == 0) {
+            c->content_length = strtoull(line + 15, NULL, 10);
+            have_len = true;
+        } else if (strncasecmp(line, "Connection:", 11) == 0) {
+            const char *v = line + 11;
+            while (*v == ' ') v++;
+            c->close_after = strncasecmp(v, "close", 5) == 0;
+        } else if (strncasecmp(line, "Transfer-Encoding:", 18) == 0) {
+            return -1; /* tregd always sends Content-Length */
+        }
+        line = eol;
+    }
+    return c->status > 0 && have_len ? 0 : -1;
 }
 
-static void post(conn *c)
+/* Everything the socket has; a complete response is handled.  Responses
+ * come one at a time (one request outstanding per connection). */
+static void on_input(conn *c)
 {
-    gen *g = c->g;
-    g->posts++;
-    struct evhttp_request *req = new_request(c, upload_done);
-    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-                      "application/x-protobuf");
-    evbuffer_add_reference(evhttp_request_get_output_buffer(req), c->body->data, c->body->len, NULL,
-                           NULL);
-    if (evhttp_make_request(c->evcon, req, EVHTTP_REQ_POST, "/v1/analyze") != 0)
-        die("evhttp_make_request failed");
-}
-
-/* The answer to the hash check: 200 is the upload's answer, 404 sends the
- * blob. */
-static void check_done(struct evhttp_request *req, void *arg)
-{
-    conn *c = arg;
-    gen *g = c->g;
-    int code = req ? evhttp_request_get_response_code(req) : 0;
-    if (code == 404) {
-        post(c);
-        return;
+    for (;;) {
+        if (c->in_cap - c->in_len < 16384) {
+            c->in_cap = c->in_cap ? c->in_cap * 2 : 65536;
+            c->in = xrealloc(c->in, c->in_cap);
+        }
+        int n = SSL_read(c->ssl, c->in + c->in_len, (int)(c->in_cap - c->in_len));
+        if (n <= 0) {
+            int err = SSL_get_error(c->ssl, n);
+            if (err == SSL_ERROR_WANT_READ) return;
+            if (err == SSL_ERROR_WANT_WRITE) return; /* renegotiation: not with TLS 1.3 */
+            if (c->busy)
+                fail_request(c, "the server closed the connection");
+            else {
+                conn_close(c);
+                conn_open(c);
+            }
+            return;
+        }
+        c->in_len += (size_t)n;
+        if (!c->busy) { /* nothing asked: dropped */
+            c->in_len = 0;
+            continue;
+        }
+        if (!c->head_end) {
+            size_t from = c->scanned > 3 ? c->scanned - 3 : 0;
+            void *blank = memmem(c->in + from, c->in_len - from, "\r\n\r\n", 4);
+            c->scanned = c->in_len;
+            if (!blank) continue;
+            c->head_end = (size_t)((uint8_t *)blank - c->in) + 4;
+            if (parse_head(c) != 0) {
+                fail_request(c, "a malformed HTTP response");
+                return;
+            }
+        }
+        if (c->in_len - c->head_end < c->content_length) continue;
+        bool close_after = c->close_after;
+        answered(c, c->status, c->in + c->head_end, c->content_length);
+        if (close_after) {
+            /* The next request went out on the old connection already:
+             * again on the new one. */
+            conn_close(c);
+            conn_open(c);
+            c->sent = 0;
+            if (c->busy && send_more(c) != 0) fail_request(c, "sending the request");
+            return;
+        }
+        /* answered() may have sent the next request on this connection;
+         * its response is read on the next EPOLLIN, unless OpenSSL holds
+         * bytes of it already (read-ahead). */
+        if (!SSL_has_pending(c->ssl)) return;
     }
-    if (code != 200) {
-        report_error(g, req, "GET /v1/reports/{hash}?rows=0");
-        if (code == 0) replace(c);
-    } else {
-        struct evbuffer *in = evhttp_request_get_input_buffer(req);
-        size_t n = evbuffer_get_length(in);
-        const uint8_t *p = evbuffer_pullup(in, -1);
-        g->bytes_in += n;
-        if (!p || count_instructions(c, p, n) != 0)
-            report_error(g, req, "the answer is not a Report");
-        else
-            g->stored++;
-    }
-    upload_finished(c);
 }
 
 static void issue(conn *c)
@@ -414,15 +596,17 @@ static void issue(conn *c)
         post(c);
         return;
     }
+    static const char hex[] = "0123456789abcdef";
     unsigned char h[EVP_MAX_MD_SIZE];
     unsigned int hn = 0;
     char path[100] = "/v1/reports/";
     EVP_Digest(b->code, b->code_len, h, &hn, EVP_sha256(), NULL);
-    for (unsigned int k = 0; k < 32; k++) snprintf(path + 12 + 2 * k, 3, "%02x", h[k]);
-    strcat(path, "?rows=0");
-    struct evhttp_request *req = new_request(c, check_done);
-    if (evhttp_make_request(c->evcon, req, EVHTTP_REQ_GET, path) != 0)
-        die("evhttp_make_request failed");
+    for (unsigned int k = 0; k < 32; k++) {
+        path[12 + 2 * k] = hex[h[k] >> 4];
+        path[13 + 2 * k] = hex[h[k] & 15];
+    }
+    strcpy(path + 76, "?rows=0");
+    start_request(c, CHECK, "GET", path, NULL, 0);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -442,6 +626,26 @@ static void usage(void)
     fprintf(stderr, "usage: service_load [--fresh] [--legacy] [-c CLIENTS] [-n REQUESTS] --server "
                     "https://HOST:PORT --ca FILE FILE.hsaco...   (token: $TREG_TOKEN)\n");
     exit(2);
+}
+
+/* host and port out of https://HOST:PORT ("[v6]" brackets removed). */
+static void parse_server(gen *g, const char *server, char *port, size_t portlen)
+{
+    if (strncmp(server, "https://", 8) != 0) die("--server must be https://HOST:PORT");
+    const char *h = server + 8, *end = h + strcspn(h, "/"), *colon;
+    if (*h == '[') {
+        const char *close = memchr(h, ']', (size_t)(end - h));
+        if (!close) die("--server must be https://HOST:PORT");
+        colon = close + 1 < end && close[1] == ':' ? close + 1 : NULL;
+        snprintf(g->host, sizeof g->host, "%.*s", (int)(close - h - 1), h + 1);
+    } else {
+        colon = memchr(h, ':', (size_t)(end - h));
+        snprintf(g->host, sizeof g->host, "%.*s", (int)((colon ? colon : end) - h), h);
+    }
+    snprintf(port, portlen, "%.*s", colon ? (int)(end - colon - 1) : 3, colon ? colon + 1 : "443");
+    if (!g->host[0] || !port[0]) die("--server must be https://HOST:PORT");
+    g->host_is_ip = strspn(g->host, "0123456789.") == strlen(g->host) || strchr(g->host, ':');
+    snprintf(g->hostport, sizeof g->hostport, "%s:%s", g->host, port);
 }
 
 int main(int argc, char **argv)
@@ -475,25 +679,22 @@ int main(int argc, char **argv)
         requests == 0 || requests > 10000000)
         usage();
 
-    struct evhttp_uri *uri = evhttp_uri_parse(server);
-    if (!uri || !evhttp_uri_get_host(uri) || strcmp(evhttp_uri_get_scheme(uri), "https") != 0)
-        die("--server must be https://HOST:PORT");
-    snprintf(g.host, sizeof g.host, "%s", evhttp_uri_get_host(uri));
-    g.port = evhttp_uri_get_port(uri) > 0 ? evhttp_uri_get_port(uri) : 443;
-    evhttp_uri_free(uri);
-    size_t hl = strlen(g.host);
-    if (hl > 2 && g.host[0] == '[' && g.host[hl - 1] == ']') {
-        memmove(g.host, g.host + 1, hl - 2);
-        g.host[hl - 2] = '\0';
-    }
-    g.host_is_ip = strspn(g.host, "0123456789.") == strlen(g.host) || strchr(g.host, ':');
-    snprintf(g.hostport, sizeof g.hostport, "%s:%d", g.host, g.port);
+    char port[16];
+    parse_server(&g, server, port, sizeof port);
     snprintf(g.auth, sizeof g.auth, "Bearer %s", token);
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
+    if (getaddrinfo(g.host, port, &hints, &g.addr) != 0 || !g.addr)
+        die("cannot resolve the --server host");
 
     g.ssl = SSL_CTX_new(TLS_client_method());
     if (!g.ssl || !SSL_CTX_set_min_proto_version(g.ssl, TLS1_2_VERSION) ||
         SSL_CTX_load_verify_locations(g.ssl, ca, NULL) != 1)
         die("cannot set up TLS with the --ca file");
+    /* A response record in one read(2) rather than its 5-byte header first;
+     * on_input reads until OpenSSL wants the socket again, so nothing
+     * waits in OpenSSL's buffer unseen. */
+    SSL_CTX_set_read_ahead(g.ssl, 1);
+    SSL_CTX_set_mode(g.ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 
     size_t nfiles = (size_t)(argc - argi);
     g.total = requests;
@@ -521,22 +722,36 @@ int main(int argc, char **argv)
         }
     }
     g.lat = calloc(requests, sizeof *g.lat);
-    g.file_insns = malloc(nfiles * sizeof *g.file_insns);
-    if (!g.file_insns) die("out of memory");
+    g.file_insns = xrealloc(NULL, nfiles * sizeof *g.file_insns);
     for (size_t i = 0; i < nfiles; i++) g.file_insns[i] = -1;
-    g.base = event_base_new();
+    g.ep = epoll_create1(EPOLL_CLOEXEC);
     g.nconns = clients;
     g.conns = calloc(clients, sizeof *g.conns);
-    if (!g.lat || !g.base || !g.conns) die("out of memory");
+    if (!g.lat || g.ep < 0 || !g.conns) die("out of memory");
     for (size_t i = 0; i < clients; i++) {
         g.conns[i].g = &g;
         conn_open(&g.conns[i]);
-        struct evhttp_request *req = new_request(&g.conns[i], warm_done);
-        g.conns[i].busy = true;
-        if (evhttp_make_request(g.conns[i].evcon, req, EVHTTP_REQ_GET, "/v1/health") != 0)
-            die("evhttp_make_request failed");
     }
-    event_base_dispatch(g.base);
+    for (size_t i = 0; i < clients; i++) {
+        g.conns[i].busy = true;
+        start_request(&g.conns[i], WARM, "GET", "/v1/health", NULL, 0);
+    }
+
+    struct epoll_event evs[256];
+    while (!g.done) {
+        int n = epoll_wait(g.ep, evs, 256, 300 * 1000);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) die(n == 0 ? "no answer from the server for 300 s" : "epoll_wait failed");
+        for (int k = 0; k < n; k++) {
+            conn *c = evs[k].data.ptr;
+            if ((evs[k].events & EPOLLOUT) && c->want_out && send_more(c) != 0) {
+                fail_request(c, "sending the request");
+                continue;
+            }
+            if (evs[k].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) on_input(c);
+        }
+    }
+    double client_cpu = cpu_seconds() - g.cpu_start;
     if (!g.measuring || g.answered != g.total) die("the run ended early");
 
     double secs = g.end - g.start;
@@ -549,14 +764,19 @@ int main(int argc, char **argv)
                     "/v1/analyze with the blob and omit_rows");
     printf("result mode=%s protocol=%s clients=%lu requests=%zu errors=%zu seconds=%.4f rps=%.1f "
            "p50_ms=%.3f p90_ms=%.3f p99_ms=%.3f p999_ms=%.3f max_ms=%.3f instructions=%llu "
-           "ips=%.0f stored_before=%zu posts=%zu bytes_in=%llu\n",
+           "ips=%.0f stored_before=%zu posts=%zu bytes_in=%llu client_cpu_us=%.1f\n",
            fresh ? "fresh" : "stored", legacy ? "legacy" : "hash-first", clients, g.answered,
            g.errors, secs, (double)g.answered / secs, 1e3 * quantile(g.lat, g.answered, 0.50),
            1e3 * quantile(g.lat, g.answered, 0.90), 1e3 * quantile(g.lat, g.answered, 0.99),
            1e3 * quantile(g.lat, g.answered, 0.999), 1e3 * g.lat[g.answered - 1], g.instructions,
-           (double)g.instructions / secs, g.stored, g.posts, g.bytes_in);
+           (double)g.instructions / secs, g.stored, g.posts, g.bytes_in,
+           1e6 * client_cpu / (double)g.answered);
 
-    for (size_t i = 0; i < clients; i++) evhttp_connection_free(g.conns[i].evcon);
+    for (size_t i = 0; i < clients; i++) {
+        conn_close(&g.conns[i]);
+        free(g.conns[i].in);
+        free(g.conns[i].out);
+    }
     for (size_t i = 0; i < g.nbodies; i++) {
         free(g.bodies[i].data);
         free(g.bodies[i].code);
@@ -565,7 +785,8 @@ int main(int argc, char **argv)
     free(g.conns);
     free(g.lat);
     free(g.file_insns);
-    event_base_free(g.base);
+    close(g.ep);
+    freeaddrinfo(g.addr);
     SSL_CTX_free(g.ssl);
     return g.errors ? 1 : 0;
 }
