@@ -24,8 +24,12 @@
 #           the ratio against it, for information (on this VM the best pass
 #           runs 1.3-1.5x the median).  Target: >= 0.8x with as many
 #           clients as workers or more.
-# Both sides share this machine's cores (the load generator parses every
-# report it gets back), and the figures say so by being run here, together.
+# Both sides share this machine's cores.  The load generator is one thread
+# kept cheaper per upload than tregd's event loop (it speaks HTTP/1.1 over
+# OpenSSL itself; it unpacks a report only to count a fresh file's
+# instructions once), so the latencies are the server's queue and not the
+# generator's; the table prints both sides' CPU per upload (loop_us,
+# client_us) to show which one was the bottleneck.
 #
 #   bench/service.sh [CORPUS_DIR]     (default: ../shared/corpus next to the repo)
 #
