@@ -11,17 +11,19 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
-static int sha256(const char *data, size_t len, uint8_t out[AUTH_HASH_LEN])
+/* md: a fetched SHA-256, or NULL for OpenSSL's default (looked up per call). */
+static int sha256(const EVP_MD *md, const char *data, size_t len, uint8_t out[AUTH_HASH_LEN])
 {
     unsigned int n = 0;
-    if (EVP_Digest(data, len, out, &n, EVP_sha256(), NULL) != 1 || n != AUTH_HASH_LEN) return -1;
+    if (EVP_Digest(data, len, out, &n, md ? md : EVP_sha256(), NULL) != 1 || n != AUTH_HASH_LEN)
+        return -1;
     return 0;
 }
 
 int auth_hash_hex(const char *token, char out[2 * AUTH_HASH_LEN + 1])
 {
     uint8_t h[AUTH_HASH_LEN];
-    if (sha256(token, strlen(token), h) != 0) return -1;
+    if (sha256(NULL, token, strlen(token), h) != 0) return -1;
     for (size_t i = 0; i < AUTH_HASH_LEN; i++) snprintf(out + 2 * i, 3, "%02x", h[i]);
     OPENSSL_cleanse(h, sizeof h);
     return 0;
@@ -29,6 +31,8 @@ int auth_hash_hex(const char *token, char out[2 * AUTH_HASH_LEN + 1])
 
 static auth_entry *append(auth_set *set, const char *team)
 {
+    if (set->sha256 == NULL && (set->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL)) == NULL)
+        return NULL;
     if (set->n == set->cap) {
         size_t cap = set->cap ? set->cap * 2 : 8;
         auth_entry *e = realloc(set->entries, cap * sizeof *e);
@@ -46,7 +50,7 @@ int auth_add_token(auth_set *set, const char *team, const char *token)
 {
     auth_entry *e = append(set, team);
     if (e == NULL) return -1;
-    if (sha256(token, strlen(token), e->hash) != 0) {
+    if (sha256(set->sha256, token, strlen(token), e->hash) != 0) {
         set->n--;
         return -1;
     }
@@ -111,7 +115,7 @@ const char *auth_check(const auth_set *set, const char *authorization)
     while (*token == ' ') token++;
     if (*token == '\0') return NULL;
     uint8_t h[AUTH_HASH_LEN];
-    if (sha256(token, strlen(token), h) != 0) return NULL;
+    if (sha256(set->sha256, token, strlen(token), h) != 0) return NULL;
     const char *team = NULL;
     for (size_t i = 0; i < set->n; i++) {
         /* No break: every entry is compared whatever matched before. */
@@ -125,5 +129,6 @@ void auth_free(auth_set *set)
 {
     if (set->entries != NULL) OPENSSL_cleanse(set->entries, set->cap * sizeof *set->entries);
     free(set->entries);
+    EVP_MD_free(set->sha256);
     memset(set, 0, sizeof *set);
 }

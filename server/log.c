@@ -78,14 +78,24 @@ log_line *log_begin(const char *level, const char *msg)
         free(l);
         return NULL;
     }
+    /* The date and time to the second, formatted once per second per
+     * thread: a busy server logs thousands of lines a second. */
+    static _Thread_local time_t sec = (time_t)-1;
+    static _Thread_local char prefix[40];
+    static _Thread_local size_t prefix_len;
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
-    struct tm tm;
-    gmtime_r(&now.tv_sec, &tm);
-    char ts[48];
-    size_t n = strftime(ts, sizeof ts, "{\"ts\":\"%Y-%m-%dT%H:%M:%S", &tm);
-    n += (size_t)snprintf(ts + n, sizeof ts - n, ".%03ldZ\"", now.tv_nsec / 1000000);
-    put(l, ts, n);
+    if (now.tv_sec != sec) {
+        struct tm tm;
+        gmtime_r(&now.tv_sec, &tm);
+        prefix_len = strftime(prefix, sizeof prefix, "{\"ts\":\"%Y-%m-%dT%H:%M:%S.", &tm);
+        sec = now.tv_sec;
+    }
+    put(l, prefix, prefix_len);
+    unsigned ms = (unsigned)(now.tv_nsec / 1000000);
+    char frac[6] = {(char)('0' + ms / 100), (char)('0' + ms / 10 % 10), (char)('0' + ms % 10), 'Z',
+                    '"'};
+    put(l, frac, 5);
     log_add_str(l, "level", level);
     log_add_str(l, "msg", msg);
     return l;

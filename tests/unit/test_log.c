@@ -3,6 +3,7 @@
  * with quotes, backslashes, control characters and UTF-8 come back
  * byte for byte through a real JSON parser (json-c); a NULL line (no
  * memory) is accepted everywhere. */
+#include <ctype.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,12 +11,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 #include <json-c/json.h>
 
 #include "log.h"
+
+/* ts is UTC now, to the millisecond: YYYY-MM-DDTHH:MM:SS.mmmZ, within a
+ * few seconds of the clock (the date is formatted once a second and
+ * cached, so a stale cache would show here). */
+static void assert_ts_now(const char *ts)
+{
+    assert_int_equal(strlen(ts), strlen("2026-11-30T06:00:00.000Z"));
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    const char *rest = strptime(ts, "%Y-%m-%dT%H:%M:%S", &tm);
+    assert_non_null(rest);
+    assert_true(rest[0] == '.' && isdigit((unsigned char)rest[1]) &&
+                isdigit((unsigned char)rest[2]) && isdigit((unsigned char)rest[3]) &&
+                strcmp(rest + 4, "Z") == 0);
+    long long skew = (long long)(timegm(&tm) - time(NULL));
+    assert_true(skew >= -5 && skew <= 1);
+}
 
 /* Runs emit() with stderr sent to a file; returns what was written. */
 static char *captured(void (*emit)(void))
@@ -82,7 +101,7 @@ static void lines_are_json_objects_in_order(void **state)
     assert_true(json_object_object_get_ex(o, "big", &v));
     assert_true(json_object_get_int64(v) == -9223372036854775807LL);
     assert_true(json_object_object_get_ex(o, "ts", &v));
-    assert_int_equal(strlen(json_object_get_string(v)), strlen("2026-11-30T06:00:00.000Z"));
+    assert_ts_now(json_object_get_string(v));
     json_object_put(o);
 
     o = json_tokener_parse(nl + 1);
@@ -120,6 +139,34 @@ static void long_values_grow_the_line(void **state)
     free(text);
 }
 
+static void emit_a_second_apart(void)
+{
+    log_msg("info", "first", NULL);
+    struct timespec pause = {1, 100 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    log_msg("info", "second", NULL);
+}
+
+/* The cached date moves on with the clock. */
+static void timestamps_follow_the_clock(void **state)
+{
+    (void)state;
+    char *text = captured(emit_a_second_apart);
+    char *nl = strchr(text, '\n');
+    assert_non_null(nl);
+    json_object *a = json_tokener_parse(text), *b = json_tokener_parse(nl + 1), *va, *vb;
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_true(json_object_object_get_ex(a, "ts", &va));
+    assert_true(json_object_object_get_ex(b, "ts", &vb));
+    assert_ts_now(json_object_get_string(vb));
+    /* 1.1 s apart: the seconds differ */
+    assert_true(strncmp(json_object_get_string(va), json_object_get_string(vb), 19) != 0);
+    json_object_put(a);
+    json_object_put(b);
+    free(text);
+}
+
 static void null_line_is_harmless(void **state)
 {
     (void)state;
@@ -133,6 +180,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lines_are_json_objects_in_order),
         cmocka_unit_test(long_values_grow_the_line),
+        cmocka_unit_test(timestamps_follow_the_clock),
         cmocka_unit_test(null_line_is_harmless),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
