@@ -32,6 +32,7 @@
 #include <event2/bufferevent.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
+#include <event2/listener.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -81,7 +82,16 @@ struct http_server {
     struct evhttp_bound_socket *listener;
     unsigned short port;
     inflight *running;
+    struct event *accept_resume; /* ends a pause in accepting (on_accept_error) */
+    long long accept_failures;   /* since the last log line about them */
+    struct timespec accept_logged;
+    http_server *next_server; /* in all_servers */
 };
+
+/* libevent calls a listener's error callback with the evhttp as its
+ * argument (evhttp owns the listener's callback and argument), so the
+ * http_server is found from it here.  Only the loop thread touches it. */
+static http_server *all_servers;
 
 static const char *method_name(enum evhttp_cmd_type t)
 {
@@ -605,6 +615,48 @@ wrong_method_get:
     reply_error(r, 405, "method not allowed (use GET)");
 }
 
+/* accept(2) failing for a reason libevent does not retry by itself: out of
+ * descriptors (EMFILE, ENFILE) or of kernel memory.  The listening socket
+ * stays readable, so libevent's default calls accept again at once, for
+ * ever, printing a warning each time: measured, a core at 100% and 380,000
+ * non-JSON lines a second on stderr while idle keep-alive clients held
+ * every descriptor.  Instead: stop accepting for ACCEPT_PAUSE_MS (waiting
+ * connections stay in the kernel's backlog; requests on open connections
+ * go on, and their closing frees descriptors), and log at most one line
+ * every ACCEPT_LOG_EVERY_S, counting the failures. */
+enum { ACCEPT_PAUSE_MS = 100, ACCEPT_LOG_EVERY_S = 10 };
+
+static void on_accept_resume(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    http_server *s = arg;
+    if (s->listener != NULL) evconnlistener_enable(evhttp_bound_socket_get_listener(s->listener));
+}
+
+static void on_accept_error(struct evconnlistener *lev, void *arg)
+{
+    int e = EVUTIL_SOCKET_ERROR();
+    http_server *s = all_servers;
+    while (s != NULL && s->http != arg) s = s->next_server;
+    if (s == NULL) return;
+    evconnlistener_disable(lev);
+    struct timeval pause = {0, ACCEPT_PAUSE_MS * 1000};
+    evtimer_add(s->accept_resume, &pause);
+    s->accept_failures++;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (s->accept_logged.tv_sec != 0 && now.tv_sec - s->accept_logged.tv_sec < ACCEPT_LOG_EVERY_S)
+        return;
+    log_line *o = log_begin("error", "cannot accept connections; pausing");
+    log_add_str(o, "detail", evutil_socket_error_to_string(e));
+    log_add_int(o, "failures", s->accept_failures);
+    log_add_int(o, "pause_ms", ACCEPT_PAUSE_MS);
+    log_end(o);
+    s->accept_logged = now;
+    s->accept_failures = 0;
+}
+
 http_server *http_new(struct event_base *base, const http_config *cfg, char *err, size_t errlen)
 {
     http_server *s = calloc(1, sizeof *s);
@@ -634,6 +686,15 @@ http_server *http_new(struct event_base *base, const http_config *cfg, char *err
         http_free(s);
         return NULL;
     }
+    s->accept_resume = evtimer_new(base, on_accept_resume, s);
+    if (s->accept_resume == NULL) {
+        snprintf(err, errlen, "http: out of memory");
+        http_free(s);
+        return NULL;
+    }
+    s->next_server = all_servers;
+    all_servers = s;
+    evconnlistener_set_error_cb(evhttp_bound_socket_get_listener(s->listener), on_accept_error);
     struct sockaddr_storage ss;
     socklen_t sl = sizeof ss;
     evutil_socket_t fd = evhttp_bound_socket_get_fd(s->listener);
@@ -667,7 +728,14 @@ void http_stop_accepting(http_server *s)
 void http_free(http_server *s)
 {
     if (s == NULL) return;
+    for (http_server **p = &all_servers; *p != NULL; p = &(*p)->next_server) {
+        if (*p == s) {
+            *p = s->next_server;
+            break;
+        }
+    }
     if (s->http != NULL) evhttp_free(s->http);
+    if (s->accept_resume != NULL) event_free(s->accept_resume);
     /* Inflight entries belong to pool jobs; pool_free completes them. */
     free(s);
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -383,6 +384,33 @@ static int parse_args(int argc, char **argv, config *c)
     return 0;
 }
 
+/* Every connection is a descriptor: take the hard limit on open files
+ * rather than the soft one (1024 by default on Debian), which a few
+ * hundred idle keep-alive clients would use up.  The limit now in force,
+ * or -1 when unlimited or unknown. */
+static long raise_open_files(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return -1;
+    if (rl.rlim_cur < rl.rlim_max) {
+        struct rlimit want = rl;
+        /* Linux refuses more than fs.nr_open (2^20 by default). */
+        want.rlim_cur = rl.rlim_max == RLIM_INFINITY ? (rlim_t)1 << 20 : rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &want) == 0) rl.rlim_cur = want.rlim_cur;
+    }
+    return rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > LONG_MAX ? -1 : (long)rl.rlim_cur;
+}
+
+/* libevent's own warnings (it prints them to stderr by default) as log
+ * lines like ours, so the log stays one JSON object per line. */
+static void on_libevent_log(int severity, const char *msg)
+{
+    log_msg(severity >= EVENT_LOG_ERR    ? "error"
+            : severity == EVENT_LOG_WARN ? "warn"
+                                         : "info",
+            "libevent", msg);
+}
+
 /* The event loop.  With epoll's change list, the read/write interest a
  * connection drops and takes back within one loop iteration (evhttp does
  * that around every request) costs one epoll_ctl or none, not one each:
@@ -421,6 +449,8 @@ int main(int argc, char **argv)
     }
     if (c.queue < 0) c.queue = 4 * c.workers;
     signal(SIGPIPE, SIG_IGN);
+    event_set_log_callback(on_libevent_log);
+    long open_files = raise_open_files();
 
     char err[512];
     auth_set auth = {0};
@@ -494,6 +524,7 @@ int main(int argc, char **argv)
         log_add_int(o, "port", http_port(http));
         log_add_int(o, "workers", c.workers);
         log_add_int(o, "queue", c.queue);
+        log_add_int(o, "max_open_files", open_files);
         log_add_str(o, "store", c.store);
         log_add_int(o, "teams", (long long)auth.n);
         log_add_int(o, "recovered", (long long)store_recovered(st));

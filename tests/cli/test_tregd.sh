@@ -22,6 +22,7 @@ done
 
 work=$(mktemp -d)
 pid=
+fd_pid=
 stop_server() {
   if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
     kill -TERM "$pid" 2>/dev/null || true
@@ -31,6 +32,10 @@ stop_server() {
 }
 cleanup() {
   stop_server
+  if [[ -n $fd_pid ]]; then
+    kill -TERM "$fd_pid" 2>/dev/null || true
+    wait "$fd_pid" 2>/dev/null || true
+  fi
   [[ -n ${KEEP_WORK:-} ]] && cp "$work/tregd.log" /tmp/tregd-test.log
   rm -rf "$work"
 }
@@ -500,6 +505,65 @@ if grep -E 'ERROR: [A-Za-z]+Sanitizer|runtime error:' "$work/tregd.log" |
   grep -qv ': SEGV on unknown address'; then
   fail "sanitizer report in the log"
 fi
+
+# Out of descriptors: a tregd whose open-files limit is 64 (soft and hard,
+# so its own raise to the hard limit cannot help) and 100 idle connections.
+# accept(2) fails with EMFILE; the server must neither spin (libevent's
+# default calls accept again at once, for ever) nor flood the log (it
+# printed a non-JSON warning per attempt), and must serve again once the
+# connections close.
+(
+  ulimit -n 64
+  exec "$TREGD" --listen 127.0.0.1:0 --port-file "$work/port-fd" --cert "$work/cert.pem" \
+    --key "$work/key.pem" --store "$work/store-fd" --token "$token" --workers 1 \
+    2>"$work/tregd-fd.log"
+) &
+fd_pid=$!
+for _ in $(seq 100); do
+  [[ -s $work/port-fd ]] && break
+  kill -0 "$fd_pid" 2>/dev/null || fail "tregd (64 files) exited at startup: $(tail -3 "$work/tregd-fd.log")"
+  sleep 0.1
+done
+[[ -s $work/port-fd ]] || fail "tregd (64 files) wrote no port file"
+fd_port=$(cat "$work/port-fd")
+grep -q '"msg":"listening".*"max_open_files":64[,}]' "$work/tregd-fd.log" ||
+  fail "the listening line does not report max_open_files 64: $(head -3 "$work/tregd-fd.log")"
+held=()
+for _ in $(seq 100); do
+  exec {c}<>"/dev/tcp/127.0.0.1/$fd_port" || fail "could not open a connection to tregd (64 files)"
+  held+=("$c")
+done
+sleep 1
+ticks() { awk '{ print $14 + $15 }' "/proc/$fd_pid/stat"; }
+t0=$(ticks)
+sleep 1
+t1=$(ticks)
+(((t1 - t0) * 100 / $(getconf CLK_TCK) < 30)) ||
+  fail "out of descriptors, tregd used $((t1 - t0)) clock ticks of CPU in a second (a busy loop)"
+[[ $(grep -c '"msg":"cannot accept connections; pausing","detail":"Too many open files"' \
+  "$work/tregd-fd.log") == 1 ]] ||
+  fail "out of descriptors: not exactly one log line about it: $(grep -c . "$work/tregd-fd.log") lines"
+if grep -qv '^{' "$work/tregd-fd.log"; then
+  fail "out of descriptors: a log line that is not JSON: $(grep -v '^{' "$work/tregd-fd.log" | head -1)"
+fi
+# A client waiting in the backlog is served once the idle connections go
+# (curl must not inherit them).
+(
+  for c in "${held[@]}"; do exec {c}>&-; done
+  exec curl -sS --max-time 30 --cacert "$work/cert.pem" -o "$work/h-fd.bin" -w '%{http_code}' \
+    "https://127.0.0.1:$fd_port/v1/health" >"$work/code-fd" 2>"$work/curl-fd.err"
+) &
+curl_pid=$!
+sleep 0.5
+for c in "${held[@]}"; do exec {c}>&-; done
+wait "$curl_pid" || fail "health after the idle connections closed: $(cat "$work/curl-fd.err")"
+[[ $(cat "$work/code-fd") == 200 ]] || fail "health after the idle connections closed: HTTP $(cat "$work/code-fd")"
+kill -TERM "$fd_pid"
+rc=0
+wait "$fd_pid" || rc=$?
+fd_pid=
+[[ $rc == 0 ]] || fail "tregd (64 files) exited $rc after SIGTERM"
+echo "$prog: ok: out of descriptors, tregd pauses accepting (CPU $((t1 - t0)) ticks in 1 s, one log line) and serves again when they free up"
 
 # bad flags: exit 2 with one line; unreadable cert: exit 1
 rc=0
