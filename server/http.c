@@ -634,6 +634,8 @@ static void on_accept_resume(evutil_socket_t fd, short what, void *arg)
     if (s->listener != NULL) evconnlistener_enable(evhttp_bound_socket_get_listener(s->listener));
 }
 
+/* (arg: the type is libevent's evconnlistener_errorcb) */
+// cppcheck-suppress constParameter
 static void on_accept_error(struct evconnlistener *lev, void *arg)
 {
     int e = EVUTIL_SOCKET_ERROR();
