@@ -186,7 +186,7 @@ static void reply(request *r, int status, const uint8_t *body, size_t len)
     log_add_int(o, "ms", ms);
     log_add_str(o, "team", r->team);
     if (r->hash[0]) log_add_str(o, "hash", r->hash);
-    log_end(o);
+    log_end_deferred(o);
     request_free(r);
 }
 

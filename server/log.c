@@ -1,5 +1,7 @@
-/* Structured logs to stderr (see log.h).  Each line goes out in a single
- * write(2) so lines from the server and its worker processes never
+/* Structured logs to stderr (see log.h).  A line never goes out split
+ * across write(2) calls, and a write of several deferred lines is at most
+ * PIPE_BUF bytes (or one longer line alone), which a pipe writes
+ * atomically: lines from the server and its worker processes never
  * interleave mid-line. */
 #include "log.h"
 
@@ -7,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -117,16 +120,110 @@ void log_add_int(log_line *l, const char *key, long long value)
     put(l, num, (size_t)n);
 }
 
+/* Deferred lines: kept in this buffer by the thread that called
+ * log_defer_start (the event loop) and written by log_flush.  Only that
+ * thread touches them. */
+enum { DEFER_CAP = 64 * 1024 };
+static _Thread_local bool defer_here;
+static char defer_buf[DEFER_CAP];
+static size_t defer_len;
+static void (*defer_arm)(void *);
+static void *defer_arm_arg;
+
+static void write_out(const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(STDERR_FILENO, p, n);
+        if (w <= 0) return; /* nowhere to report a failing stderr */
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+void log_flush(void)
+{
+    if (!defer_here) return;
+    /* Chunks of whole lines of at most PIPE_BUF bytes (a longer line goes
+     * alone): see the top of the file. */
+    size_t start = 0;
+    while (start < defer_len) {
+        size_t end = start, next;
+        do {
+            const char *nl = memchr(defer_buf + end, '\n', defer_len - end);
+            next = (size_t)(nl - defer_buf) + 1; /* every deferred line ends with \n */
+            if (end > start && next - start > PIPE_BUF) break;
+            end = next;
+        } while (end < defer_len && end - start < PIPE_BUF);
+        write_out(defer_buf + start, end - start);
+        start = end;
+    }
+    defer_len = 0;
+}
+
+void log_defer_start(void (*arm)(void *arg), void *arg)
+{
+    defer_here = true;
+    defer_len = 0;
+    defer_arm = arm;
+    defer_arm_arg = arg;
+}
+
+void log_defer_stop(void)
+{
+    log_flush();
+    defer_here = false;
+    defer_arm = NULL;
+}
+
+void log_defer_drop(void)
+{
+    defer_len = 0;
+    defer_here = false;
+    defer_arm = NULL;
+}
+
+static bool finish(log_line *l)
+{
+    if (l->failed) return false;
+    memcpy(l->buf + l->len, "}\n", 2); /* put() kept the room */
+    l->len += 2;
+    return true;
+}
+
+static void line_free(log_line *l)
+{
+    free(l->buf);
+    free(l);
+}
+
+void log_end_deferred(log_line *l)
+{
+    if (l == NULL) return;
+    if (!defer_here) {
+        log_end(l);
+        return;
+    }
+    if (finish(l)) {
+        if (defer_len + l->len > DEFER_CAP) log_flush();
+        if (l->len > DEFER_CAP) {
+            write_out(l->buf, l->len);
+        } else {
+            bool was_empty = defer_len == 0;
+            memcpy(defer_buf + defer_len, l->buf, l->len);
+            defer_len += l->len;
+            if (was_empty && defer_arm != NULL) defer_arm(defer_arm_arg);
+        }
+    }
+    line_free(l);
+}
+
 void log_end(log_line *l)
 {
     if (l == NULL) return;
-    if (!l->failed) {
-        memcpy(l->buf + l->len, "}\n", 2); /* put() kept the room */
-        ssize_t w = write(STDERR_FILENO, l->buf, l->len + 2);
-        (void)w;
-    }
-    free(l->buf);
-    free(l);
+    /* After the deferred lines before it, so the log stays in order. */
+    if (defer_here) log_flush();
+    if (finish(l)) write_out(l->buf, l->len);
+    line_free(l);
 }
 
 void log_msg(const char *level, const char *msg, const char *detail)

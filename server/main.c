@@ -411,6 +411,25 @@ static void on_libevent_log(int severity, const char *msg)
             "libevent", msg);
 }
 
+/* The request log is deferred (log.h) and written at most LOG_FLUSH_MS
+ * after its first line: the timer is armed when a line enters the empty
+ * buffer, so an idle server does not wake up for it. */
+enum { LOG_FLUSH_MS = 10 };
+
+static void on_log_flush(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    (void)arg;
+    log_flush();
+}
+
+static void arm_log_flush(void *timer)
+{
+    struct timeval in = {0, LOG_FLUSH_MS * 1000};
+    evtimer_add((struct event *)timer, &in);
+}
+
 /* The event loop.  With epoll's change list, the read/write interest a
  * connection drops and takes back within one loop iteration (evhttp does
  * that around every request) costs one epoll_ctl or none, not one each:
@@ -465,6 +484,7 @@ int main(int argc, char **argv)
     pool *workers = NULL;
     http_server *http = NULL;
     struct event *sigterm = NULL, *sigint = NULL, *sigchld = NULL, *sighup = NULL;
+    struct event *log_timer = NULL;
     if (rc == 0 && (tls = tls_context_new(c.cert, c.key, err, sizeof err)) == NULL) {
         fprintf(stderr, "tregd: %s\n", err);
         rc = 1;
@@ -530,6 +550,9 @@ int main(int argc, char **argv)
         log_add_int(o, "recovered", (long long)store_recovered(st));
         log_add_str(o, "analyzer_version", TREG_ANALYZER_VERSION);
         log_end(o);
+        /* Without the timer every line is written at once, as before. */
+        if ((log_timer = evtimer_new(base, on_log_flush, NULL)) != NULL)
+            log_defer_start(arm_log_flush, log_timer);
         event_base_dispatch(base);
         log_msg("info", "stopped", NULL);
     }
@@ -543,6 +566,8 @@ int main(int argc, char **argv)
         event_base_loopexit(base, &flush);
         event_base_dispatch(base);
     }
+    log_defer_stop();
+    if (log_timer) event_free(log_timer);
     http_free(http);
     if (srv.deadline) event_free(srv.deadline);
     if (sigterm) event_free(sigterm);

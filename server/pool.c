@@ -106,6 +106,7 @@ static int spawn(pool *p, worker *w)
         signal(SIGPIPE, SIG_IGN);
         signal(SIGCHLD, SIG_DFL);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
+        log_defer_drop();
         if (getppid() != parent) _exit(0);
         if (dup2(sv[1], 3) < 0) _exit(1);
         /* Listening socket, client connections, other workers' pipes. */

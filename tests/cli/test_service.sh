@@ -352,6 +352,19 @@ echo "$prog: (b) fetch of an unknown hash: exit $rc, $(head -n1 b.none.err)"
 snapshot() { find "$store1/reports" "$store1/blobs" -type f -printf '%P %i %T@ %s\n' | LC_ALL=C sort; }
 snapshot >c.before
 requests() { grep -c "\"method\":\"$1\",\"path\":\"$2" "$log" || true; }
+# wait_requests METHOD PATH N: until the log holds N such request lines.  tregd
+# writes its request log within 10 ms of a request, in order: once a run's
+# last request is there, so are all before it.
+wait_requests() {
+  local _
+  for _ in $(seq 100); do
+    (($(requests "$1" "$2") >= $3)) && return 0
+    sleep 0.05
+  done
+  fail "(c) the log did not reach $3 '$1 $2' request lines in 5 s (has $(requests "$1" "$2"))"
+}
+# (b)'s last request, the unknown hash, is logged: the counts below start after it.
+wait_requests GET "/v1/reports/$(printf '%064d' 0)" 1
 posts_before=$(requests POST /v1/analyze) gets_before=$(requests GET /v1/reports/)
 rc=0
 tc --format json upload "${corpus_dirs[@]}" >c.json 2>c.err || rc=$?
@@ -361,6 +374,7 @@ res=$(svc check local.map c.json "(c)" --count "$nlocal" --stored yes) ||
 snapshot >c.after
 cmp -s c.before c.after || fail "(c) the second upload rewrote store files: $(diff c.before c.after | head -n4)"
 # Hash first: each blob was asked for by hash and none was sent again.
+wait_requests GET /v1/reports/ $((gets_before + nlocal))
 posts=$(($(requests POST /v1/analyze) - posts_before)) gets=$(($(requests GET /v1/reports/) - gets_before))
 ((posts == 0)) || fail "(c) the second upload sent $posts blobs the server had (POST /v1/analyze in the log)"
 ((gets == nlocal)) || fail "(c) the second upload asked for $gets hashes, expected $nlocal"
@@ -376,6 +390,7 @@ diff <(tail -n +2 c.views) <(tail -n +2 c.views.local) >c.views.diff ||
   fail "(c) tregc's text views differ from treg-analyze's: $(head -n6 c.views.diff)"
 grep -q '^ *[0-9a-f]\+ .*|.*| [sv]_' c.views || fail "(c) tregc --asm printed no live-range strip"
 echo "$prog: (c) tregc fetch --lines --peak --asm: $(wc -l <c.views) lines, as treg-analyze prints them"
+wait_requests GET /v1/reports/ $((gets_before + nlocal + 2)) # the text upload's GET, the fetch's
 (($(requests POST /v1/analyze) == posts_before)) || fail "(c) a text upload of a stored blob sent it"
 stored=$(svc field c.json stored_before)
 if [[ $stored == *true* ]]; then

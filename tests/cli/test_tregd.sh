@@ -467,6 +467,11 @@ code=$(req GET "/v1/reports/$hash" "$work/e.bin" "${auth[@]}")
 [[ $code == 401 ]] || fail "a token not in the config was accepted: HTTP $code"
 code=$(req GET /v1/health "$work/h.bin")
 [[ $(pb health "$work/h.bin") == "status=ok workers=1 "* ]] || fail "config workers: $(pb health "$work/h.bin")"
+# (the request log is written within 10 ms of the request)
+for _ in $(seq 100); do
+  grep -q '"team":"kernels-team"' "$work/tregd.log" && break
+  sleep 0.05
+done
 grep -q '"team":"kernels-team"' "$work/tregd.log" || fail "the team is not in the request log"
 # Token rotation: a new tokens file and SIGHUP, no restart; the old token is
 # refused, the new one accepted; a tokens file that does not load keeps the set.

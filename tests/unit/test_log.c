@@ -5,6 +5,7 @@
  * memory) is accepted everywhere. */
 #include <ctype.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -167,12 +168,110 @@ static void timestamps_follow_the_clock(void **state)
     free(text);
 }
 
+static int arms;
+static void count_arm(void *arg)
+{
+    assert_ptr_equal(arg, &arms);
+    arms++;
+}
+
+static char *deferred_text; /* the captured stderr before log_flush */
+
+static void emit_deferred(void)
+{
+    arms = 0;
+    log_defer_start(count_arm, &arms);
+    for (int i = 0; i < 3; i++) {
+        log_line *l = log_begin("info", "request");
+        log_add_int(l, "n", i);
+        log_end_deferred(l);
+    }
+    /* nothing written yet: only the first line armed the flush */
+    assert_int_equal(lseek(STDERR_FILENO, 0, SEEK_CUR), 0);
+    assert_int_equal(arms, 1);
+    log_flush();
+    off_t after_flush = lseek(STDERR_FILENO, 0, SEEK_CUR);
+    assert_true(after_flush > 0);
+    /* an immediate line writes the deferred ones before it */
+    log_line *l = log_begin("info", "request");
+    log_add_int(l, "n", 3);
+    log_end_deferred(l);
+    assert_int_equal(arms, 2);
+    log_msg("warn", "immediate", NULL);
+    /* 2,000 lines (about 180 KB): the 64 KiB buffer is written as it fills */
+    for (int i = 4; i < 2004; i++) {
+        l = log_begin("info", "request");
+        log_add_int(l, "n", i);
+        log_end_deferred(l);
+    }
+    assert_true(lseek(STDERR_FILENO, 0, SEEK_CUR) > after_flush + 64 * 1024);
+    /* a line longer than the buffer goes out whole, in its place */
+    char *big = malloc(100000);
+    assert_non_null(big);
+    memset(big, 'y', 99999);
+    big[99999] = '\0';
+    l = log_begin("info", "request");
+    log_add_int(l, "n", 2004);
+    log_add_str(l, "value", big);
+    log_end_deferred(l);
+    free(big);
+    l = log_begin("info", "request");
+    log_add_int(l, "n", 2005);
+    log_end_deferred(l);
+    log_defer_stop();
+    /* not deferring any more: written at once */
+    l = log_begin("info", "request");
+    log_add_int(l, "n", 2006);
+    off_t before = lseek(STDERR_FILENO, 0, SEEK_CUR);
+    log_end_deferred(l);
+    assert_true(lseek(STDERR_FILENO, 0, SEEK_CUR) > before);
+    /* what a forked child must forget: buffered, then dropped */
+    log_defer_start(count_arm, &arms);
+    l = log_begin("info", "request");
+    log_add_int(l, "n", 9999);
+    log_end_deferred(l);
+    log_defer_drop();
+    log_flush();
+}
+
+/* Deferred request lines: held until log_flush (or a full buffer, or an
+ * immediate line), every line whole and in order; dropped ones never appear. */
+static void deferred_lines_keep_their_order(void **state)
+{
+    (void)state;
+    deferred_text = captured(emit_deferred);
+    int expect = 0;
+    bool saw_immediate = false;
+    for (char *line = deferred_text; *line;) {
+        char *nl = strchr(line, '\n');
+        assert_non_null(nl);
+        *nl = '\0';
+        json_object *o = json_tokener_parse(line), *v;
+        assert_non_null(o);
+        assert_true(json_object_object_get_ex(o, "msg", &v));
+        if (strcmp(json_object_get_string(v), "immediate") == 0) {
+            assert_int_equal(expect, 4); /* after 0..3 */
+            saw_immediate = true;
+        } else {
+            assert_true(json_object_object_get_ex(o, "n", &v));
+            assert_int_equal(json_object_get_int(v), expect);
+            expect++;
+        }
+        json_object_put(o);
+        line = nl + 1;
+    }
+    assert_true(saw_immediate);
+    assert_int_equal(expect, 2007); /* 0..2006, and not the dropped 9999 */
+    free(deferred_text);
+}
+
 static void null_line_is_harmless(void **state)
 {
     (void)state;
     log_add_str(NULL, "k", "v");
     log_add_int(NULL, "k", 1);
     log_end(NULL);
+    log_end_deferred(NULL);
 }
 
 int main(void)
@@ -181,6 +280,7 @@ int main(void)
         cmocka_unit_test(lines_are_json_objects_in_order),
         cmocka_unit_test(long_values_grow_the_line),
         cmocka_unit_test(timestamps_follow_the_clock),
+        cmocka_unit_test(deferred_lines_keep_their_order),
         cmocka_unit_test(null_line_is_harmless),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
