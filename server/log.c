@@ -147,10 +147,10 @@ void log_flush(void)
      * alone): see the top of the file. */
     size_t start = 0;
     while (start < defer_len) {
-        size_t end = start, next;
+        size_t end = start;
         do {
             const char *nl = memchr(defer_buf + end, '\n', defer_len - end);
-            next = (size_t)(nl - defer_buf) + 1; /* every deferred line ends with \n */
+            size_t next = (size_t)(nl - defer_buf) + 1; /* every deferred line ends with \n */
             if (end > start && next - start > PIPE_BUF) break;
             end = next;
         } while (end < defer_len && end - start < PIPE_BUF);
