@@ -20,6 +20,28 @@ fail() {
   exit 1
 }
 
+# wait_for SECONDS COMMAND...: runs COMMAND every 0.05 s until it succeeds;
+# status 1 if it did not within SECONDS.
+wait_for() {
+  local tries=$(($1 * 20))
+  shift
+  until "$@"; do
+    ((--tries > 0)) || return 1
+    sleep 0.05
+  done
+}
+
+# wait_port FILE PID LOG: until the tregd PID has written its port to FILE
+# (--port-file); fails, with LOG's tail, if it exits first or takes 10 s.
+wait_port() {
+  local tries=200
+  until [[ -s $1 ]]; do
+    kill -0 "$2" 2>/dev/null || fail "tregd exited at startup: $(tail -n3 "$3")"
+    ((--tries > 0)) || fail "tregd wrote no port to $1 in 10 s: $(tail -n3 "$3")"
+    sleep 0.05
+  done
+}
+
 # require_analyzer: TREG_ANALYZE names an executable treg-analyze (CTest sets it).
 require_analyzer() {
   [[ -n ${TREG_ANALYZE:-} ]] || fail "TREG_ANALYZE is not set (path of treg-analyze; CTest sets it)"

@@ -99,18 +99,9 @@ start_server() {
     --tokens-file "$work/tokens" --workers 2 --queue 64 --max-body "$max_body" \
     --timeout 60 2>"$log" &
   server_pid=$!
-  for ((i = 0; i < 100; i++)); do
-    [[ -s $work/port ]] && break
-    kill -0 "$server_pid" 2>/dev/null || fail "tregd exited at start: $(tail -n3 "$log")"
-    sleep 0.1
-  done
+  wait_port "$work/port" "$server_pid" "$log"
   port=$(tr -dc '0-9' <"$work/port")
-  [[ -n $port ]] || fail "tregd wrote no port to --port-file in 10 s: $(tail -n3 "$log")"
-  for ((i = 0; i < 50; i++)); do
-    tc health >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  fail "tregd on port $port does not answer /v1/health: $(tail -n3 "$log")"
+  wait_for 5 tc health >/dev/null 2>&1 || fail "tregd on port $port does not answer /v1/health: $(tail -n3 "$log")"
 }
 
 # stop_server: SIGTERM; tregd must exit 0 within 30 s, leaving no worker.
@@ -355,13 +346,10 @@ requests() { grep -c "\"method\":\"$1\",\"path\":\"$2" "$log" || true; }
 # wait_requests METHOD PATH N: until the log holds N such request lines.  tregd
 # writes its request log within 10 ms of a request, in order: once a run's
 # last request is there, so are all before it.
+has_requests() { (($(requests "$1" "$2") >= $3)); }
 wait_requests() {
-  local _
-  for _ in $(seq 100); do
-    (($(requests "$1" "$2") >= $3)) && return 0
-    sleep 0.05
-  done
-  fail "(c) the log did not reach $3 '$1 $2' request lines in 5 s (has $(requests "$1" "$2"))"
+  wait_for 5 has_requests "$@" ||
+    fail "(c) the log did not reach $3 '$1 $2' request lines in 5 s (has $(requests "$1" "$2"))"
 }
 # (b)'s last request, the unknown hash, is logged: the counts below start after it.
 wait_requests GET "/v1/reports/$(printf '%064d' 0)" 1

@@ -149,12 +149,7 @@ start_server() {
     --key "$work/key.pem" --store "$store" --token "$token" --workers 2 --max-body 4000000 \
     --timeout 30 "$@" 2>>"$work/tregd.log" &
   pid=$!
-  for _ in $(seq 100); do
-    [[ -s $work/port ]] && break
-    kill -0 "$pid" 2>/dev/null || fail "tregd exited at startup: $(tail -3 "$work/tregd.log")"
-    sleep 0.1
-  done
-  [[ -s $work/port ]] || fail "tregd wrote no port file"
+  wait_port "$work/port" "$pid" "$work/tregd.log"
   url=https://127.0.0.1:$(cat "$work/port")
 }
 
@@ -455,11 +450,7 @@ CONF
 rm -f "$work/port"
 "$TREGD" --config "$work/tregd.conf" 2>>"$work/tregd.log" &
 pid=$!
-for _ in $(seq 100); do
-  [[ -s $work/port ]] && break
-  sleep 0.1
-done
-[[ -s $work/port ]] || fail "tregd --config wrote no port file: $(tail -3 "$work/tregd.log")"
+wait_port "$work/port" "$pid" "$work/tregd.log"
 url=https://127.0.0.1:$(cat "$work/port")
 code=$(req GET "/v1/reports/$hash" "$work/f3.bin" -H "Authorization: Bearer $team_token")
 [[ $code == 200 ]] || fail "tokens-file token: HTTP $code"
@@ -468,30 +459,21 @@ code=$(req GET "/v1/reports/$hash" "$work/e.bin" "${auth[@]}")
 code=$(req GET /v1/health "$work/h.bin")
 [[ $(pb health "$work/h.bin") == "status=ok workers=1 "* ]] || fail "config workers: $(pb health "$work/h.bin")"
 # (the request log is written within 10 ms of the request)
-for _ in $(seq 100); do
-  grep -q '"team":"kernels-team"' "$work/tregd.log" && break
-  sleep 0.05
-done
-grep -q '"team":"kernels-team"' "$work/tregd.log" || fail "the team is not in the request log"
+wait_for 5 grep -q '"team":"kernels-team"' "$work/tregd.log" || fail "the team is not in the request log"
 # Token rotation: a new tokens file and SIGHUP, no restart; the old token is
 # refused, the new one accepted; a tokens file that does not load keeps the set.
 rotated_token=rotated-team-token
 printf 'rotated-team %s\n' "$("$TREGD" hash-token "$rotated_token")" >"$work/tokens"
 kill -HUP "$pid"
-for _ in $(seq 50); do
-  grep -q '"msg":"tokens reloaded"' "$work/tregd.log" && break
-  sleep 0.1
-done
+wait_for 5 grep -q '"msg":"tokens reloaded"' "$work/tregd.log" || fail "SIGHUP: no 'tokens reloaded' in the log"
 code=$(req GET "/v1/reports/$hash" "$work/e.bin" -H "Authorization: Bearer $team_token")
 [[ $code == 401 ]] || fail "after SIGHUP the rotated-out token still works: HTTP $code"
 code=$(req GET "/v1/reports/$hash" "$work/f4.bin" -H "Authorization: Bearer $rotated_token")
 [[ $code == 200 ]] || fail "after SIGHUP the new token is refused: HTTP $code"
 printf 'broken line without a hash\n' >"$work/tokens"
 kill -HUP "$pid"
-for _ in $(seq 50); do
-  grep -q '"msg":"tokens not reloaded' "$work/tregd.log" && break
-  sleep 0.1
-done
+wait_for 5 grep -q '"msg":"tokens not reloaded' "$work/tregd.log" ||
+  fail "SIGHUP with a bad tokens file: no 'tokens not reloaded' in the log"
 code=$(req GET "/v1/reports/$hash" "$work/f5.bin" -H "Authorization: Bearer $rotated_token")
 [[ $code == 200 ]] || fail "a bad tokens file on SIGHUP dropped the working tokens: HTTP $code"
 echo "$prog: ok: SIGHUP reloads the tokens file; a bad file keeps the old tokens"
@@ -524,12 +506,7 @@ fi
     2>"$work/tregd-fd.log"
 ) &
 fd_pid=$!
-for _ in $(seq 100); do
-  [[ -s $work/port-fd ]] && break
-  kill -0 "$fd_pid" 2>/dev/null || fail "tregd (64 files) exited at startup: $(tail -3 "$work/tregd-fd.log")"
-  sleep 0.1
-done
-[[ -s $work/port-fd ]] || fail "tregd (64 files) wrote no port file"
+wait_port "$work/port-fd" "$fd_pid" "$work/tregd-fd.log"
 fd_port=$(cat "$work/port-fd")
 grep -q '"msg":"listening".*"max_open_files":64[,}]' "$work/tregd-fd.log" ||
   fail "the listening line does not report max_open_files 64: $(head -3 "$work/tregd-fd.log")"
