@@ -65,6 +65,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <event2/http.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/ssl.h>
@@ -628,22 +629,22 @@ static void usage(void)
     exit(2);
 }
 
-/* host and port out of https://HOST:PORT ("[v6]" brackets removed). */
+/* host and port out of https://HOST:PORT, by libevent's URI parser as
+ * tregc does ("[v6]" brackets removed). */
 static void parse_server(gen *g, const char *server, char *port, size_t portlen)
 {
-    if (strncmp(server, "https://", 8) != 0) die("--server must be https://HOST:PORT");
-    const char *h = server + 8, *end = h + strcspn(h, "/"), *colon;
-    if (*h == '[') {
-        const char *close = memchr(h, ']', (size_t)(end - h));
-        if (!close) die("--server must be https://HOST:PORT");
-        colon = close + 1 < end && close[1] == ':' ? close + 1 : NULL;
-        snprintf(g->host, sizeof g->host, "%.*s", (int)(close - h - 1), h + 1);
-    } else {
-        colon = memchr(h, ':', (size_t)(end - h));
-        snprintf(g->host, sizeof g->host, "%.*s", (int)((colon ? colon : end) - h), h);
+    struct evhttp_uri *uri = evhttp_uri_parse(server);
+    if (!uri || !evhttp_uri_get_host(uri) || !evhttp_uri_get_scheme(uri) ||
+        strcmp(evhttp_uri_get_scheme(uri), "https") != 0)
+        die("--server must be https://HOST:PORT");
+    snprintf(g->host, sizeof g->host, "%s", evhttp_uri_get_host(uri));
+    snprintf(port, portlen, "%d", evhttp_uri_get_port(uri) > 0 ? evhttp_uri_get_port(uri) : 443);
+    evhttp_uri_free(uri);
+    size_t hl = strlen(g->host);
+    if (hl > 2 && g->host[0] == '[' && g->host[hl - 1] == ']') {
+        memmove(g->host, g->host + 1, hl - 2);
+        g->host[hl - 2] = '\0';
     }
-    snprintf(port, portlen, "%.*s", colon ? (int)(end - colon - 1) : 3, colon ? colon + 1 : "443");
-    if (!g->host[0] || !port[0]) die("--server must be https://HOST:PORT");
     g->host_is_ip = strspn(g->host, "0123456789.") == strlen(g->host) || strchr(g->host, ':');
     snprintf(g->hostport, sizeof g->hostport, "%s:%s", g->host, port);
 }
