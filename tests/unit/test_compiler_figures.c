@@ -99,7 +99,8 @@ static void check_entry(const char *hsaco, const char *asm_path, const char *jso
         t->agpr_ok += a;
         t->sgpr_ok += s;
         t->occ_ok += o;
-        t->defined_ok += k->undefined_reads == 0 || unset_wave_offset_read(k);
+        bool defined = k->undefined_reads == 0 || unset_wave_offset_read(k);
+        t->defined_ok += defined;
         t->known_ok += k->unknown_instructions == 0;
         bool peak = k->vgpr.peak_live <= k->vgpr.allocated &&
                     k->agpr.peak_live <= k->agpr.allocated &&
@@ -110,8 +111,7 @@ static void check_entry(const char *hsaco, const char *asm_path, const char *jso
                r->target, k->name, k->vgpr.allocated, tr.vgprs, k->agpr.allocated, agprs,
                k->sgpr.allocated, tr.sgprs, k->occupancy.waves_per_simd, tr.occupancy,
                k->vgpr.peak_live, k->agpr.peak_live, k->sgpr.peak_live, k->undefined_reads,
-               k->unknown_instructions,
-               (v && a && s && o && peak && !k->undefined_reads) ? "" : "MISMATCH");
+               k->unknown_instructions, (v && a && s && o && peak && defined) ? "" : "MISMATCH");
         if (k->undefined_reads) printf("    undefined: %s\n", k->undefined_example);
     }
     treg_report_free(r);
