@@ -136,7 +136,7 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
     pk->spill_instructions = k->spill_instructions;
     pk->undefined_reads = k->undefined_reads;
     pk->undefined_example = str(k->undefined_example);
-    pk->implicit_def_spills = k->implicit_def_spills;
+    pk->undef_operand_reads = k->undef_operand_reads;
     pk->unknown_instructions = k->unknown_instructions;
     pk->undecodable_words = k->undecodable_words;
     pk->calls = k->calls;

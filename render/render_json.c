@@ -125,7 +125,7 @@ static json_object *kernel_json(const Treg__V1__Report *r, const Treg__V1__Kerne
     put_int(o, "scratch_bytes", k->scratch_bytes);
     put_int(o, "spill_instructions", k->spill_instructions);
     put_int(o, "undefined_reads", k->undefined_reads);
-    put_int(o, "implicit_def_spills", k->implicit_def_spills);
+    put_int(o, "undef_operand_reads", k->undef_operand_reads);
     if (k->undefined_example[0]) put_str(o, "undefined_example", k->undefined_example);
     put_int(o, "unknown_instructions", k->unknown_instructions);
     put_int(o, "undecodable_words", k->undecodable_words);

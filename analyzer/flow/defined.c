@@ -1,4 +1,4 @@
-/* Maybe-defined registers and the implicit-def spill rule; see defined.h. */
+/* Maybe-defined units and the reads of nothing; see defined.h. */
 #include "flow/defined.h"
 
 #include <stdbool.h>
@@ -7,50 +7,113 @@
 
 static void apply_defs(const treg_insn_effect *e, treg_regset *defined)
 {
-    for (unsigned k = 0; k < e->nops; k++)
-        if (e->ops[k].role & TREG_DEF)
-            treg_regset_add_range(defined, e->ops[k].reg, e->ops[k].count);
+    for (unsigned k = 0; k < e->nops; k++) {
+        const treg_operand *op = &e->ops[k];
+        if (!(op->role & TREG_DEF)) continue;
+        for (unsigned r = op->reg; r < (unsigned)op->reg + op->count; r++)
+            treg_regset_add_part(defined, r, op->half);
+    }
 }
 
-/* Splits each use operand of e into the runs of registers that are in
- * defined; returns how many registers were dropped. */
-static unsigned keep_defined_uses(treg_insn_effect *e, const treg_regset *defined)
+/* The units of register r an operand of this half touches, as a
+ * treg_half-shaped mask: 1 the low half (or the whole register when it has
+ * no halves), 2 the high half. */
+static unsigned units_of(unsigned r, uint8_t half)
+{
+    if (!treg_reg_has_halves(r)) return 1;
+    return half == TREG_HALF_BOTH ? 3u : half;
+}
+
+static bool unit_in(const treg_regset *s, unsigned r, unsigned unit)
+{
+    return treg_regset_has(s, unit == 2 ? TREG_UNIT_VHI0 + r : r);
+}
+
+/* Whether e writes that unit of r. */
+static bool writes_unit(const treg_insn_effect *e, unsigned r, unsigned unit)
+{
+    for (unsigned k = 0; k < e->nops; k++) {
+        const treg_operand *op = &e->ops[k];
+        if ((op->role & TREG_DEF) && r >= op->reg && r < (unsigned)op->reg + op->count &&
+            (units_of(r, op->half) & unit))
+            return true;
+    }
+    return false;
+}
+
+static uint8_t half_of_units(unsigned r, unsigned units)
+{
+    if (!treg_reg_has_halves(r) || units == 3) return TREG_HALF_BOTH;
+    return (uint8_t)units;
+}
+
+/* Drops the reads of e that read nothing (see defined.h), given the units
+ * defined before it; returns the (register) reads dropped.  Operands are
+ * rewritten as runs of registers with the same kept units; if that would
+ * not fit, e is left as it is. */
+static unsigned drop_reads_of_nothing(treg_insn_effect *e, const treg_regset *defined)
 {
     treg_operand out[TREG_MAX_OPERANDS];
     unsigned n = 0, dropped = 0;
+    bool spill = e->move == TREG_MOVE_SCRATCH_STORE;
     for (unsigned k = 0; k < e->nops; k++) {
         treg_operand op = e->ops[k];
-        if (op.role != TREG_USE) {
-            if (n < TREG_MAX_OPERANDS) out[n++] = op;
+        if (!(op.role & TREG_USE)) {
+            if (n == TREG_MAX_OPERANDS) return 0;
+            out[n++] = op;
             continue;
         }
-        unsigned run_start = 0, run_len = 0;
-        for (unsigned r = op.reg; r <= (unsigned)op.reg + op.count; r++) {
-            bool keep = r < (unsigned)op.reg + op.count && treg_regset_has(defined, r);
-            if (keep) {
-                if (!run_len) run_start = r;
+        unsigned end = (unsigned)op.reg + op.count;
+        bool operand_defined = false;
+        for (unsigned r = op.reg; r < end && !operand_defined; r++)
+            for (unsigned u = 1; u <= 2; u++)
+                if ((units_of(r, op.half) & u) && unit_in(defined, r, u)) operand_defined = true;
+        unsigned lost = 0;
+        /* The write, if any, stays whole; the read becomes runs. */
+        if (op.role & TREG_DEF) {
+            if (n == TREG_MAX_OPERANDS) return 0;
+            out[n++] = (treg_operand){op.reg, op.count, TREG_DEF, op.half};
+        }
+        unsigned run_start = op.reg, run_len = 0;
+        uint8_t run_half = 0;
+        for (unsigned r = op.reg; r <= end; r++) {
+            unsigned keep = 0;
+            if (r < end) {
+                unsigned want = units_of(r, op.half);
+                for (unsigned u = 1; u <= 2; u++) {
+                    if (!(want & u)) continue;
+                    bool drop = !unit_in(defined, r, u) &&
+                                (spill || operand_defined || writes_unit(e, r, u));
+                    if (!drop) keep |= u;
+                }
+                if (keep != want) lost++;
+            }
+            uint8_t h = keep ? half_of_units(r, keep) : 0;
+            if (keep && run_len && h == run_half) {
                 run_len++;
                 continue;
             }
-            if (r < (unsigned)op.reg + op.count) dropped++;
-            if (run_len && n < TREG_MAX_OPERANDS)
-                out[n++] = (treg_operand){(uint16_t)run_start, (uint16_t)run_len, TREG_USE};
-            run_len = 0;
+            if (run_len) {
+                if (n == TREG_MAX_OPERANDS) return 0;
+                out[n++] =
+                    (treg_operand){(uint16_t)run_start, (uint16_t)run_len, TREG_USE, run_half};
+            }
+            run_len = keep ? 1 : 0;
+            run_start = r;
+            run_half = h;
         }
+        dropped += lost;
     }
+    if (!dropped) return 0;
     for (unsigned k = 0; k < n; k++) e->ops[k] = out[k];
     e->nops = (uint8_t)n;
     return dropped;
 }
 
-int treg_drop_implicit_def_spills(treg_arena *a, const treg_cfg *g, treg_insn_effect *fx, size_t n,
-                                  const treg_regset *entry_live, unsigned *dropped, treg_error *err)
+int treg_drop_undefined_operands(treg_arena *a, const treg_cfg *g, treg_insn_effect *fx,
+                                 const treg_regset *entry_live, unsigned *dropped, treg_error *err)
 {
     *dropped = 0;
-    bool any = false;
-    for (size_t i = 0; i < n && !any; i++) any = fx[i].move == TREG_MOVE_SCRATCH_STORE;
-    if (!any) return TREG_OK;
-
     treg_regset *in = treg_arena_calloc(a, g->nblocks, sizeof *in);
     if (!in) return treg_fail(err, TREG_E_NOMEM, "out of memory");
     in[0] = *entry_live;
@@ -76,7 +139,7 @@ int treg_drop_implicit_def_spills(treg_arena *a, const treg_cfg *g, treg_insn_ef
         uint32_t b = g->rpo[k];
         treg_regset cur = in[b];
         for (uint32_t i = g->blocks[b].first; i <= g->blocks[b].last; i++) {
-            if (fx[i].move == TREG_MOVE_SCRATCH_STORE) *dropped += keep_defined_uses(&fx[i], &cur);
+            *dropped += drop_reads_of_nothing(&fx[i], &cur);
             apply_defs(&fx[i], &cur);
         }
     }

@@ -1,19 +1,31 @@
 /* Stage 5 (before liveness): registers that may hold a defined value, by a
- * forward union dataflow from the entry live-ins.  Used for one thing: the
- * compiler spills whole register tuples, halves of which may never have
- * been written (LLVM's IMPLICIT_DEF, printed as "; implicit-def:" in its
- * assembly but absent from the binary).  A spill store's read of a register
- * that no path has defined reads no value: it is dropped from the effect, so
- * it neither extends a live range nor counts as an undefined read. */
+ * forward union dataflow over 16-bit units from the entry live-ins, and
+ * the reads it proves read nothing.  The compiler reads registers no path
+ * has written, on purpose: the kept lanes of the first v_writelane_b32
+ * into a fresh spill VGPR, the old value of a partial write (a d16 load,
+ * v_fma_mixlo_f16, v_permlanex16_b32) into a register holding nothing yet,
+ * the unused high half of a 64-bit operand (v_mad_u64_u32's src2, an SGPR
+ * pair), spill stores of tuples half of which LLVM's IMPLICIT_DEF left
+ * unwritten ("; implicit-def:" in its assembly, absent from the binary).
+ * Such a read holds no value: it is dropped from the effect, so it
+ * neither makes the register live back to the entry nor counts as an
+ * undefined read.  What is dropped, per instruction and register, is
+ * counted.
+ *
+ * A read is dropped only where it is one of those shapes: a unit no path
+ * defines that the instruction also writes (a destination's old value),
+ * that shares an operand with a unit some path does define, or that a
+ * spill store reads.  A whole operand nothing defines is left in place:
+ * that is an undefined read, a gap in the model to report, not a
+ * compiler idiom. */
 #ifndef TREG_FLOW_DEFINED_H
 #define TREG_FLOW_DEFINED_H
 
 #include "flow/cfg.h"
 #include "model/regs.h"
 
-/* Rewrites fx of spill stores in place; *dropped counts the registers. */
-int treg_drop_implicit_def_spills(treg_arena *a, const treg_cfg *g, treg_insn_effect *fx, size_t n,
-                                  const treg_regset *entry_live, unsigned *dropped,
-                                  treg_error *err);
+/* Rewrites fx in place; *dropped counts (instruction, register) pairs. */
+int treg_drop_undefined_operands(treg_arena *a, const treg_cfg *g, treg_insn_effect *fx,
+                                 const treg_regset *entry_live, unsigned *dropped, treg_error *err);
 
 #endif

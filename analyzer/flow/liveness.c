@@ -10,7 +10,9 @@ static inline bool is_vector(unsigned r)
     return r < TREG_REG_S0;
 }
 
-/* live := live-before(instruction) given live-after in (full, part). */
+/* live := live-before(instruction) given live-after in (full, part).
+ * Operands name registers; an operand of one half moves only that half's
+ * unit (regs.h). */
 static inline void step_back(const treg_insn_effect *e, bool partial, treg_regset *full,
                              treg_regset *part)
 {
@@ -18,19 +20,15 @@ static inline void step_back(const treg_insn_effect *e, bool partial, treg_regse
         const treg_operand *op = &e->ops[k];
         if (!(op->role & TREG_DEF)) continue;
         for (unsigned r = op->reg; r < (unsigned)op->reg + op->count; r++) {
-            treg_regset_del(part, r);
-            if (!(partial && is_vector(r))) treg_regset_del(full, r);
+            treg_regset_del_part(part, r, op->half);
+            if (!(partial && is_vector(r))) treg_regset_del_part(full, r, op->half);
         }
     }
     for (unsigned k = 0; k < e->nops; k++) {
         const treg_operand *op = &e->ops[k];
         if (!(op->role & TREG_USE)) continue;
-        for (unsigned r = op->reg; r < (unsigned)op->reg + op->count; r++) {
-            if (partial && is_vector(r))
-                treg_regset_add(part, r);
-            else
-                treg_regset_add(full, r);
-        }
+        for (unsigned r = op->reg; r < (unsigned)op->reg + op->count; r++)
+            treg_regset_add_part(partial && is_vector(r) ? part : full, r, op->half);
     }
 }
 
@@ -53,23 +51,20 @@ static void compose_back(const treg_insn_effect *e, bool partial, block_fn *f)
         const treg_operand *op = &e->ops[k];
         if (!(op->role & TREG_DEF)) continue;
         for (unsigned r = op->reg; r < (unsigned)op->reg + op->count; r++) {
-            treg_regset_del(&f->gen_part, r);
-            treg_regset_add(&f->kill_part, r);
+            treg_regset_del_part(&f->gen_part, r, op->half);
+            treg_regset_add_part(&f->kill_part, r, op->half);
             if (!(partial && is_vector(r))) {
-                treg_regset_del(&f->gen_full, r);
-                treg_regset_add(&f->kill_full, r);
+                treg_regset_del_part(&f->gen_full, r, op->half);
+                treg_regset_add_part(&f->kill_full, r, op->half);
             }
         }
     }
     for (unsigned k = 0; k < e->nops; k++) {
         const treg_operand *op = &e->ops[k];
         if (!(op->role & TREG_USE)) continue;
-        for (unsigned r = op->reg; r < (unsigned)op->reg + op->count; r++) {
-            if (partial && is_vector(r))
-                treg_regset_add(&f->gen_part, r);
-            else
-                treg_regset_add(&f->gen_full, r);
-        }
+        for (unsigned r = op->reg; r < (unsigned)op->reg + op->count; r++)
+            treg_regset_add_part(partial && is_vector(r) ? &f->gen_part : &f->gen_full, r,
+                                 op->half);
     }
 }
 
@@ -81,15 +76,18 @@ static inline void apply_fn(const treg_regset *gen, const treg_regset *kill, tre
 
 /* Occupied at an instruction: live-after (both sets: a register needed
  * in some lanes only still holds a register) plus every operand register
- * (uses are live-before, defs are written).  The one rule behind the row
- * counts and the live ranges. */
+ * (uses are live-before, defs are written), as whole registers: one live
+ * half occupies its register.  The one rule behind the row counts and the
+ * live ranges. */
 static inline void occupied_set(const treg_insn_effect *e, const treg_regset *full,
                                 const treg_regset *part, treg_regset *out)
 {
     *out = *full;
     treg_regset_union(out, part);
+    treg_regset_fold(out);
     for (unsigned k = 0; k < e->nops; k++)
-        treg_regset_add_range(out, e->ops[k].reg, e->ops[k].count);
+        for (unsigned r = e->ops[k].reg; r < (unsigned)e->ops[k].reg + e->ops[k].count; r++)
+            treg_regset_add(out, r);
 }
 
 static void count_occupied(const treg_insn_effect *e, const treg_regset *full,
@@ -179,6 +177,7 @@ int treg_liveness_run(treg_arena *a, const treg_cfg *g, const treg_insn_effect *
     lv->undefined = in_full[0];
     treg_regset_union(&lv->undefined, &in_part[0]);
     treg_regset_minus(&lv->undefined, entry_live);
+    treg_regset_fold(&lv->undefined);
     return TREG_OK;
 }
 

@@ -31,13 +31,17 @@ static unsigned popcount_words(const treg_regset *s, unsigned first, unsigned co
 
 /* Each class is a run of whole bitset words, so counting is word-wise. */
 _Static_assert(TREG_REG_V0 % 64 == 0 && TREG_NUM_V % 64 == 0 && TREG_NUM_A % 64 == 0 &&
-                   TREG_NUM_S % 64 == 0,
+                   TREG_NUM_S % 64 == 0 && TREG_UNIT_VHI0 % 64 == 0 && TREG_NUM_VHALF % 64 == 0 &&
+                   TREG_NUM_VHALF <= TREG_NUM_V,
                "register classes must start and end on bitset word boundaries");
 
 treg_regcount treg_regset_count(const treg_regset *s)
 {
     treg_regcount c;
     c.vgpr = popcount_words(s, TREG_REG_V0 / 64, TREG_NUM_V / 64);
+    for (unsigned i = 0; i < TREG_NUM_VHALF / 64; i++) /* high halves of registers not counted */
+        if (s->w[TREG_UNIT_VHI0 / 64 + i])
+            c.vgpr += popcount64(s->w[TREG_UNIT_VHI0 / 64 + i] & ~s->w[TREG_REG_V0 / 64 + i]);
     c.agpr = popcount_words(s, TREG_REG_A0 / 64, TREG_NUM_A / 64);
     c.sgpr = popcount_words(s, TREG_REG_S0 / 64, TREG_NUM_S / 64);
     c.sgpr += treg_regset_has(s, TREG_REG_VCC_LO) + treg_regset_has(s, TREG_REG_VCC_HI);

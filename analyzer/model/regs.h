@@ -2,7 +2,16 @@
  * granularity: arch VGPRs, AGPRs, SGPRs, then the named specials.  A 64-bit
  * VCC is VCC_LO+VCC_HI, so a wave32 kernel that only touches vcc_lo is
  * charged one register, a wave64 kernel two.  A set of registers is a fixed
- * bitset, small enough to copy by value. */
+ * bitset, small enough to copy by value.
+ *
+ * The first TREG_NUM_VHALF VGPRs also have 16-bit halves, each a unit of
+ * its own: GFX11's true16 instructions (v_mov_b16 v1.l, ds_load_u16_d16_hi)
+ * and every target's d16 loads write one half and keep the other, so the
+ * half a write leaves alone stays live without keeping the written half's
+ * old value alive.  Bit r is register r (or, for those VGPRs, its low
+ * half); bit TREG_UNIT_VHI0 + r is the high half.  A register counts as
+ * occupied when either half is; treg_regset_fold() turns a set of units
+ * into one of whole registers. */
 #ifndef TREG_MODEL_REGS_H
 #define TREG_MODEL_REGS_H
 
@@ -29,10 +38,18 @@ enum {
     TREG_REG_FLAT_SCR_HI,
     TREG_REG_XNACK_LO,
     TREG_REG_XNACK_HI,
-    TREG_REG_COUNT
+    TREG_REG_COUNT,
+
+    /* VGPRs with addressable 16-bit halves: true16 names v0.l..v255.h */
+    TREG_NUM_VHALF = 256,
+    TREG_UNIT_VHI0 = (TREG_REG_COUNT + 63) / 64 * 64, /* high half of v0 */
+    TREG_UNIT_COUNT = TREG_UNIT_VHI0 + TREG_NUM_VHALF
 };
 
-#define TREG_REGSET_WORDS ((TREG_REG_COUNT + 63) / 64)
+#define TREG_REGSET_WORDS (TREG_UNIT_COUNT / 64)
+
+/* Which part of a register an operand reads or writes. */
+typedef enum treg_half { TREG_HALF_BOTH = 0, TREG_HALF_LO = 1, TREG_HALF_HI = 2 } treg_half;
 
 typedef struct treg_regset {
     uint64_t w[TREG_REGSET_WORDS];
@@ -69,9 +86,45 @@ static inline bool treg_regset_has(const treg_regset *s, unsigned r)
 {
     return (s->w[r >> 6] >> (r & 63)) & 1;
 }
+/* Whether register r has two half units. */
+static inline bool treg_reg_has_halves(unsigned r)
+{
+    return r < TREG_REG_V0 + TREG_NUM_VHALF;
+}
+
+/* Adds/removes the units of register r that half names (a register
+ * without halves is one unit, whatever half says). */
+static inline void treg_regset_add_part(treg_regset *s, unsigned r, treg_half half)
+{
+    if (!treg_reg_has_halves(r) || half != TREG_HALF_HI) treg_regset_add(s, r);
+    if (treg_reg_has_halves(r) && half != TREG_HALF_LO) treg_regset_add(s, TREG_UNIT_VHI0 + r);
+}
+static inline void treg_regset_del_part(treg_regset *s, unsigned r, treg_half half)
+{
+    if (!treg_reg_has_halves(r) || half != TREG_HALF_HI) treg_regset_del(s, r);
+    if (treg_reg_has_halves(r) && half != TREG_HALF_LO) treg_regset_del(s, TREG_UNIT_VHI0 + r);
+}
+/* Whether any unit of register r that half names is in s. */
+static inline bool treg_regset_has_part(const treg_regset *s, unsigned r, treg_half half)
+{
+    if ((!treg_reg_has_halves(r) || half != TREG_HALF_HI) && treg_regset_has(s, r)) return true;
+    return treg_reg_has_halves(r) && half != TREG_HALF_LO && treg_regset_has(s, TREG_UNIT_VHI0 + r);
+}
+
+/* Whole registers: both halves where there are two. */
 static inline void treg_regset_add_range(treg_regset *s, unsigned first, unsigned count)
 {
-    for (unsigned r = first; r < first + count; r++) treg_regset_add(s, r);
+    for (unsigned r = first; r < first + count; r++) treg_regset_add_part(s, r, TREG_HALF_BOTH);
+}
+
+/* Units to whole registers: a register is in the result when either of
+ * its halves is in s; the high-half bits are cleared. */
+static inline void treg_regset_fold(treg_regset *s)
+{
+    for (unsigned i = 0; i < TREG_NUM_VHALF / 64; i++) {
+        s->w[(TREG_REG_V0 / 64) + i] |= s->w[TREG_UNIT_VHI0 / 64 + i];
+        s->w[TREG_UNIT_VHI0 / 64 + i] = 0;
+    }
 }
 static inline void treg_regset_union(treg_regset *d, const treg_regset *s)
 {
@@ -92,8 +145,9 @@ static inline bool treg_regset_empty(const treg_regset *s)
     return true;
 }
 
-/* Counts per class of the registers in s. sgpr includes VCC, as the compiler
- * counts VCC into its SGPR total; specials other than VCC are not counted. */
+/* Counts per class of the registers in s (a register counts once when
+ * either half is in s). sgpr includes VCC, as the compiler counts VCC into
+ * its SGPR total; specials other than VCC are not counted. */
 typedef struct treg_regcount {
     unsigned vgpr, agpr, sgpr;
 } treg_regcount;

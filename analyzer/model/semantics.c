@@ -19,6 +19,7 @@
 /* Short names the table is written in (see semantics_table.def). */
 enum { I_VCC = 1, I_EXEC = 2, I_SCC = 4, I_M0 = 8 };
 enum { D0 = 1, D1 = 2 };
+enum { H_LO = TREG_HALF_LO, H_HI = TREG_HALF_HI };
 enum {
     R_RET = 1 << 0,
     R_OPTDST = 1 << 1,
@@ -27,7 +28,9 @@ enum {
     R_SAVEEXEC = 1 << 4,
     R_MOVE_IF_OFF = 1 << 5,
     R_MOVE_IF_VSRC = 1 << 6,
-    R_DUAL = 1 << 7
+    R_DUAL = 1 << 7,
+    R_FI_BC = 1 << 8,
+    R_MASK4 = 1 << 9
 };
 enum {
     C_JUMP = TREG_CTRL_JUMP,
@@ -50,12 +53,22 @@ enum {
     M_V2A = TREG_MOVE_VGPR_TO_AGPR,
     M_A2V = TREG_MOVE_AGPR_TO_VGPR
 };
-enum { MOD_RETURN = 1, MOD_TO_LDS, MOD_PRESERVE, MOD_DPP_MASK, MOD_DPP_BOUND };
+enum {
+    MOD_RETURN = 1,
+    MOD_TO_LDS,
+    MOD_PRESERVE,
+    MOD_DPP_MASK,
+    MOD_DPP_BOUND,
+    MOD_OP_SEL,
+    MOD_NO_M0
+};
 
 typedef struct sem_row {
     const char *name;
     uint8_t ndef, tied, partial;
-    uint8_t flags;
+    uint8_t half0;         /* enum treg_half: destination 0 is one half (d16 loads) */
+    uint8_t hread, hfield; /* enum treg_half: field hfield is read in one half (stores) */
+    uint16_t flags;
     uint8_t iuse, idef;
     uint8_t ctrl, exec, move;
     const char *why;
@@ -197,8 +210,8 @@ typedef struct field_info {
 typedef struct reg_token {
     uint16_t reg, count;
     uint8_t field;
-    bool first; /* the field's leading token: the operand itself */
-    bool half;  /* true16 .l/.h: one half of the register */
+    bool first;   /* the field's leading token: the operand itself */
+    uint8_t half; /* enum treg_half: true16 .l/.h names one half */
 } reg_token;
 
 typedef struct scan_state {
@@ -206,8 +219,9 @@ typedef struct scan_state {
     unsigned nregs;
     field_info fields[MAX_FIELDS];
     unsigned nfields;
-    bool ret, to_lds, preserve, dpp16, dpp_masked, dpp_bound;
+    bool ret, to_lds, preserve, dpp16, dpp_masked, dpp_bound, no_m0;
     uint8_t mod_iuse;
+    uint8_t op_sel; /* op_sel:[a,b,...]: bit i = element i (the first eight) */
 } scan_state;
 
 static bool is_ident_start(char c)
@@ -324,6 +338,18 @@ static void apply_modifier(scan_state *st, const char *tok, size_t len)
         case MOD_DPP_BOUND:
             st->dpp_bound = true;
             break;
+        case MOD_OP_SEL: {
+            const char *p = memchr(tok, '[', len);
+            unsigned bit = 0;
+            for (; p && p < tok + len && bit < 8; p++) {
+                if (*p == '1') st->op_sel |= (uint8_t)(1u << bit);
+                if (*p == ',') bit++;
+            }
+            break;
+        }
+        case MOD_NO_M0:
+            st->no_m0 = true;
+            break;
         default:
             break;
         }
@@ -414,9 +440,9 @@ static int scan_operands(const treg_model_ctx *ctx, const char *p, scan_state *s
         if (r < 0 || r > 1) return r;
         bool first = begin_token(st, field);
         if (r == 1) {
-            bool half = false;
+            uint8_t half = TREG_HALF_BOTH;
             if (p[0] == '.' && (p[1] == 'l' || p[1] == 'h') && !is_ident_char(p[2])) {
-                half = true;
+                half = p[1] == 'l' ? TREG_HALF_LO : TREG_HALF_HI;
                 p += 2;
             }
             if (st->nregs >= MAX_TOKENS)
@@ -445,12 +471,13 @@ static int scan_operands(const treg_model_ctx *ctx, const char *p, scan_state *s
 
 /* ---- building the effect ---- */
 
-static int add_op(treg_insn_effect *out, uint16_t reg, uint16_t count, uint8_t role, bool dedupe,
-                  treg_error *err)
+static int add_op(treg_insn_effect *out, uint16_t reg, uint16_t count, uint8_t role, uint8_t half,
+                  bool dedupe, treg_error *err)
 {
     if (dedupe) {
         for (unsigned i = 0; i < out->nops; i++)
-            if (out->ops[i].reg == reg && out->ops[i].count == count && out->ops[i].role == role)
+            if (out->ops[i].reg == reg && out->ops[i].count == count && out->ops[i].role == role &&
+                out->ops[i].half == half)
                 return TREG_OK;
     }
     if (out->nops >= TREG_MAX_OPERANDS)
@@ -460,6 +487,7 @@ static int add_op(treg_insn_effect *out, uint16_t reg, uint16_t count, uint8_t r
     o->reg = reg;
     o->count = count;
     o->role = role;
+    o->half = half;
     return TREG_OK;
 }
 
@@ -468,11 +496,11 @@ static int add_implicit(const treg_model_ctx *ctx, treg_insn_effect *out, uint8_
 {
     int rc = TREG_OK;
     if (mask & I_VCC)
-        rc |= add_op(out, TREG_REG_VCC_LO, (uint16_t)mask_width(ctx), role, true, err);
+        rc |= add_op(out, TREG_REG_VCC_LO, (uint16_t)mask_width(ctx), role, 0, true, err);
     if (mask & I_EXEC)
-        rc |= add_op(out, TREG_REG_EXEC_LO, (uint16_t)mask_width(ctx), role, true, err);
-    if (mask & I_SCC) rc |= add_op(out, TREG_REG_SCC, 1, role, true, err);
-    if (mask & I_M0) rc |= add_op(out, TREG_REG_M0, 1, role, true, err);
+        rc |= add_op(out, TREG_REG_EXEC_LO, (uint16_t)mask_width(ctx), role, 0, true, err);
+    if (mask & I_SCC) rc |= add_op(out, TREG_REG_SCC, 1, role, 0, true, err);
+    if (mask & I_M0) rc |= add_op(out, TREG_REG_M0, 1, role, 0, true, err);
     return rc ? TREG_E_DECODE : TREG_OK;
 }
 
@@ -589,8 +617,9 @@ static int model_one(const treg_model_ctx *ctx, const char *p, treg_insn_effect 
     scan_state st;
     st.nregs = 0;
     st.nfields = 0;
-    st.ret = st.to_lds = st.preserve = st.dpp16 = st.dpp_masked = st.dpp_bound = false;
+    st.ret = st.to_lds = st.preserve = st.dpp16 = st.dpp_masked = st.dpp_bound = st.no_m0 = false;
     st.mod_iuse = 0;
+    st.op_sel = 0;
     memset(st.fields, 0, sizeof st.fields);
     int rc = scan_operands(ctx, p, &st, next, err);
     if (rc) return rc;
@@ -600,23 +629,40 @@ static int model_one(const treg_model_ctx *ctx, const char *p, treg_insn_effect 
     if (st.to_lds) ndef = 0;
     if ((row->flags & R_OPTDST) && st.nfields < 3) ndef = 0;
     bool dst0_partial = st.preserve || st.dpp_masked || (st.dpp16 && !st.dpp_bound);
+    uint8_t tied = row->tied;
+    if ((row->flags & R_FI_BC) && (st.op_sel & 3)) tied &= (uint8_t)~D0;
+    uint8_t iuse = row->iuse | st.mod_iuse;
+    if ((row->flags & R_MASK4) && st.nfields >= 4 && st.fields[3].kind == FIELD_REG)
+        iuse &= (uint8_t)~I_VCC;
+    if (st.no_m0) iuse &= (uint8_t)~I_M0;
 
     bool vector_write = false;
     for (unsigned i = 0; i < st.nregs; i++) {
         const reg_token *t = &st.regs[i];
         if (t->field < ndef && t->first) {
             unsigned bit = 1u << t->field;
-            bool partial = (row->partial & bit) || t->half || (t->field == 0 && dst0_partial);
-            if (row->tied & bit) rc |= add_op(out, t->reg, t->count, TREG_USE, false, err);
-            rc |= add_op(out, t->reg, t->count, partial ? TREG_DEF_PARTIAL : TREG_DEF, false, err);
+            /* A write of one half (true16 .l/.h, a d16 load) kills that
+             * half only; where the register has no halves to track (an
+             * AGPR), the old value stays live instead. */
+            uint8_t half = t->half ? t->half : t->field == 0 ? row->half0 : TREG_HALF_BOTH;
+            bool whole_half = half && treg_reg_has_halves(t->reg + t->count - 1u);
+            bool partial =
+                (row->partial & bit) || (half && !whole_half) || (t->field == 0 && dst0_partial);
+            if (!whole_half) half = TREG_HALF_BOTH;
+            if (tied & bit) rc |= add_op(out, t->reg, t->count, TREG_USE, half, false, err);
+            rc |= add_op(out, t->reg, t->count, partial ? TREG_DEF_PARTIAL : TREG_DEF, half, false,
+                         err);
             if (treg_reg_class(t->reg) == TREG_CLASS_V || treg_reg_class(t->reg) == TREG_CLASS_A)
                 vector_write = true;
         } else {
-            rc |= add_op(out, t->reg, t->count, TREG_USE, false, err);
+            uint8_t half = t->half;
+            if (!half && t->first && row->hread && t->field == row->hfield) half = row->hread;
+            if (!treg_reg_has_halves(t->reg + t->count - 1u)) half = TREG_HALF_BOTH;
+            rc |= add_op(out, t->reg, t->count, TREG_USE, half, false, err);
         }
     }
     if (rc) return TREG_E_DECODE;
-    if (add_implicit(ctx, out, row->iuse | st.mod_iuse, TREG_USE, err) ||
+    if (add_implicit(ctx, out, iuse, TREG_USE, err) ||
         add_implicit(ctx, out, row->idef, TREG_DEF, err))
         return TREG_E_DECODE;
     if (vector_write && !(row->flags & R_NOEXEC)) out->flags |= TREG_FX_VECTOR;

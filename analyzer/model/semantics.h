@@ -32,6 +32,7 @@ typedef struct treg_operand {
     uint16_t reg;   /* first register, regs.h numbering */
     uint16_t count; /* consecutive 32-bit registers */
     uint8_t role;   /* enum treg_role */
+    uint8_t half;   /* enum treg_half: one 16-bit half of each register (true16, d16) */
 } treg_operand;
 
 enum treg_ctrl {

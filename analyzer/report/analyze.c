@@ -299,10 +299,9 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     const treg_kd kd = ks->kd; /* every kernel has one: the loader finds kernels by it */
     treg_entry entry;
     treg_entry_live(&kd, t, &entry);
-    unsigned implicit_defs;
-    if ((rc = treg_drop_implicit_def_spills(A, &g, fx, n, &entry.live, &implicit_defs, err)))
-        return rc;
-    k->implicit_def_spills = implicit_defs;
+    unsigned undef_reads;
+    if ((rc = treg_drop_undefined_operands(A, &g, fx, &entry.live, &undef_reads, err))) return rc;
+    k->undef_operand_reads = undef_reads;
     treg_liveness lv;
     if ((rc = treg_liveness_run(A, &g, fx, n, partial, &entry.live, &lv, err))) return rc;
 

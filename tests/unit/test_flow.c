@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "flow/cfg.h"
+#include "flow/defined.h"
 #include "flow/exec.h"
 #include "flow/liveness.h"
 #include "model/semantics.h"
@@ -24,15 +25,17 @@ typedef struct program {
     treg_cfg g;
     uint8_t *partial;
     treg_liveness lv;
+    unsigned undef_operand_reads; /* run_dropping: reads flow/defined.c dropped */
 } program;
 
 /* Models, builds the CFG and runs both dataflows; entry live-ins are s[0:15],
- * v0 and EXEC, as for a Triton kernel. */
-static program *run(const char *const *text, size_t n)
+ * v0 and EXEC, as for a Triton kernel.  With drop_undefined, the reads no
+ * definition reaches are dropped first, as the pipeline does. */
+static program *run_with(const char *const *text, size_t n, bool drop_undefined, unsigned wave)
 {
     program *p = test_calloc(1, sizeof *p);
     treg_arena_init(&p->arena);
-    treg_model_ctx ctx = {64};
+    treg_model_ctx ctx = {wave};
     treg_error err = {0, ""};
     p->n = n;
     for (size_t i = 0; i < n; i++) {
@@ -47,12 +50,21 @@ static program *run(const char *const *text, size_t n)
     treg_regset entry;
     treg_regset_clear(&entry);
     treg_regset_add_range(&entry, TREG_REG_S0, 16);
-    treg_regset_add(&entry, TREG_REG_V0);
+    treg_regset_add_range(&entry, TREG_REG_V0, 1);
     treg_regset_add(&entry, TREG_REG_EXEC_LO);
     treg_regset_add(&entry, TREG_REG_EXEC_HI);
+    if (drop_undefined)
+        assert_int_equal(treg_drop_undefined_operands(&p->arena, &p->g, p->fx, &entry,
+                                                      &p->undef_operand_reads, &err),
+                         TREG_OK);
     assert_int_equal(
         treg_liveness_run(&p->arena, &p->g, p->fx, n, p->partial, &entry, &p->lv, &err), TREG_OK);
     return p;
+}
+
+static program *run(const char *const *text, size_t n)
+{
+    return run_with(text, n, false, 64);
 }
 
 static void done(program *p)
@@ -211,6 +223,86 @@ static void test_branch_out_of_range(void **state)
     treg_arena_free(&a);
 }
 
+/* Reads of registers no path has written read nothing (flow/defined.h):
+ * the kept lanes of the first writelane into a fresh spill VGPR, the
+ * never-written high half of a 64-bit source, the high half of a register
+ * only a d16 load wrote.  None of them makes its register live at the
+ * entry, none is an undefined read; each is counted. */
+static void test_reads_of_nothing_are_dropped(void **state)
+{
+    (void)state;
+    static const char *const prog[] = {
+        "v_writelane_b32 v40, s4, 0",                     /* 0: old lanes of v40: nothing */
+        "v_mov_b32_e32 v6, 5",                            /* 1: v7 stays unwritten */
+        "v_mad_u64_u32 v[2:3], s[20:21], v0, v0, v[6:7]", /* 2: v7 reads nothing */
+        "ds_read_u16_d16 v8, v0",                         /* 3: v8's high half: nothing */
+        "v_pk_add_f16 v9, v8, v8",                        /* 4 */
+        "v_readlane_b32 s5, v40, 0",                      /* 5 */
+        "v_add_f32_e32 v1, v2, v9",                       /* 6 */
+        "s_endpgm",
+    };
+    program *p = run_with(prog, sizeof prog / sizeof *prog, true, 64);
+    assert_true(treg_regset_empty(&p->lv.undefined));
+    assert_int_equal(p->undef_operand_reads, 4); /* v40, v7, v8 twice (two operands) */
+    assert_false(occupied_has(p, 1, TREG_REG_V0 + 7));
+    assert_true(occupied_has(p, 2, TREG_REG_V0 + 6)); /* the defined half of the pair is read */
+    done(p);
+    /* Without the rule each of them is read before any definition. */
+    p = run_with(prog, sizeof prog / sizeof *prog, false, 64);
+    assert_true(treg_regset_has(&p->lv.undefined, TREG_REG_V0 + 40));
+    assert_true(treg_regset_has(&p->lv.undefined, TREG_REG_V0 + 7));
+    assert_true(treg_regset_has(&p->lv.undefined, TREG_REG_V0 + 8));
+    done(p);
+}
+
+/* A whole operand that nothing defines is not a compiler idiom: it stays
+ * an undefined read, for the report to flag. */
+static void test_wholly_undefined_operand_is_reported(void **state)
+{
+    (void)state;
+    static const char *const prog[] = {
+        "v_add_f32_e32 v1, v9, v0", /* 0: v9 never written */
+        "s_endpgm",
+    };
+    program *p = run_with(prog, sizeof prog / sizeof *prog, true, 64);
+    assert_int_equal(p->undef_operand_reads, 0);
+    assert_true(treg_regset_has(&p->lv.undefined, TREG_REG_V0 + 9));
+    assert_int_equal(treg_regset_count(&p->lv.undefined).vgpr, 1);
+    done(p);
+}
+
+/* true16: a loop that rewrites v1.l and reads it keeps v1 live only where
+ * a half of it holds a value; the high half, written once before the loop
+ * and read after it, keeps v1 occupied through the loop, but the low half
+ * written in the loop does not make v1 live before its first write. */
+static void test_true16_half_writes_do_not_read(void **state)
+{
+    (void)state;
+    static const char *const prog[] = {
+        "v_mov_b32_e32 v2, 0",        /* 0 */
+        "s_mov_b32 s20, 0",           /* 1 */
+        "v_mov_b16_e32 v1.l, s20",    /* 2: loop header; v1.l written */
+        "v_cvt_f32_f16_e32 v3, v1.l", /* 3 */
+        "v_add_f32_e32 v2, v2, v3",   /* 4 */
+        "s_add_i32 s20, s20, 1",      /* 5 */
+        "s_cmp_lt_i32 s20, 8",        /* 6 */
+        "s_cbranch_scc1 -6",          /* 7 -> 2 */
+        "v_mov_b16_e32 v5.h, 1",      /* 8 */
+        "v_mov_b16_e32 v5.l, 2",      /* 9 */
+        "v_pk_add_f16 v6, v5, v2",    /* 10 */
+        "s_endpgm",                   /* 11 */
+    };
+    program *p = run_with(prog, sizeof prog / sizeof *prog, true, 32);
+    assert_true(treg_regset_empty(&p->lv.undefined));
+    assert_false(occupied_has(p, 1, TREG_REG_V0 + 1)); /* before the loop */
+    assert_false(occupied_has(p, 7, TREG_REG_V0 + 1)); /* on the back edge */
+    assert_true(occupied_has(p, 3, TREG_REG_V0 + 1));
+    assert_false(occupied_has(p, 7, TREG_REG_V0 + 5));
+    assert_true(occupied_has(p, 9, TREG_REG_V0 + 5)); /* v5.h holds a value */
+    assert_int_equal(p->lv.occupied[9][0], 2);        /* v2 and v5; v6 not yet */
+    done(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -219,6 +311,9 @@ int main(void)
         cmocka_unit_test(test_loops_and_loop_carried_liveness),
         cmocka_unit_test(test_divergent_if_else),
         cmocka_unit_test(test_branch_out_of_range),
+        cmocka_unit_test(test_reads_of_nothing_are_dropped),
+        cmocka_unit_test(test_wholly_undefined_operand_is_reported),
+        cmocka_unit_test(test_true16_half_writes_do_not_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -148,8 +148,9 @@ typedef struct treg_kernel_report {
     uint32_t scratch_bytes;
     uint32_t spill_instructions;   /* stores out + reloads in, all kinds */
     uint32_t undefined_reads;      /* registers read before any definition */
-    uint32_t implicit_def_spills;  /* never-written tuple halves a spill store reads (not counted
-                                      above) */
+    uint32_t undef_operand_reads;  /* reads that read nothing, by design (flow/defined.h): a
+                                      destination's old value, the unused half of a pair, an
+                                      IMPLICIT_DEF spilled; not counted above, not live */
     const char *undefined_example; /* first such register and address, or NULL */
     uint32_t unknown_instructions; /* instructions handled by the generic rule */
     /* Words LLVM could not decode, when decoding with a substitute ISA
