@@ -187,7 +187,7 @@ static void flow_once(const treg_insn *insns, treg_insn_effect *fx, size_t n,
     treg_liveness lv;
     if (treg_cfg_build(&a, insns, fx, n, &g, &err) ||
         treg_exec_analyze(&a, &g, fx, n, &partial, &err) ||
-        treg_drop_undefined_operands(&a, &g, fx, &entry->live, &dropped, &err) ||
+        treg_drop_undefined_operands(&a, &g, fx, &entry->live, &dropped, NULL, &err) ||
         treg_liveness_run(&a, &g, fx, n, partial, &entry->live, &lv, &err))
         die("flow", &err);
     if (arena_bytes) *arena_bytes = a.bytes;

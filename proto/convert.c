@@ -137,9 +137,12 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
     pk->undefined_reads = k->undefined_reads;
     pk->undefined_example = str(k->undefined_example);
     pk->undef_operand_reads = k->undef_operand_reads;
+    pk->implicit_def_reads = k->implicit_def_reads;
     pk->unknown_instructions = k->unknown_instructions;
     pk->undecodable_words = k->undecodable_words;
     pk->calls = k->calls;
+    pk->long_branches = k->long_branches;
+    pk->unresolved_jumps = k->unresolved_jumps;
 
     Treg__V1__CompilerMetadata *md = take(s, 1, sizeof *md);
     if (md) {

@@ -126,10 +126,13 @@ static json_object *kernel_json(const Treg__V1__Report *r, const Treg__V1__Kerne
     put_int(o, "spill_instructions", k->spill_instructions);
     put_int(o, "undefined_reads", k->undefined_reads);
     put_int(o, "undef_operand_reads", k->undef_operand_reads);
+    put_int(o, "implicit_def_reads", k->implicit_def_reads);
     if (k->undefined_example[0]) put_str(o, "undefined_example", k->undefined_example);
     put_int(o, "unknown_instructions", k->unknown_instructions);
     put_int(o, "undecodable_words", k->undecodable_words);
     put_int(o, "calls", k->calls);
+    put_int(o, "long_branches", k->long_branches);
+    put_int(o, "unresolved_jumps", k->unresolved_jumps);
 
     json_object *md = json_object_new_object();
     put_int(md, "vgpr_count", meta->vgpr_count);

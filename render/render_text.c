@@ -214,6 +214,11 @@ static void print_warnings(FILE *out, const treg_text_options *o, const Treg__V1
                        "    WARNING: %u words could not be decoded as %s: their registers are not "
                        "counted",
                        k->undecodable_words, r->decoded_as);
+    if (k->unresolved_jumps)
+        treg_text_line(out, o, SGR_RED,
+                       "    WARNING: %u jumps (s_setpc_b64) to unknown targets: what is live "
+                       "after them is not counted",
+                       k->unresolved_jumps);
     if (k->unknown_instructions)
         treg_text_line(out, o, NULL, "    note: %u instructions used the generic operand rule",
                        k->unknown_instructions);

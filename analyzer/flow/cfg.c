@@ -42,6 +42,68 @@ static bool ends_block(const treg_insn_effect *e)
     return e->ctrl == TREG_CTRL_JUMP || e->ctrl == TREG_CTRL_CBRANCH || e->ctrl == TREG_CTRL_END;
 }
 
+static bool writes_reg(const treg_insn_effect *e, unsigned r)
+{
+    for (unsigned k = 0; k < e->nops; k++)
+        if ((e->ops[k].role & TREG_DEF) && r >= e->ops[k].reg &&
+            r < (unsigned)e->ops[k].reg + e->ops[k].count)
+            return true;
+    return false;
+}
+
+/* The last instruction in [first, upto) that writes r (or, with r2 !=
+ * TREG_NO_REG, r2), TREG_NONE if none. */
+static uint32_t last_writer(const treg_insn_effect *fx, uint32_t first, uint32_t upto, unsigned r,
+                            unsigned r2)
+{
+    for (uint32_t k = upto; k-- > first;)
+        if (writes_reg(&fx[k], r) || (r2 != TREG_NO_REG && writes_reg(&fx[k], r2))) return k;
+    return TREG_NONE;
+}
+
+/* The target address of the computed jump "s_setpc_b64 s[R:R+1]" at i,
+ * when its block computes the pair as LLVM's branch relaxation does
+ * (SIInstrInfo::insertIndirectBranch):
+ *     s_getpc_b64 s[R:R+1]           ; the address after this instruction
+ *     s_add_u32   sR, sR, lo         ; + the offset's low word, carry to SCC
+ *     s_addc_u32  sR+1, sR+1, hi     ; + the high word and the carry
+ *     s_setpc_b64 s[R:R+1]
+ * Other instructions may come between when they write neither register
+ * (nor SCC between the two adds).  false when it cannot be proven. */
+static bool computed_jump(const treg_insn *insns, const treg_insn_effect *fx, const uint8_t *leader,
+                          uint32_t i, uint64_t *dest)
+{
+    const treg_insn_effect *e = &fx[i];
+    if (e->pc != TREG_PC_SETPC) return false;
+    unsigned r = TREG_NO_REG;
+    for (unsigned k = 0; k < e->nops; k++)
+        if (e->ops[k].role == TREG_USE && e->ops[k].count == 2 &&
+            treg_reg_class(e->ops[k].reg) == TREG_CLASS_S)
+            r = e->ops[k].reg;
+    if (r == TREG_NO_REG) return false;
+    uint32_t first = i;
+    while (first > 0 && !leader[first]) first--;
+    uint32_t hi = last_writer(fx, first, i, r + 1, TREG_NO_REG);
+    uint32_t lo = last_writer(fx, first, i, r, TREG_NO_REG);
+    if (hi == TREG_NONE || lo == TREG_NONE || lo >= hi) return false;
+    if (fx[hi].pc != TREG_PC_ADDC || fx[lo].pc != TREG_PC_ADD || writes_reg(&fx[hi], r) ||
+        writes_reg(&fx[lo], r + 1))
+        return false;
+    if (last_writer(fx, lo + 1, hi, TREG_REG_SCC, TREG_NO_REG) != TREG_NONE) return false;
+    uint32_t pc = last_writer(fx, first, lo, r, r + 1);
+    if (pc == TREG_NONE || fx[pc].pc != TREG_PC_GETPC ||
+        last_writer(fx, pc + 1, hi, r + 1, TREG_NO_REG) != TREG_NONE)
+        return false;
+    bool pair = false;
+    for (unsigned k = 0; k < fx[pc].nops; k++)
+        if ((fx[pc].ops[k].role & TREG_DEF) && fx[pc].ops[k].reg == r && fx[pc].ops[k].count == 2)
+            pair = true;
+    if (!pair) return false;
+    uint64_t offset = ((uint64_t)(uint32_t)fx[hi].imm << 32) | (uint32_t)fx[lo].imm;
+    *dest = insns[pc].addr + insns[pc].size + offset; /* wraps like the hardware's adds */
+    return true;
+}
+
 static uint32_t intersect(const treg_block *b, uint32_t x, uint32_t y)
 {
     while (x != y) {
@@ -145,7 +207,8 @@ int treg_cfg_build(treg_arena *a, const treg_insn *insns, const treg_insn_effect
      * block-ending one. */
     uint8_t *leader = treg_arena_calloc(a, n + 1, 1);
     uint32_t *target = treg_arena_calloc(a, n, sizeof *target);
-    if (!leader || !target) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    uint8_t *computed = treg_arena_calloc(a, n, 1); /* an s_setpc_b64 followed to its target */
+    if (!leader || !target || !computed) return treg_fail(err, TREG_E_NOMEM, "out of memory");
     leader[0] = 1;
     for (size_t i = 0; i < n; i++) {
         target[i] = TREG_NONE;
@@ -156,6 +219,21 @@ int treg_cfg_build(treg_arena *a, const treg_insn *insns, const treg_insn_effect
             leader[target[i]] = 1;
         }
         if (ends_block(&fx[i])) leader[i + 1] = 1;
+    }
+    /* Computed jumps, once the blocks they sit in are known. */
+    for (size_t i = 0; i < n; i++) {
+        if (fx[i].pc != TREG_PC_SETPC) continue;
+        uint64_t dest;
+        uint32_t t = TREG_NONE;
+        if (computed_jump(insns, fx, leader, (uint32_t)i, &dest)) t = insn_at(insns, n, dest);
+        if (t == TREG_NONE) {
+            g->unresolved_jumps++;
+            continue;
+        }
+        target[i] = t;
+        computed[i] = 1;
+        leader[t] = 1;
+        g->long_branches++;
     }
 
     uint32_t nb = 0;
@@ -180,12 +258,13 @@ int treg_cfg_build(treg_arena *a, const treg_insn *insns, const treg_insn_effect
     for (uint32_t k = 0; k < nb; k++) {
         treg_block *B = &g->blocks[k];
         const treg_insn_effect *e = &fx[B->last];
+        uint8_t ctrl = computed[B->last] ? TREG_CTRL_JUMP : e->ctrl;
         B->loop = TREG_NONE;
         B->idom = TREG_NONE;
         B->rpo = TREG_NONE;
-        if (e->ctrl == TREG_CTRL_JUMP || e->ctrl == TREG_CTRL_CBRANCH)
+        if (ctrl == TREG_CTRL_JUMP || ctrl == TREG_CTRL_CBRANCH)
             B->succ[B->nsucc++] = g->block_of[target[B->last]];
-        if (e->ctrl != TREG_CTRL_JUMP && e->ctrl != TREG_CTRL_END && B->last + 1 < n) {
+        if (ctrl != TREG_CTRL_JUMP && ctrl != TREG_CTRL_END && B->last + 1 < n) {
             uint32_t ft = g->block_of[B->last + 1];
             if (B->nsucc == 0 || B->succ[0] != ft) B->succ[B->nsucc++] = ft;
         }

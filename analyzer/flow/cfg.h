@@ -1,7 +1,11 @@
 /* Stage 4: basic blocks, edges, reverse post-order, dominators and natural
  * loops of one kernel, from the decoded instructions and their modelled
  * control-flow roles.  Branch targets come from the PC-relative word
- * offsets of s_branch/s_cbranch_*. */
+ * offsets of s_branch/s_cbranch_*, and from the constants of a long branch
+ * (s_getpc_b64, s_add_u32, s_addc_u32, s_setpc_b64: LLVM's branch
+ * relaxation, when a target is out of s_branch's 16-bit reach).  An
+ * s_setpc_b64 whose target cannot be proven that way ends its block with
+ * no successor, and is counted. */
 #ifndef TREG_FLOW_CFG_H
 #define TREG_FLOW_CFG_H
 
@@ -43,6 +47,8 @@ typedef struct treg_cfg {
     treg_loopinfo *loops;
     uint32_t nloops;
     uint32_t calls;
+    uint32_t long_branches;    /* s_setpc_b64 followed to its computed target */
+    uint32_t unresolved_jumps; /* s_setpc_b64 whose target is unknown: no successor */
 } treg_cfg;
 
 int treg_cfg_build(treg_arena *a, const treg_insn *insns, const treg_insn_effect *fx, size_t n,

@@ -110,10 +110,25 @@ static unsigned drop_reads_of_nothing(treg_insn_effect *e, const treg_regset *de
     return dropped;
 }
 
+/* Adds the registers e reads in units outside defined. */
+static void note_never_defined(const treg_insn_effect *e, const treg_regset *defined,
+                               treg_regset *out)
+{
+    for (unsigned k = 0; k < e->nops; k++) {
+        const treg_operand *op = &e->ops[k];
+        if (!(op->role & TREG_USE)) continue;
+        for (unsigned r = op->reg; r < (unsigned)op->reg + op->count; r++)
+            for (unsigned u = 1; u <= 2; u++)
+                if ((units_of(r, op->half) & u) && !unit_in(defined, r, u)) treg_regset_add(out, r);
+    }
+}
+
 int treg_drop_undefined_operands(treg_arena *a, const treg_cfg *g, treg_insn_effect *fx,
-                                 const treg_regset *entry_live, unsigned *dropped, treg_error *err)
+                                 const treg_regset *entry_live, unsigned *dropped,
+                                 treg_regset *never_defined, treg_error *err)
 {
     *dropped = 0;
+    if (never_defined) treg_regset_clear(never_defined);
     treg_regset *in = treg_arena_calloc(a, g->nblocks, sizeof *in);
     if (!in) return treg_fail(err, TREG_E_NOMEM, "out of memory");
     in[0] = *entry_live;
@@ -140,6 +155,7 @@ int treg_drop_undefined_operands(treg_arena *a, const treg_cfg *g, treg_insn_eff
         treg_regset cur = in[b];
         for (uint32_t i = g->blocks[b].first; i <= g->blocks[b].last; i++) {
             *dropped += drop_reads_of_nothing(&fx[i], &cur);
+            if (never_defined) note_never_defined(&fx[i], &cur, never_defined);
             apply_defs(&fx[i], &cur);
         }
     }

@@ -17,15 +17,21 @@
  * that shares an operand with a unit some path does define, or that a
  * spill store reads.  A whole operand nothing defines is left in place:
  * that is an undefined read, a gap in the model to report, not a
- * compiler idiom. */
+ * compiler idiom; those registers are returned, so the report can tell
+ * them from registers that are read unwritten on some paths only (LLVM's
+ * IMPLICIT_DEF: an undefined value flowing into a loop or a join, which
+ * the binary does not show). */
 #ifndef TREG_FLOW_DEFINED_H
 #define TREG_FLOW_DEFINED_H
 
 #include "flow/cfg.h"
 #include "model/regs.h"
 
-/* Rewrites fx in place; *dropped counts (instruction, register) pairs. */
+/* Rewrites fx in place; *dropped counts (instruction, register) pairs.
+ * never_defined (may be NULL) receives the whole registers that some
+ * instruction still reads where no definition reaches. */
 int treg_drop_undefined_operands(treg_arena *a, const treg_cfg *g, treg_insn_effect *fx,
-                                 const treg_regset *entry_live, unsigned *dropped, treg_error *err);
+                                 const treg_regset *entry_live, unsigned *dropped,
+                                 treg_regset *never_defined, treg_error *err);
 
 #endif

@@ -21,6 +21,12 @@ enum { I_VCC = 1, I_EXEC = 2, I_SCC = 4, I_M0 = 8 };
 enum { D0 = 1, D1 = 2 };
 enum { H_LO = TREG_HALF_LO, H_HI = TREG_HALF_HI };
 enum {
+    P_GETPC = TREG_PC_GETPC,
+    P_ADD = TREG_PC_ADD,
+    P_ADDC = TREG_PC_ADDC,
+    P_SETPC = TREG_PC_SETPC
+};
+enum {
     R_RET = 1 << 0,
     R_OPTDST = 1 << 1,
     R_NOEXEC = 1 << 2,
@@ -70,7 +76,7 @@ typedef struct sem_row {
     uint8_t hread, hfield; /* enum treg_half: field hfield is read in one half (stores) */
     uint16_t flags;
     uint8_t iuse, idef;
-    uint8_t ctrl, exec, move;
+    uint8_t ctrl, exec, move, pc;
     const char *why;
 } sem_row;
 
@@ -428,6 +434,18 @@ static int scan_operands(const treg_model_ctx *ctx, const char *p, scan_state *s
             apply_modifier(st, ident, (size_t)(p - ident));
             continue;
         }
+        if (*p == '(' && ((len == 3 && memcmp(ident, "lit", 3) == 0) ||
+                          (len == 5 && memcmp(ident, "lit64", 5) == 0))) {
+            /* lit(0x0): a constant LLVM 22 prints as a forced literal */
+            char *end;
+            long long v = strtoll(p + 1, &end, 0);
+            if (begin_token(st, field) && end != p + 1 && *end == ')') {
+                st->fields[field].kind = FIELD_INT;
+                st->fields[field].value = v;
+            }
+            p = end != p + 1 && *end == ')' ? end + 1 : p + 1;
+            continue;
+        }
         if (*p == '(') {
             /* abs(v1), sext(v2), hwreg(...), vmcnt(0): look inside */
             (void)begin_token(st, field);
@@ -588,6 +606,8 @@ static void reset_effect(treg_insn_effect *out)
     out->copy_dst = TREG_NO_REG;
     out->copy_src = TREG_NO_REG;
     out->move = TREG_MOVE_NONE;
+    out->pc = TREG_PC_NONE;
+    out->imm = 0;
     out->flags = 0;
     out->mnemonic = "";
     out->mnemonic_len = 0;
@@ -680,6 +700,12 @@ static int model_one(const treg_model_ctx *ctx, const char *p, treg_insn_effect 
         }
     }
     classify_exec(ctx, row, &st, out);
+    out->pc = row->pc;
+    if ((row->pc == P_ADD || row->pc == P_ADDC) &&
+        (st.nfields < 3 || st.fields[2].kind != FIELD_INT || st.fields[0].kind != FIELD_REG ||
+         st.fields[1].kind != FIELD_REG || st.fields[0].reg != st.fields[1].reg))
+        out->pc = TREG_PC_NONE; /* only sN := sN + constant combines */
+    if (out->pc == P_ADD || out->pc == P_ADDC) out->imm = st.fields[2].value;
     if ((row->flags & R_COPY) && st.nfields >= 2 && st.fields[0].kind == FIELD_REG &&
         st.fields[1].kind == FIELD_REG) {
         out->copy_dst = st.fields[0].reg;

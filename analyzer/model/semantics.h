@@ -54,6 +54,15 @@ enum treg_exec_op {
     TREG_EXEC_OTHER     /* anything else (andn2, xor, v_cmpx ...): may become partial */
 };
 
+/* Parts of a computed jump, for flow/cfg.c (semantics_table.def's .pc). */
+enum treg_pc_role {
+    TREG_PC_NONE = 0,
+    TREG_PC_GETPC, /* sdst pair := address of the next instruction */
+    TREG_PC_ADD,   /* sdst := src0 + constant, carry to SCC */
+    TREG_PC_ADDC,  /* sdst := src0 + constant + SCC */
+    TREG_PC_SETPC  /* PC := the source pair */
+};
+
 enum treg_spill_move {
     TREG_MOVE_NONE = 0,
     TREG_MOVE_SCRATCH_STORE, /* scratch_store_*, buffer_store_* to the private segment (no vaddr:
@@ -86,6 +95,8 @@ typedef struct treg_insn_effect {
      * exec analysis can follow copies of EXEC (s_mov_b64 s[2:3], exec). */
     uint16_t copy_dst, copy_src;
     uint8_t move;   /* enum treg_spill_move */
+    uint8_t pc;     /* enum treg_pc_role */
+    int64_t imm;    /* TREG_PC_ADD/ADDC: the constant as printed (a 32-bit literal) */
     uint16_t flags; /* enum treg_effect_flags */
     /* mnemonic as it appears in the text (points into the caller's text) */
     const char *mnemonic;

@@ -293,6 +293,8 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     if ((rc = treg_cfg_build(A, insns, fx, n, &g, err))) return rc;
     k->basic_blocks = g.nblocks;
     k->calls = g.calls;
+    k->long_branches = g.long_branches;
+    k->unresolved_jumps = g.unresolved_jumps;
     uint8_t *partial;
     if ((rc = treg_exec_analyze(A, &g, fx, n, &partial, err))) return rc;
 
@@ -300,7 +302,10 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     treg_entry entry;
     treg_entry_live(&kd, t, &entry);
     unsigned undef_reads;
-    if ((rc = treg_drop_undefined_operands(A, &g, fx, &entry.live, &undef_reads, err))) return rc;
+    treg_regset never_defined;
+    if ((rc = treg_drop_undefined_operands(A, &g, fx, &entry.live, &undef_reads, &never_defined,
+                                           err)))
+        return rc;
     k->undef_operand_reads = undef_reads;
     treg_liveness lv;
     if ((rc = treg_liveness_run(A, &g, fx, n, partial, &entry.live, &lv, err))) return rc;
@@ -417,11 +422,22 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
             s->loc = rows[i].loc;
         }
 
-    /* Undefined reads: a semantics bug if non-zero; say where. */
-    treg_regcount und = treg_regset_count(&lv.undefined);
+    /* Registers live at the entry that the entry does not set: read where
+     * some path leaves them unwritten.  Where a definition reaches the read
+     * on another path, that is the compiler's undefined value (LLVM's
+     * IMPLICIT_DEF into a loop or a join); where none does, a gap in the
+     * model (or a read of a register the kernel's ABI does not set): say
+     * where. */
+    treg_regset undefined = lv.undefined, implicit = lv.undefined;
+    treg_regset_fold(&never_defined);
+    for (int w = 0; w < TREG_REGSET_WORDS; w++) undefined.w[w] &= never_defined.w[w];
+    treg_regset_minus(&implicit, &never_defined);
+    treg_regcount imp = treg_regset_count(&implicit);
+    k->implicit_def_reads = (uint32_t)(imp.vgpr + imp.agpr + imp.sgpr);
+    treg_regcount und = treg_regset_count(&undefined);
     k->undefined_reads = (uint32_t)(und.vgpr + und.agpr + und.sgpr);
     for (unsigned r = TREG_REG_SPECIAL0; r < TREG_REG_COUNT; r++)
-        if (treg_regset_has(&lv.undefined, r) && r != TREG_REG_VCC_LO && r != TREG_REG_VCC_HI)
+        if (treg_regset_has(&undefined, r) && r != TREG_REG_VCC_LO && r != TREG_REG_VCC_HI)
             k->undefined_reads++;
     if (k->undefined_reads) {
         for (size_t i = 0; i < n && !k->undefined_example; i++)
@@ -429,7 +445,7 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
                 const treg_operand *op = &fx[i].ops[j];
                 if (!(op->role & TREG_USE)) continue;
                 for (unsigned r = op->reg; r < (unsigned)op->reg + op->count; r++)
-                    if (treg_regset_has(&lv.undefined, r)) {
+                    if (treg_regset_has(&undefined, r)) {
                         char name[24], buf[96];
                         treg_reg_name(r, name, sizeof name);
                         snprintf(buf, sizeof buf, "%s read at +0x%llx (%s)", name,

@@ -25,7 +25,8 @@ typedef struct program {
     treg_cfg g;
     uint8_t *partial;
     treg_liveness lv;
-    unsigned undef_operand_reads; /* run_dropping: reads flow/defined.c dropped */
+    unsigned undef_operand_reads; /* with drop_undefined: reads flow/defined.c dropped */
+    treg_regset never_defined;    /* ... and the registers still read where nothing defines them */
 } program;
 
 /* Models, builds the CFG and runs both dataflows; entry live-ins are s[0:15],
@@ -55,7 +56,8 @@ static program *run_with(const char *const *text, size_t n, bool drop_undefined,
     treg_regset_add(&entry, TREG_REG_EXEC_HI);
     if (drop_undefined)
         assert_int_equal(treg_drop_undefined_operands(&p->arena, &p->g, p->fx, &entry,
-                                                      &p->undef_operand_reads, &err),
+                                                      &p->undef_operand_reads, &p->never_defined,
+                                                      &err),
                          TREG_OK);
     assert_int_equal(
         treg_liveness_run(&p->arena, &p->g, p->fx, n, p->partial, &entry, &p->lv, &err), TREG_OK);
@@ -202,6 +204,14 @@ static void test_divergent_if_else(void **state)
     assert_true(treg_regset_has(&p->lv.undefined, TREG_REG_V0 + 6));
     assert_int_equal(treg_regset_count(&p->lv.undefined).vgpr, 1);
     done(p);
+    /* A definition reaches that read on one path: it is the compiler's
+     * undefined value (LLVM's IMPLICIT_DEF), not a read of nothing: it is
+     * kept, and it is not among the registers no definition reaches. */
+    p = run_with(prog, sizeof prog / sizeof *prog, true, 64);
+    assert_int_equal(p->undef_operand_reads, 0);
+    assert_true(treg_regset_has(&p->lv.undefined, TREG_REG_V0 + 6));
+    assert_true(treg_regset_empty(&p->never_defined));
+    done(p);
 }
 
 /* A branch outside the kernel is an error that names the address. */
@@ -267,6 +277,7 @@ static void test_wholly_undefined_operand_is_reported(void **state)
     program *p = run_with(prog, sizeof prog / sizeof *prog, true, 64);
     assert_int_equal(p->undef_operand_reads, 0);
     assert_true(treg_regset_has(&p->lv.undefined, TREG_REG_V0 + 9));
+    assert_true(treg_regset_has(&p->never_defined, TREG_REG_V0 + 9));
     assert_int_equal(treg_regset_count(&p->lv.undefined).vgpr, 1);
     done(p);
 }
@@ -303,6 +314,80 @@ static void test_true16_half_writes_do_not_read(void **state)
     done(p);
 }
 
+/* Long branches (LLVM's branch relaxation) are followed: forward over a
+ * block, and backward as a loop's back edge, whose offset is negative
+ * (the high word -1).  A value read after the jump is live across it. */
+static void test_long_branch_forward(void **state)
+{
+    (void)state;
+    static const char *const prog[] = {
+        "v_mov_b32_e32 v3, 1",         /* 0 */
+        "s_getpc_b64 s[0:1]",          /* 1: s[0:1] := 8 */
+        "s_add_u32 s0, s0, 12",        /* 2 */
+        "s_addc_u32 s1, s1, lit(0x0)", /* 3: a 32-bit literal, as LLVM 22 prints it */
+        "s_setpc_b64 s[0:1]",          /* 4 -> 20: instruction 5 */
+        "v_add_f32_e32 v1, v3, v3",    /* 5 */
+        "s_endpgm",                    /* 6 */
+    };
+    program *p = run_with(prog, sizeof prog / sizeof *prog, true, 64);
+    assert_int_equal(p->g.long_branches, 1);
+    assert_int_equal(p->g.unresolved_jumps, 0);
+    const treg_block *B = &p->g.blocks[p->g.block_of[4]];
+    assert_int_equal(B->nsucc, 1);
+    assert_int_equal(B->succ[0], p->g.block_of[5]);
+    assert_true(occupied_has(p, 4, TREG_REG_V0 + 3));
+    assert_true(treg_regset_empty(&p->lv.undefined));
+    done(p);
+}
+
+static void test_long_branch_back_edge_is_a_loop(void **state)
+{
+    (void)state;
+    static const char *const prog[] = {
+        "s_mov_b32 s20, 0",             /* 0 */
+        "v_mov_b32_e32 v3, 1",          /* 1 */
+        "v_add_f32_e32 v4, v3, v3",     /* 2: loop header, address 8 */
+        "s_add_i32 s20, s20, 1",        /* 3 */
+        "s_cmp_lt_i32 s20, 8",          /* 4 */
+        "s_cbranch_scc0 5",             /* 5 -> 11 */
+        "s_getpc_b64 s[2:3]",           /* 6: s[2:3] := 28 */
+        "s_add_u32 s2, s2, 0xffffffec", /* 7: -20 */
+        "s_addc_u32 s3, s3, -1",        /* 8 */
+        "s_setpc_b64 s[2:3]",           /* 9 -> 8: instruction 2 */
+        "s_nop 0",                      /* 10: unreachable */
+        "v_add_f32_e32 v1, v4, v4",     /* 11 */
+        "s_endpgm",                     /* 12 */
+    };
+    program *p = run_with(prog, sizeof prog / sizeof *prog, true, 64);
+    assert_int_equal(p->g.long_branches, 1);
+    assert_int_equal(p->g.nloops, 1);
+    assert_int_equal(p->g.blocks[p->g.block_of[9]].loop_depth, 1);
+    assert_int_equal(p->g.blocks[p->g.block_of[10]].rpo, TREG_NONE);
+    assert_true(occupied_has(p, 9, TREG_REG_V0 + 3)); /* live around the back edge */
+    assert_true(treg_regset_empty(&p->lv.undefined));
+    done(p);
+}
+
+/* A jump whose target is not computed in its block (a return address, a
+ * pair something else wrote between) is not guessed: no successor. */
+static void test_setpc_not_computed_has_no_successor(void **state)
+{
+    (void)state;
+    static const char *const prog[] = {
+        "s_getpc_b64 s[0:1]",   /* 0 */
+        "s_add_u32 s0, s0, 8",  /* 1 */
+        "s_addc_u32 s1, s1, 0", /* 2 */
+        "s_mov_b32 s0, s7",     /* 3: the low word is no longer computed */
+        "s_setpc_b64 s[0:1]",   /* 4 */
+        "s_endpgm",             /* 5 */
+    };
+    program *p = run_with(prog, sizeof prog / sizeof *prog, true, 64);
+    assert_int_equal(p->g.long_branches, 0);
+    assert_int_equal(p->g.unresolved_jumps, 1);
+    assert_int_equal(p->g.blocks[p->g.block_of[4]].nsucc, 0);
+    done(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -314,6 +399,9 @@ int main(void)
         cmocka_unit_test(test_reads_of_nothing_are_dropped),
         cmocka_unit_test(test_wholly_undefined_operand_is_reported),
         cmocka_unit_test(test_true16_half_writes_do_not_read),
+        cmocka_unit_test(test_long_branch_forward),
+        cmocka_unit_test(test_long_branch_back_edge_is_a_loop),
+        cmocka_unit_test(test_setpc_not_computed_has_no_successor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

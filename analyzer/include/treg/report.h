@@ -147,7 +147,10 @@ typedef struct treg_kernel_report {
     uint32_t lds_bytes;      /* static LDS from the kernel descriptor */
     uint32_t scratch_bytes;
     uint32_t spill_instructions;   /* stores out + reloads in, all kinds */
-    uint32_t undefined_reads;      /* registers read before any definition */
+    uint32_t undefined_reads;      /* registers read where no definition reaches: a model gap */
+    uint32_t implicit_def_reads;   /* registers read where only some paths define them: the
+                                      compiler's undefined values (LLVM IMPLICIT_DEF), live
+                                      from the entry along the other paths */
     uint32_t undef_operand_reads;  /* reads that read nothing, by design (flow/defined.h): a
                                       destination's old value, the unused half of a pair, an
                                       IMPLICIT_DEF spilled; not counted above, not live */
@@ -158,6 +161,8 @@ typedef struct treg_kernel_report {
     uint32_t undecodable_words;
     uint32_t calls;
     uint32_t basic_blocks;
+    uint32_t long_branches;    /* s_setpc_b64 jumps followed to their computed target */
+    uint32_t unresolved_jumps; /* s_setpc_b64 whose target is unknown: liveness stops there */
     /* What the compiler's metadata says, to compare (-1 when absent). */
     struct {
         int32_t vgpr_count, agpr_count, sgpr_count, vgpr_spill_count, sgpr_spill_count;
