@@ -128,10 +128,12 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
         o->launch_waves_per_simd = k->occupancy.launch_waves_per_simd;
         o->launch_limited_by = str(k->occupancy.launch_limited_by);
         o->launch_lds_bytes = k->occupancy.launch_lds_bytes;
+        o->lds_limit_bytes = k->occupancy.lds_limit_bytes;
     }
     pk->occupancy = o;
     pk->workgroup_size = k->workgroup_size;
     pk->lds_bytes = k->lds_bytes;
+    pk->dynamic_lds_bytes = k->dynamic_lds_bytes;
     pk->scratch_bytes = k->scratch_bytes;
     pk->spill_instructions = k->spill_instructions;
     pk->undefined_reads = k->undefined_reads;

@@ -18,9 +18,9 @@
  *      "provisional", "analyzer", "llvm", "files": [path, ...],
  *      "kernels": [{"name", "wave", "insns", "blocks", "code_bytes",
  *        "vgpr"/"agpr"/"sgpr": [peak live, allocated, limit], "scratch",
- *        "spill_insns", "lds", "undefined_reads", "undecodable",
+ *        "spill_insns", "lds", "dyn_lds", "undefined_reads", "undecodable",
  *        "occ": {"waves", "max", "by", "vgpr_to_next", "sgpr_to_next",
- *                "launch_waves", "launch_by", "launch_lds", "vgpr_steps"},
+ *                "launch_waves", "launch_by", "launch_lds", "lds_limit", "vgpr_steps"},
  *        "peak": {"addr", "file", "line"},
  *        "attr": [[file, line, vgpr, agpr, sgpr], ...],
  *        "lines": [[file, line, insns, peak v, a, s, spills, reloads], ...],
@@ -167,6 +167,7 @@ static void j_kernel(FILE *out, const Treg__V1__Kernel *k)
     j_kint(out, "scratch", k->scratch_bytes, &f);
     j_kint(out, "spill_insns", k->spill_instructions, &f);
     j_kint(out, "lds", k->lds_bytes, &f);
+    j_kint(out, "dyn_lds", k->dynamic_lds_bytes, &f);
     j_kint(out, "undefined_reads", k->undefined_reads, &f);
     j_kint(out, "undecodable", k->undecodable_words, &f);
 
@@ -181,6 +182,7 @@ static void j_kernel(FILE *out, const Treg__V1__Kernel *k)
     j_kint(out, "launch_waves", o->launch_waves_per_simd, &g);
     j_kstr(out, "launch_by", o->launch_limited_by, &g);
     j_kint(out, "launch_lds", o->launch_lds_bytes, &g);
+    j_kint(out, "lds_limit", o->lds_limit_bytes, &g);
     j_key(out, "vgpr_steps", &g);
     fputc('[', out);
     for (size_t i = 0; i < o->n_vgpr_steps; i++)

@@ -118,10 +118,12 @@ static json_object *kernel_json(const Treg__V1__Report *r, const Treg__V1__Kerne
     put_int(occ, "launch_waves_per_simd", oc->launch_waves_per_simd);
     put_str(occ, "launch_limited_by", oc->launch_limited_by);
     put_int(occ, "launch_lds_bytes", oc->launch_lds_bytes);
+    put_int(occ, "lds_limit_bytes", oc->lds_limit_bytes);
     json_object_object_add(o, "occupancy", occ);
 
     put_int(o, "workgroup_size", k->workgroup_size);
     put_int(o, "lds_bytes", k->lds_bytes);
+    put_int(o, "dynamic_lds_bytes", k->dynamic_lds_bytes);
     put_int(o, "scratch_bytes", k->scratch_bytes);
     put_int(o, "spill_instructions", k->spill_instructions);
     put_int(o, "undefined_reads", k->undefined_reads);

@@ -143,7 +143,11 @@ static void print_occupancy(FILE *out, const treg_text_options *o, const Treg__V
         snprintf(line + n, sizeof line - (size_t)n, "; free %d SGPRs for %u", oc->sgprs_to_next,
                  oc->waves_per_simd + 1);
     treg_text_line(out, o, SGR_BOLD, "%s", line);
-    if (oc->launch_waves_per_simd != oc->waves_per_simd)
+    if (oc->launch_waves_per_simd == 0 && oc->lds_limit_bytes &&
+        oc->launch_lds_bytes > oc->lds_limit_bytes)
+        treg_text_line(out, o, SGR_RED, "    cannot launch: needs %u B of LDS, the target has %u",
+                       oc->launch_lds_bytes, oc->lds_limit_bytes);
+    else if (oc->launch_waves_per_simd != oc->waves_per_simd)
         treg_text_line(out, o, NULL, "    at launch with %u B of LDS: %u waves/SIMD, limited by %s",
                        oc->launch_lds_bytes, oc->launch_waves_per_simd,
                        oc->launch_limited_by[0] ? oc->launch_limited_by : "?");
@@ -180,9 +184,16 @@ static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1_
     if (k->agpr && k->agpr->limit) print_class(out, o, "AGPR", k->agpr);
     print_class(out, o, "SGPR", k->sgpr);
     print_occupancy(out, o, oc);
-    treg_text_line(out, o, k->spill_instructions ? SGR_RED : NULL,
-                   "    scratch %u B, %u spill instructions, LDS %u B", k->scratch_bytes,
-                   k->spill_instructions, k->lds_bytes);
+    if (k->dynamic_lds_bytes)
+        treg_text_line(out, o, k->spill_instructions ? SGR_RED : NULL,
+                       "    scratch %u B, %u spill instructions, LDS %u B (%u B static, %u B "
+                       "dynamic)",
+                       k->scratch_bytes, k->spill_instructions, k->lds_bytes + k->dynamic_lds_bytes,
+                       k->lds_bytes, k->dynamic_lds_bytes);
+    else
+        treg_text_line(out, o, k->spill_instructions ? SGR_RED : NULL,
+                       "    scratch %u B, %u spill instructions, LDS %u B", k->scratch_bytes,
+                       k->spill_instructions, k->lds_bytes);
     print_loops(out, o, r, k);
     if (k->vgpr) {
         treg_text_loc(loc, sizeof loc, r, k->vgpr->peak_loc);

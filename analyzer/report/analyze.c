@@ -363,6 +363,13 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     k->occupancy.launch_waves_per_simd = locc.waves;
     k->occupancy.launch_limited_by = locc.limited_by;
     k->occupancy.launch_lds_bytes = launch.lds_bytes;
+    k->occupancy.lds_limit_bytes = t->lds_per_workgroup;
+    k->dynamic_lds_bytes = p->triton.has_shared ? p->triton.shared : 0;
+    if (launch.lds_bytes > t->lds_per_workgroup) {
+        /* The runtime refuses the dispatch: no wave runs at all. */
+        k->occupancy.launch_waves_per_simd = 0;
+        k->occupancy.launch_limited_by = "lds";
+    }
 
     /* Spills. */
     uint8_t *spill_kind;

@@ -25,15 +25,17 @@ static const treg_sgpr_step gfx9_sgpr_steps[] = {
  * getAddressableNumArchVGPRs 256; getVGPRAllocGranule 4 (wave64, no
  * GFX10_3); getTotalNumSGPRs 800 and getSGPRAllocGranule 16 (Major >= 8);
  * getAddressableNumSGPRs 102 (Major >= 8, no SGPR init bug);
- * getLocalMemorySize 65536 (FeatureLocalMemorySize65536); getEUsPerCU 4;
+ * getLocalMemorySize 65536 (FeatureLocalMemorySize65536), all of it
+ * addressable by one work-group (getAddressableLocalMemorySize); getEUsPerCU 4;
  * getMaxWorkGroupsPerCU barriers 16 (pre-GFX10). */
 #define FAMILY_GFX9(fam, agprs, src)                                                               \
     .family = fam, .wave_size = 64, .max_waves_per_simd = 10, .vgpr_file = 256,                    \
     .addressable_vgprs = 256, .addressable_agprs = agprs, .unified_agprs = false,                  \
     .vgpr_granule = 4, .sgpr_file = 800, .addressable_sgprs = 102, .sgpr_granule = 16,             \
-    .lds_per_cu = 65536, .packed_tid = false, .architected_flat_scratch = false,                   \
-    .supports_xnack = true, .provisional = false, .source = src, .eus_per_cu = 4,                  \
-    .barriers_per_cu = 16, .sgpr_steps = gfx9_sgpr_steps, .flat_xnack_sgprs = true
+    .lds_per_cu = 65536, .lds_per_workgroup = 65536, .packed_tid = false,                          \
+    .architected_flat_scratch = false, .supports_xnack = true, .provisional = false,               \
+    .source = src, .eus_per_cu = 4, .barriers_per_cu = 16, .sgpr_steps = gfx9_sgpr_steps,          \
+    .flat_xnack_sgprs = true
 
 /* CDNA2/3/4 (gfx90a, gfx94x, gfx950), FeatureGFX90AInsts: getMaxWavesPerEU 8
  * (isGFX90A); getTotalNumVGPRs and getAddressableNumVGPRs 512 (arch VGPRs,
@@ -42,14 +44,15 @@ static const treg_sgpr_step gfx9_sgpr_steps[] = {
  * FeatureGFX90AInsts); SGPR figures as GFX9. Architected flat scratch
  * (FeatureArchitectedFlatScratch) on gfx940+ only: it makes
  * getNumExtraSGPRs 6 on every kernel. LDS 64 KiB, 160 KiB on gfx950
- * (FeatureLocalMemorySize163840). */
+ * (FeatureLocalMemorySize163840, FeatureAddressableLocalMemorySize163840):
+ * one work-group may take all of it. */
 #define FAMILY_CDNA(fam, lds, archflat, src)                                                       \
     .family = fam, .wave_size = 64, .max_waves_per_simd = 8, .vgpr_file = 512,                     \
     .addressable_vgprs = 256, .addressable_agprs = 256, .unified_agprs = true, .vgpr_granule = 8,  \
     .sgpr_file = 800, .addressable_sgprs = 102, .sgpr_granule = 16, .lds_per_cu = lds,             \
-    .packed_tid = true, .architected_flat_scratch = archflat, .supports_xnack = true,              \
-    .provisional = false, .source = src, .eus_per_cu = 4, .barriers_per_cu = 16,                   \
-    .sgpr_steps = gfx9_sgpr_steps, .flat_xnack_sgprs = true
+    .lds_per_workgroup = lds, .packed_tid = true, .architected_flat_scratch = archflat,            \
+    .supports_xnack = true, .provisional = false, .source = src, .eus_per_cu = 4,                  \
+    .barriers_per_cu = 16, .sgpr_steps = gfx9_sgpr_steps, .flat_xnack_sgprs = true
 
 /* RDNA (GFX10+), default wave32 (GCNSubtarget turns +wavefrontsize32 on for
  * GFX10+ when no size is asked for) and WGP mode (no FeatureCuMode):
@@ -59,7 +62,8 @@ static const treg_sgpr_step gfx9_sgpr_steps[] = {
  * GFX10.3, 24 / 12 with Feature1_5xVGPRs; getAddressableNumSGPRs 106 and
  * getSGPRAllocGranule = that (Major >= 10); SGPRs never limit waves
  * (getOccupancyWithNumSGPRs returns MaxWaves for Gen >= GFX10), so
- * sgpr_file is 0; getLocalMemorySize 64 KiB doubled in WGP mode;
+ * sgpr_file is 0; getLocalMemorySize 64 KiB doubled in WGP mode, of which
+ * one work-group addresses 64 KiB (FeatureAddressableLocalMemorySize65536);
  * getEUsPerCU 4 in WGP mode; barriers 32 in WGP mode; getNumExtraSGPRs
  * counts only VCC (Major >= 10). Packed work-item ids from GFX11
  * (FeatureGFX11Insts implies hasPackedTID); architected flat scratch from
@@ -69,10 +73,10 @@ static const treg_sgpr_step gfx9_sgpr_steps[] = {
     .family = fam, .wave_size = 32, .max_waves_per_simd = waves, .vgpr_file = file,                \
     .addressable_vgprs = 256, .addressable_agprs = 0, .unified_agprs = false,                      \
     .vgpr_granule = gran, .sgpr_file = 0, .addressable_sgprs = 106, .sgpr_granule = 106,           \
-    .lds_per_cu = 131072, .packed_tid = packed, .architected_flat_scratch = packed,                \
-    .supports_xnack = xnack, .provisional = false, .source = src, .vgpr_file_wave64 = (file) / 2,  \
-    .vgpr_granule_wave64 = (gran) / 2, .eus_per_cu = 4, .barriers_per_cu = 32, .sgpr_steps = NULL, \
-    .flat_xnack_sgprs = false
+    .lds_per_cu = 131072, .lds_per_workgroup = 65536, .packed_tid = packed,                        \
+    .architected_flat_scratch = packed, .supports_xnack = xnack, .provisional = false,             \
+    .source = src, .vgpr_file_wave64 = (file) / 2, .vgpr_granule_wave64 = (gran) / 2,              \
+    .eus_per_cu = 4, .barriers_per_cu = 32, .sgpr_steps = NULL, .flat_xnack_sgprs = false
 
 #define SRC_GFX9 "AMDGPUBaseInfo.cpp IsaInfo (GFX9 paths); GCNProcessors.td FeatureISAVersion9_0_6"
 #define SRC_GFX908                                                                                 \
@@ -112,9 +116,9 @@ static const treg_sgpr_step gfx9_sgpr_steps[] = {
     .family = "Hygon", .wave_size = 64, .max_waves_per_simd = 10, .vgpr_file = file,               \
     .addressable_vgprs = file, .addressable_agprs = 0, .unified_agprs = false, .vgpr_granule = 4,  \
     .sgpr_file = 800, .addressable_sgprs = 102, .sgpr_granule = 16, .lds_per_cu = 65536,           \
-    .packed_tid = false, .architected_flat_scratch = false, .supports_xnack = true,                \
-    .provisional = true, .source = src, .eus_per_cu = 4, .barriers_per_cu = 16,                    \
-    .sgpr_steps = gfx9_sgpr_steps, .flat_xnack_sgprs = true
+    .lds_per_workgroup = 65536, .packed_tid = false, .architected_flat_scratch = false,            \
+    .supports_xnack = true, .provisional = true, .source = src, .eus_per_cu = 4,                   \
+    .barriers_per_cu = 16, .sgpr_steps = gfx9_sgpr_steps, .flat_xnack_sgprs = true
 #define SRC_HYGON                                                                                  \
     "unverified: Hygon publishes no register figures; GCN5 figures assumed "                       \
     "(AMDGPU-NOTES.md Targets)"

@@ -32,8 +32,10 @@ typedef struct treg_target {
     unsigned sgpr_file;         /* SGPRs per SIMD (800 on GFX9); 0 when SGPRs do not limit waves */
     unsigned addressable_sgprs; /* 102 on GFX9 (incl. VCC), 106 on GFX10+ */
     unsigned sgpr_granule;
-    unsigned lds_per_cu; /* bytes */
-    bool packed_tid;     /* work-item ids arrive packed in v0 (hasPackedTID) */
+    unsigned lds_per_cu;        /* bytes */
+    unsigned lds_per_workgroup; /* the most one work-group may allocate (bytes): a launch
+                                   asking for more fails (getAddressableLocalMemorySize) */
+    bool packed_tid;            /* work-item ids arrive packed in v0 (hasPackedTID) */
     bool architected_flat_scratch;
     bool supports_xnack;
     bool provisional;   /* some figures are unverified */

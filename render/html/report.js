@@ -107,9 +107,12 @@
     if (o.vgpr_to_next > 0) next = 'free ' + o.vgpr_to_next + ' VGPRs for ' + (o.waves + 1);
     else if (o.sgpr_to_next > 0) next = 'free ' + o.sgpr_to_next + ' SGPRs for ' + (o.waves + 1);
     cards.append(card('occupancy', o.waves + ' / ' + o.max + ' waves', 'limited by ' + o.by + (next ? '; ' + next : '')));
-    if (o.launch_waves !== o.waves) cards.append(card('at launch', o.launch_waves + ' waves', o.launch_lds + ' B LDS; limited by ' + o.launch_by));
+    if (o.launch_waves === 0 && o.lds_limit && o.launch_lds > o.lds_limit)
+      cards.append(card('at launch', 'cannot launch', 'needs ' + o.launch_lds + ' B of LDS, the target has ' + o.lds_limit, true));
+    else if (o.launch_waves !== o.waves) cards.append(card('at launch', o.launch_waves + ' waves', o.launch_lds + ' B LDS; limited by ' + o.launch_by));
     cards.append(card('spills', k.spill_insns + ' instructions', 'scratch ' + k.scratch + ' B', k.spill_insns > 0));
-    cards.append(card('LDS', k.lds + ' B', k.insns + ' instructions, ' + k.blocks + ' blocks'));
+    cards.append(card('LDS', (k.lds + k.dyn_lds) + ' B',
+      (k.dyn_lds ? k.lds + ' B static, ' + k.dyn_lds + ' B dynamic; ' : '') + k.insns + ' instructions, ' + k.blocks + ' blocks'));
     view.append(cards);
     if (k.undefined_reads) view.append(el('div', 'note', k.undefined_reads + ' registers read before any definition'));
     if (k.undecodable) view.append(el('div', 'note', k.undecodable + ' words could not be decoded: their registers are not counted'));

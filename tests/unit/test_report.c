@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "convert.h"
+#include "render.h"
 #include "testutil.h"
 #include "treg/analyzer.h"
 
@@ -37,6 +39,41 @@ static loaded analyze(const char *rel, const char *json_rel)
     treg_error err = {0, ""};
     if (treg_analyze(L.bytes, len, &opt, &L.r, &err)) fail_msg("%s: %s", rel, err.msg);
     return L;
+}
+
+/* As analyze(), with Triton metadata given as text. */
+static loaded analyze_with_json(const char *rel, const char *json)
+{
+    char path[1024];
+    loaded L = {0};
+    size_t len;
+    snprintf(path, sizeof path, "%s/%s", TREG_FIXTURES, rel);
+    L.bytes = tu_read_file(path, &len);
+    if (!L.bytes) fail_msg("fixture %s missing", path);
+    treg_options opt = {.triton_json = json, .triton_json_len = strlen(json)};
+    treg_error err = {0, ""};
+    if (treg_analyze(L.bytes, len, &opt, &L.r, &err)) fail_msg("%s: %s", rel, err.msg);
+    return L;
+}
+
+/* The summary text of r, as treg-analyze prints it (caller frees). */
+static char *summary_text(const treg_report *r)
+{
+    uint8_t *packed;
+    size_t plen;
+    treg_pb_info info = {0};
+    assert_int_equal(treg_pb_pack_report(r, &info, &packed, &plen), 0);
+    Treg__V1__Report *p = treg__v1__report__unpack(NULL, plen, packed);
+    assert_non_null(p);
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *f = open_memstream(&text, &tlen);
+    assert_non_null(f);
+    treg_render_text(f, p);
+    fclose(f);
+    treg__v1__report__free_unpacked(p, NULL);
+    free(packed);
+    return text;
 }
 
 static void release(loaded *L)
@@ -228,6 +265,42 @@ static void test_mfma_agprs(void **state)
     release(&L);
 }
 
+/* Triton allocates its shared memory at launch (.json "shared"): more
+ * than a work-group may have and the kernel cannot launch at all; the
+ * static figure (the compiler's "; Occupancy:") is untouched. */
+static void test_launch_lds(void **state)
+{
+    (void)state;
+    loaded L = analyze_with_json("gfx942/mfma_kernel.hsaco",
+                                 "{\"name\": \"mfma_kernel\", \"arch\": \"gfx942\", "
+                                 "\"num_warps\": 4, \"warp_size\": 64, \"shared\": 98304}");
+    const treg_kernel_report *k = kernel(L.r, "mfma_kernel");
+    assert_int_equal(k->dynamic_lds_bytes, 98304);
+    assert_int_equal(k->occupancy.launch_lds_bytes, k->lds_bytes + 98304);
+    assert_int_equal(k->occupancy.lds_limit_bytes, 65536);
+    assert_int_equal(k->occupancy.launch_waves_per_simd, 0);
+    assert_string_equal(k->occupancy.launch_limited_by, "lds");
+    assert_true(k->occupancy.waves_per_simd > 0);
+    char *text = summary_text(L.r);
+    assert_non_null(strstr(text, "cannot launch: needs 98304 B of LDS, the target has 65536"));
+    assert_non_null(strstr(text, "LDS 98304 B (0 B static, 98304 B dynamic)"));
+    assert_null(strstr(text, "at launch"));
+    free(text);
+    release(&L);
+
+    /* All of it is allowed: 64 KiB launches, LDS-bound. */
+    loaded M =
+        analyze_with_json("gfx942/mfma_kernel.hsaco",
+                          "{\"name\": \"mfma_kernel\", \"num_warps\": 4, \"shared\": 65536}");
+    k = kernel(M.r, "mfma_kernel");
+    assert_int_equal(k->occupancy.launch_waves_per_simd, 1);
+    assert_string_equal(k->occupancy.launch_limited_by, "lds");
+    text = summary_text(M.r);
+    assert_null(strstr(text, "cannot launch"));
+    free(text);
+    release(&M);
+}
+
 /* A relocatable device object (clang -save-temps) reports exactly what its
  * linked code object does: same rows, same source lines (its DWARF needs
  * relocations applied). */
@@ -283,13 +356,10 @@ static void test_kernel_regex(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_triton_softmax),
-        cmocka_unit_test(test_loops),
-        cmocka_unit_test(test_spills),
-        cmocka_unit_test(test_calls_and_no_dwarf),
-        cmocka_unit_test(test_mfma_agprs),
-        cmocka_unit_test(test_kernel_regex),
-        cmocka_unit_test(test_relocatable_equals_linked),
+        cmocka_unit_test(test_triton_softmax), cmocka_unit_test(test_loops),
+        cmocka_unit_test(test_spills),         cmocka_unit_test(test_calls_and_no_dwarf),
+        cmocka_unit_test(test_mfma_agprs),     cmocka_unit_test(test_launch_lds),
+        cmocka_unit_test(test_kernel_regex),   cmocka_unit_test(test_relocatable_equals_linked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -138,13 +138,17 @@ typedef struct treg_kernel_report {
         uint32_t launch_waves_per_simd;
         const char *launch_limited_by;
         uint32_t launch_lds_bytes;
+        /* The most LDS a work-group may allocate on the target: a launch
+         * asking for more cannot run (launch_waves_per_simd 0). */
+        uint32_t lds_limit_bytes;
         /* vgpr_steps[w - 1]: the most VGPRs (total_vgprs' count) that
          * still let w waves run per SIMD, w = 1..nvgpr_steps. */
         uint32_t vgpr_steps[TREG_MAX_WAVE_STEPS];
         uint32_t nvgpr_steps;
     } occupancy;
-    uint32_t workgroup_size; /* 0 when unknown */
-    uint32_t lds_bytes;      /* static LDS from the kernel descriptor */
+    uint32_t workgroup_size;    /* 0 when unknown */
+    uint32_t lds_bytes;         /* static LDS from the kernel descriptor */
+    uint32_t dynamic_lds_bytes; /* allocated at launch: Triton's .json "shared" */
     uint32_t scratch_bytes;
     uint32_t spill_instructions;   /* stores out + reloads in, all kinds */
     uint32_t undefined_reads;      /* registers read where no definition reaches: a model gap */
