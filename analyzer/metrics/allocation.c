@@ -9,7 +9,7 @@ void treg_entry_live(const treg_kd *kd, const treg_target *t, treg_entry *out)
     unsigned s = kd->user_sgpr_count;
     /* System SGPRs follow the user SGPRs in this fixed order. */
     const bool system[] = {kd->wg_id_x, kd->wg_id_y, kd->wg_id_z, kd->wg_info,
-                           kd->private_segment_wave_offset};
+                           kd->private_segment_wave_offset && !t->architected_flat_scratch};
     for (unsigned k = 0; k < sizeof system / sizeof system[0]; k++) s += system[k];
     if (s > TREG_NUM_S) s = TREG_NUM_S;
     treg_regset_add_range(&out->live, TREG_REG_S0, s);
@@ -25,8 +25,7 @@ void treg_entry_live(const treg_kd *kd, const treg_target *t, treg_entry *out)
     treg_regset_add(&out->live, TREG_REG_EXEC_HI);
 }
 
-void treg_allocation(const treg_insn_effect *fx, size_t n, const treg_target *t,
-                     const treg_entry *entry, bool xnack_enabled, bool flat_scratch_init,
+void treg_allocation(const treg_insn_effect *fx, size_t n, const treg_target *t, bool xnack_enabled,
                      treg_alloc *out)
 {
     memset(out, 0, sizeof *out);
@@ -50,9 +49,6 @@ void treg_allocation(const treg_insn_effect *fx, size_t n, const treg_target *t,
                     out->uses_flat_scratch = true;
             }
         }
-    if (flat_scratch_init) out->uses_flat_scratch = true;
-    if (next_v < entry->vgprs) next_v = entry->vgprs;
-    if (next_s < entry->sgprs) next_s = entry->sgprs;
     out->arch_vgprs = next_v;
     out->agprs = next_a;
     out->numbered_sgprs = next_s;

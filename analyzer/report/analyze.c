@@ -301,6 +301,12 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     const treg_kd kd = ks->kd; /* every kernel has one: the loader finds kernels by it */
     treg_entry entry;
     treg_entry_live(&kd, t, &entry);
+    /* Allocation first: the compiler counts every register an operand
+     * names, read or not, so it is measured before the reads of nothing go. */
+    treg_alloc al;
+    bool xnack = p->co->xnack == 1 || p->co->xnack == 3;
+    treg_allocation(fx, n, t, xnack, &al);
+
     unsigned undef_reads;
     treg_regset never_defined;
     if ((rc = treg_drop_undefined_operands(A, &g, fx, &entry.live, &undef_reads, &never_defined,
@@ -310,10 +316,7 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     treg_liveness lv;
     if ((rc = treg_liveness_run(A, &g, fx, n, partial, &entry.live, &lv, err))) return rc;
 
-    /* Allocation and occupancy. */
-    treg_alloc al;
-    bool xnack = p->co->xnack == 1 || p->co->xnack == 3;
-    treg_allocation(fx, n, t, &entry, xnack, kd.flat_scratch_init, &al);
+    /* Occupancy. */
     k->vgpr.allocated = al.arch_vgprs;
     k->agpr.allocated = al.agprs;
     k->sgpr.allocated = al.sgprs;

@@ -169,6 +169,7 @@ static void test_corpus(void **state)
     tally t = {0};
     walk_cache(TREG_CORPUS "/triton-cache", &t);
     walk_cache(TREG_CORPUS "/gfx906-llc22", &t);
+    walk_cache(TREG_CORPUS "/triton-cache-targets", &t); /* gfx908, gfx950, gfx1100 */
     assert_all("shared corpus", &t);
 }
 
