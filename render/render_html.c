@@ -18,7 +18,8 @@
  *      "provisional", "analyzer", "llvm", "files": [path, ...],
  *      "kernels": [{"name", "wave", "insns", "blocks", "code_bytes",
  *        "vgpr"/"agpr"/"sgpr": [peak live, allocated, limit], "scratch",
- *        "spill_insns", "lds", "dyn_lds", "undefined_reads", "undecodable",
+ *        "spill_insns", "lds", "dyn_lds", "undefined_reads", "undef_operand_reads",
+ *        "implicit_def_reads", "unresolved_jumps", "undecodable",
  *        "occ": {"waves", "max", "by", "vgpr_to_next", "sgpr_to_next",
  *                "launch_waves", "launch_by", "launch_lds", "lds_limit", "vgpr_steps"},
  *        "peak": {"addr", "file", "line"},
@@ -169,6 +170,9 @@ static void j_kernel(FILE *out, const Treg__V1__Kernel *k)
     j_kint(out, "lds", k->lds_bytes, &f);
     j_kint(out, "dyn_lds", k->dynamic_lds_bytes, &f);
     j_kint(out, "undefined_reads", k->undefined_reads, &f);
+    j_kint(out, "undef_operand_reads", k->undef_operand_reads, &f);
+    j_kint(out, "implicit_def_reads", k->implicit_def_reads, &f);
+    j_kint(out, "unresolved_jumps", k->unresolved_jumps, &f);
     j_kint(out, "undecodable", k->undecodable_words, &f);
 
     j_key(out, "occ", &f);

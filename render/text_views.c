@@ -272,6 +272,20 @@ void treg_text_asm_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__Ke
                        "them)");
         return;
     }
+    /* What the counts below leave out on purpose, said once. */
+    if (k->undef_operand_reads)
+        treg_text_line(out, o, NULL,
+                       "    %u reads of never-written registers (old values, unset halves): "
+                       "not counted",
+                       k->undef_operand_reads);
+    if (k->implicit_def_reads)
+        treg_text_line(out, o, NULL,
+                       "    %u registers read where only some paths wrote them: live from the "
+                       "entry on the others",
+                       k->implicit_def_reads);
+    if (k->long_branches)
+        treg_text_line(out, o, NULL, "    %u long branches (s_setpc_b64) followed to their targets",
+                       k->long_branches);
     size_t picked[STRIP_MAX], cursor[STRIP_MAX] = {0}, in_window = 0;
     size_t n = strip_registers(k, o, picked, &in_window);
     char strip[STRIP_MAX + 1], first[16] = "", last[16] = "";

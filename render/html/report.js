@@ -115,6 +115,7 @@
       (k.dyn_lds ? k.lds + ' B static, ' + k.dyn_lds + ' B dynamic; ' : '') + k.insns + ' instructions, ' + k.blocks + ' blocks'));
     view.append(cards);
     if (k.undefined_reads) view.append(el('div', 'note', k.undefined_reads + ' registers read before any definition'));
+    if (k.unresolved_jumps) view.append(el('div', 'note', k.unresolved_jumps + ' jumps (s_setpc_b64) to unknown targets: what is live after them is not counted'));
     if (k.undecodable) view.append(el('div', 'note', k.undecodable + ' words could not be decoded: their registers are not counted'));
 
     const state = { r, k, src, sel: null, selRows: new Set(), cursor: -1 };
@@ -339,6 +340,9 @@
     const k = state.k, rows = k.rows;
     const node = el('section', 'panel');
     node.append(el('h2', null, 'Instructions'));
+    /* What the counts leave out on purpose (render_text's --asm says the same). */
+    if (k.undef_operand_reads) node.append(el('div', 'note', k.undef_operand_reads + ' reads of never-written registers (old values, unset halves): not counted'));
+    if (k.implicit_def_reads) node.append(el('div', 'note', k.implicit_def_reads + ' registers read where only some paths wrote them: live from the entry on the others'));
     const status = el('div', 'status', 'Click a source line to highlight its instructions.');
     if (!rows) {
       node.append(el('div', 'empty', 'No per-instruction rows in this report.'));
