@@ -5,11 +5,13 @@
 //
 //   node check_page.mjs PAGE.html EXPECT.json SHOTS_DIR NAME
 //
-// EXPECT: {"kernels": N, "kernel": NAME, "spills": N, "peak": {"file": PATH, "line": L} | null,
+// EXPECT: {"kernels": N, "kernel": NAME, "spills": N, "lds": BYTES, "cannot_launch": BOOL,
+//          "peak": {"file": PATH, "line": L} | null,
 //          "click": {"file": PATH, "line": L, "instructions": N} | null,
 //          "rows": N, "literal": [TEXT...]}
 // Always: no console error, no page error, no dialog, no request leaves the
-// file; the page names the kernel and its spill count.  peak: exactly one source line marked as
+// file; the page names the kernel and its spill count.  lds: the LDS card shows static +
+// dynamic (Triton's) bytes; cannot_launch: the launch card says so.  peak: exactly one source line marked as
 // the peak, that one.  click: clicking that source line highlights exactly
 // its instructions (the status counts them; every highlighted row drawn is
 // of that line).  rows: the listing reaches the last instruction when
@@ -95,6 +97,21 @@ try {
     if (card.length !== 1 || card[0] !== `${want.spills} instructions`)
       fail(`spills card says ${JSON.stringify(card)}, expected ${want.spills} instructions`);
     ok(`spills card: ${card[0]}`);
+  }
+  const cardText = (title) => page.$$eval('.card', (cs, t) => cs.filter((c) => c.querySelector('h3').textContent === t)
+    .map((c) => [c.querySelector('.big').textContent, c.textContent]), title);
+  if (want.lds !== undefined) {
+    const card = await cardText('LDS');
+    if (card.length !== 1 || card[0][0] !== `${want.lds} B`)
+      fail(`LDS card says ${JSON.stringify(card)}, expected ${want.lds} B`);
+    ok(`LDS card: ${card[0][0]}`);
+  }
+  if (want.cannot_launch !== undefined) {
+    const card = await cardText('at launch');
+    const says = card.length === 1 && card[0][0] === 'cannot launch' && card[0][1].includes(`needs ${want.lds} B of LDS`);
+    if (says !== want.cannot_launch)
+      fail(`launch card says ${JSON.stringify(card)}; expected cannot launch: ${want.cannot_launch}`);
+    ok(`launch card: ${want.cannot_launch ? 'cannot launch' : 'launches'}`);
   }
 
   if (want.peak) {

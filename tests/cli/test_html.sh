@@ -46,6 +46,8 @@ peak = k.get("peak_vgpr") or {}
 lines = [l for l in k.get("source_lines", []) if l.get("file") and l["line"] > 0]
 want = {"kernels": len(kernels), "kernel": k["name"], "rows": k["instructions"],
         "spills": k["spill_instructions"],
+        "lds": k["lds_bytes"] + k.get("dynamic_lds_bytes", 0),
+        "cannot_launch": k["occupancy"]["launch_waves_per_simd"] == 0,
         "peak": None, "click": None, "literal": literal}
 if peak.get("file") and peak.get("line"):
     want["peak"] = {"file": peak["file"], "line": peak["line"]}
@@ -88,5 +90,8 @@ if [[ ! -d $TREG_CORPUS/triton-cache ]]; then
 fi
 matmul=$TREG_CORPUS/triton-cache/6A3MNTG6BPQKKGPLY7CZMRTY2FQTNPBE3EJYVJZCMG73AQNRFIEA
 page matmul busiest "$TREG_CORPUS/src" "$matmul"
+# 96 KiB of Triton's dynamic LDS on a 64 KiB gfx942: the page says it cannot launch.
+page nolaunch busiest "$TREG_CORPUS/src" \
+  "$TREG_CORPUS/triton-cache/45RWWDMLC7RKJL3EHVWTWVNEWRZYFF4Z2Z3ERIVLUT5TTV4RD7CA"
 page cache peak "$TREG_CORPUS/src" "$TREG_CORPUS/triton-cache"
 echo "$prog: all pages passed; screenshots and pages in $out"
