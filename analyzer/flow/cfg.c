@@ -42,22 +42,14 @@ static bool ends_block(const treg_insn_effect *e)
     return e->ctrl == TREG_CTRL_JUMP || e->ctrl == TREG_CTRL_CBRANCH || e->ctrl == TREG_CTRL_END;
 }
 
-static bool writes_reg(const treg_insn_effect *e, unsigned r)
-{
-    for (unsigned k = 0; k < e->nops; k++)
-        if ((e->ops[k].role & TREG_DEF) && r >= e->ops[k].reg &&
-            r < (unsigned)e->ops[k].reg + e->ops[k].count)
-            return true;
-    return false;
-}
-
 /* The last instruction in [first, upto) that writes r (or, with r2 !=
  * TREG_NO_REG, r2), TREG_NONE if none. */
 static uint32_t last_writer(const treg_insn_effect *fx, uint32_t first, uint32_t upto, unsigned r,
                             unsigned r2)
 {
     for (uint32_t k = upto; k-- > first;)
-        if (writes_reg(&fx[k], r) || (r2 != TREG_NO_REG && writes_reg(&fx[k], r2))) return k;
+        if (treg_insn_writes(&fx[k], r) || (r2 != TREG_NO_REG && treg_insn_writes(&fx[k], r2)))
+            return k;
     return TREG_NONE;
 }
 
@@ -86,8 +78,8 @@ static bool computed_jump(const treg_insn *insns, const treg_insn_effect *fx, co
     uint32_t hi = last_writer(fx, first, i, r + 1, TREG_NO_REG);
     uint32_t lo = last_writer(fx, first, i, r, TREG_NO_REG);
     if (hi == TREG_NONE || lo == TREG_NONE || lo >= hi) return false;
-    if (fx[hi].pc != TREG_PC_ADDC || fx[lo].pc != TREG_PC_ADD || writes_reg(&fx[hi], r) ||
-        writes_reg(&fx[lo], r + 1))
+    if (fx[hi].pc != TREG_PC_ADDC || fx[lo].pc != TREG_PC_ADD || treg_insn_writes(&fx[hi], r) ||
+        treg_insn_writes(&fx[lo], r + 1))
         return false;
     if (last_writer(fx, lo + 1, hi, TREG_REG_SCC, TREG_NO_REG) != TREG_NONE) return false;
     uint32_t pc = last_writer(fx, first, lo, r, r + 1);

@@ -7,20 +7,11 @@
 
 #include "util/error.h"
 
-static bool writes(const treg_insn_effect *e, unsigned r)
-{
-    for (unsigned k = 0; k < e->nops; k++)
-        if ((e->ops[k].role & TREG_DEF) && r >= e->ops[k].reg &&
-            r < (unsigned)e->ops[k].reg + e->ops[k].count)
-            return true;
-    return false;
-}
-
 /* Last writer of r in [first, upto) of a block, scanning backward. */
 static uint32_t last_writer(const treg_insn_effect *fx, uint32_t first, uint32_t upto, unsigned r)
 {
     for (uint32_t i = upto; i-- > first;)
-        if (writes(&fx[i], r)) return i;
+        if (treg_insn_writes(&fx[i], r)) return i;
     return TREG_NONE;
 }
 
@@ -37,7 +28,7 @@ int treg_reaching_defs(treg_arena *a, const treg_cfg *g, const treg_liveness *lv
     for (unsigned r = 0; r < TREG_REG_COUNT; r++) {
         defs[r] = TREG_NONE;
         if (!treg_regset_has(occupied, r)) continue;
-        if (writes(&fx[at], r)) {
+        if (treg_insn_writes(&fx[at], r)) {
             defs[r] = at;
             continue;
         }

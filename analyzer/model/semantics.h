@@ -107,6 +107,16 @@ typedef struct treg_model_ctx {
     unsigned wave_size; /* 32 or 64: decides how many SGPRs vcc/exec occupy */
 } treg_model_ctx;
 
+/* Whether e writes register r, or a half of it. */
+static inline bool treg_insn_writes(const treg_insn_effect *e, unsigned r)
+{
+    for (unsigned k = 0; k < e->nops; k++)
+        if ((e->ops[k].role & TREG_DEF) && r >= e->ops[k].reg &&
+            r < (unsigned)e->ops[k].reg + e->ops[k].count)
+            return true;
+    return false;
+}
+
 /* Fills *out for one instruction's text. Returns TREG_OK, or TREG_E_DECODE
  * with a message when an operand cannot be parsed (a register out of range,
  * a malformed tuple). An unknown mnemonic is not an error. */
