@@ -10,7 +10,7 @@
  *   2. the same corpus stage by stage (load, decode, model, flow), so the
  *      share of each in the total can be read off;
  *   3. on the largest kernel, decode, model and "CFG + liveness" (CFG, EXEC,
- *      implicit-def spills, liveness) each repeated for at least a second's
+ *      reads of nothing, liveness) each repeated for at least a second's
  *      worth of samples, per instruction.
  * --full-only stops after the first, for running under a profiler.
  * The closing "result" line is key=value pairs for bench/run.sh.  This is
@@ -170,11 +170,11 @@ static void model_all(const treg_kernel_sym *ks, const treg_target *t, const tre
     }
 }
 
-/* CFG, EXEC, implicit-def spills and liveness: the part of the pipeline
- * that is ours rather than LLVM's or libelf's.  Dropping implicit-def
- * spill reads rewrites fx, but only the uses of spill stores and only
- * by defs it never changes, so a second run drops nothing and leaves fx as
- * it is: repeating it measures the same work every time after the first. */
+/* CFG, EXEC, reads of nothing and liveness: the part of the pipeline that
+ * is ours rather than LLVM's or libelf's.  Dropping the reads no
+ * definition reaches rewrites fx, but only its reads, never a definition,
+ * so a second run drops nothing and leaves fx as it is: repeating it
+ * measures the same work every time after the first. */
 static void flow_once(const treg_insn *insns, treg_insn_effect *fx, size_t n,
                       const treg_entry *entry, size_t *arena_bytes)
 {

@@ -186,10 +186,11 @@ static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1_
     print_occupancy(out, o, oc);
     if (k->dynamic_lds_bytes)
         treg_text_line(out, o, k->spill_instructions ? SGR_RED : NULL,
-                       "    scratch %u B, %u spill instructions, LDS %u B (%u B static, %u B "
+                       "    scratch %u B, %u spill instructions, LDS %llu B (%u B static, %u B "
                        "dynamic)",
-                       k->scratch_bytes, k->spill_instructions, k->lds_bytes + k->dynamic_lds_bytes,
-                       k->lds_bytes, k->dynamic_lds_bytes);
+                       k->scratch_bytes, k->spill_instructions,
+                       (unsigned long long)k->lds_bytes + k->dynamic_lds_bytes, k->lds_bytes,
+                       k->dynamic_lds_bytes);
     else
         treg_text_line(out, o, k->spill_instructions ? SGR_RED : NULL,
                        "    scratch %u B, %u spill instructions, LDS %u B", k->scratch_bytes,

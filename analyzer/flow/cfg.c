@@ -212,20 +212,31 @@ int treg_cfg_build(treg_arena *a, const treg_insn *insns, const treg_insn_effect
         }
         if (ends_block(&fx[i])) leader[i + 1] = 1;
     }
-    /* Computed jumps, once the blocks they sit in are known. */
+    /* Computed jumps, once the blocks they sit in are known; their targets
+     * start blocks too, and a target inside another jump's computation
+     * would split it, so each is checked again against the final blocks
+     * (LLVM never does that; a hostile file may). */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t dest;
+        if (fx[i].pc != TREG_PC_SETPC || !computed_jump(insns, fx, leader, (uint32_t)i, &dest))
+            continue;
+        target[i] = insn_at(insns, n, dest);
+        computed[i] = target[i] != TREG_NONE;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (computed[i]) leader[target[i]] = 1;
     for (size_t i = 0; i < n; i++) {
         if (fx[i].pc != TREG_PC_SETPC) continue;
         uint64_t dest;
-        uint32_t t = TREG_NONE;
-        if (computed_jump(insns, fx, leader, (uint32_t)i, &dest)) t = insn_at(insns, n, dest);
-        if (t == TREG_NONE) {
-            g->unresolved_jumps++;
-            continue;
+        if (computed[i] && (!computed_jump(insns, fx, leader, (uint32_t)i, &dest) ||
+                            insn_at(insns, n, dest) != target[i])) {
+            computed[i] = 0;
+            target[i] = TREG_NONE;
         }
-        target[i] = t;
-        computed[i] = 1;
-        leader[t] = 1;
-        g->long_branches++;
+        if (computed[i])
+            g->long_branches++;
+        else
+            g->unresolved_jumps++;
     }
 
     uint32_t nb = 0;

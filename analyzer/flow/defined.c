@@ -29,18 +29,6 @@ static bool unit_in(const treg_regset *s, unsigned r, unsigned unit)
     return treg_regset_has(s, unit == 2 ? TREG_UNIT_VHI0 + r : r);
 }
 
-/* Whether e writes that unit of r. */
-static bool writes_unit(const treg_insn_effect *e, unsigned r, unsigned unit)
-{
-    for (unsigned k = 0; k < e->nops; k++) {
-        const treg_operand *op = &e->ops[k];
-        if ((op->role & TREG_DEF) && r >= op->reg && r < (unsigned)op->reg + op->count &&
-            (units_of(r, op->half) & unit))
-            return true;
-    }
-    return false;
-}
-
 static uint8_t half_of_units(unsigned r, unsigned units)
 {
     if (!treg_reg_has_halves(r) || units == 3) return TREG_HALF_BOTH;
@@ -55,6 +43,8 @@ static unsigned drop_reads_of_nothing(treg_insn_effect *e, const treg_regset *de
 {
     treg_operand out[TREG_MAX_OPERANDS];
     unsigned n = 0, dropped = 0;
+    /* A spill store's data: the vector registers it stores (its address,
+     * offset and resource registers are read like any other). */
     bool spill = e->move == TREG_MOVE_SCRATCH_STORE;
     for (unsigned k = 0; k < e->nops; k++) {
         treg_operand op = e->ops[k];
@@ -64,6 +54,9 @@ static unsigned drop_reads_of_nothing(treg_insn_effect *e, const treg_regset *de
             continue;
         }
         unsigned end = (unsigned)op.reg + op.count;
+        /* The old value of a destination: a tied read, or a partial write's. */
+        bool old_value = op.old || (op.role & TREG_DEF);
+        bool spill_data = spill && treg_reg_class(op.reg) <= TREG_CLASS_A;
         bool operand_defined = false;
         for (unsigned r = op.reg; r < end && !operand_defined; r++)
             for (unsigned u = 1; u <= 2; u++)
@@ -72,7 +65,7 @@ static unsigned drop_reads_of_nothing(treg_insn_effect *e, const treg_regset *de
         /* The write, if any, stays whole; the read becomes runs. */
         if (op.role & TREG_DEF) {
             if (n == TREG_MAX_OPERANDS) return 0;
-            out[n++] = (treg_operand){op.reg, op.count, TREG_DEF, op.half};
+            out[n++] = (treg_operand){op.reg, op.count, TREG_DEF, op.half, 0};
         }
         unsigned run_start = op.reg, run_len = 0;
         uint8_t run_half = 0;
@@ -82,8 +75,8 @@ static unsigned drop_reads_of_nothing(treg_insn_effect *e, const treg_regset *de
                 unsigned want = units_of(r, op.half);
                 for (unsigned u = 1; u <= 2; u++) {
                     if (!(want & u)) continue;
-                    bool drop = !unit_in(defined, r, u) &&
-                                (spill || operand_defined || writes_unit(e, r, u));
+                    bool drop =
+                        !unit_in(defined, r, u) && (spill_data || operand_defined || old_value);
                     if (!drop) keep |= u;
                 }
                 if (keep != want) lost++;
@@ -95,8 +88,8 @@ static unsigned drop_reads_of_nothing(treg_insn_effect *e, const treg_regset *de
             }
             if (run_len) {
                 if (n == TREG_MAX_OPERANDS) return 0;
-                out[n++] =
-                    (treg_operand){(uint16_t)run_start, (uint16_t)run_len, TREG_USE, run_half};
+                out[n++] = (treg_operand){(uint16_t)run_start, (uint16_t)run_len, TREG_USE,
+                                          run_half, op.old};
             }
             run_len = keep ? 1 : 0;
             run_start = r;

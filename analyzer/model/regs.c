@@ -5,7 +5,7 @@
 
 /* Without -mpopcnt (the x86-64 baseline) __builtin_popcountll is a call
  * into libgcc's table loop; liveness counts every instruction's occupied
- * set, 23 words each, so the branch-free bit-slicing count is inlined. */
+ * set, 27 words each, so the branch-free bit-slicing count is inlined. */
 static inline unsigned popcount64(uint64_t x)
 {
 #if defined(__POPCNT__) || !defined(__x86_64__)

@@ -396,22 +396,16 @@ static int scan_operands(const treg_model_ctx *ctx, const char *p, scan_state *s
         }
         if (c == '(' || c == '[') depth++;
         if ((c == ')' || c == ']') && depth > 0) depth--;
-        if (is_digit(c)) {
-            const char *start = p;
-            while (is_ident_char(*p) || *p == '.') p++;
-            if (begin_token(st, field)) {
-                field_info *f = &st->fields[field];
-                f->kind = FIELD_INT;
-                f->value = strtoll(start, NULL, 0);
-            }
-            continue;
-        }
-        if (c == '-' && is_digit(p[1])) {
+        if (is_digit(c) || (c == '-' && is_digit(p[1]))) {
+            /* An integer only when strtoll takes the whole token: 0.5 and
+             * -4.0 are float inline constants, not 0 and -4. */
             const char *start = p++;
             while (is_ident_char(*p) || *p == '.') p++;
             if (begin_token(st, field)) {
-                st->fields[field].kind = FIELD_INT;
-                st->fields[field].value = strtoll(start, NULL, 0);
+                char *end;
+                long long v = strtoll(start, &end, 0);
+                st->fields[field].kind = end == p ? FIELD_INT : FIELD_OTHER;
+                st->fields[field].value = v;
             }
             continue;
         }
@@ -490,6 +484,19 @@ static int scan_operands(const treg_model_ctx *ctx, const char *p, scan_state *s
 /* ---- building the effect ---- */
 
 static int add_op(treg_insn_effect *out, uint16_t reg, uint16_t count, uint8_t role, uint8_t half,
+                  bool dedupe, treg_error *err);
+
+/* The read of a tied destination's old value (flow/defined.c treats it
+ * apart from other reads). */
+static int add_old_value(treg_insn_effect *out, uint16_t reg, uint16_t count, uint8_t half,
+                         treg_error *err)
+{
+    int rc = add_op(out, reg, count, TREG_USE, half, false, err);
+    if (rc == TREG_OK) out->ops[out->nops - 1].old = 1;
+    return rc;
+}
+
+static int add_op(treg_insn_effect *out, uint16_t reg, uint16_t count, uint8_t role, uint8_t half,
                   bool dedupe, treg_error *err)
 {
     if (dedupe) {
@@ -505,7 +512,8 @@ static int add_op(treg_insn_effect *out, uint16_t reg, uint16_t count, uint8_t r
     o->reg = reg;
     o->count = count;
     o->role = role;
-    o->half = half;
+    o->half = half & 3;
+    o->old = 0;
     return TREG_OK;
 }
 
@@ -669,7 +677,7 @@ static int model_one(const treg_model_ctx *ctx, const char *p, treg_insn_effect 
             bool partial =
                 (row->partial & bit) || (half && !whole_half) || (t->field == 0 && dst0_partial);
             if (!whole_half) half = TREG_HALF_BOTH;
-            if (tied & bit) rc |= add_op(out, t->reg, t->count, TREG_USE, half, false, err);
+            if (tied & bit) rc |= add_old_value(out, t->reg, t->count, half, err);
             rc |= add_op(out, t->reg, t->count, partial ? TREG_DEF_PARTIAL : TREG_DEF, half, false,
                          err);
             if (treg_reg_class(t->reg) == TREG_CLASS_V || treg_reg_class(t->reg) == TREG_CLASS_A)

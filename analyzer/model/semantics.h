@@ -1,6 +1,7 @@
 /* Stage 3: what one instruction does to registers.  Input is the
  * disassembler's text for one instruction ("v_add_f32_e32 v4, v8, v12");
- * output is its register reads and writes at 32-bit granularity, its
+ * output is its register reads and writes (32-bit registers, or one 16-bit
+ * half of each where the instruction touches only that), its
  * control-flow role, its effect on EXEC, and whether it moves a value to or
  * from a spill location.  The knowledge lives in a table keyed by mnemonic
  * (semantics_table.def); the code here only parses operands and applies the
@@ -29,10 +30,11 @@ enum treg_role {
 };
 
 typedef struct treg_operand {
-    uint16_t reg;   /* first register, regs.h numbering */
-    uint16_t count; /* consecutive 32-bit registers */
-    uint8_t role;   /* enum treg_role */
-    uint8_t half;   /* enum treg_half: one 16-bit half of each register (true16, d16) */
+    uint16_t reg;     /* first register, regs.h numbering */
+    uint16_t count;   /* consecutive 32-bit registers */
+    uint8_t role;     /* enum treg_role */
+    uint8_t half : 2; /* enum treg_half: one 16-bit half of each register (true16, d16) */
+    uint8_t old : 1;  /* a read of a destination's old value (a tied operand) */
 } treg_operand;
 
 enum treg_ctrl {

@@ -62,7 +62,14 @@ static int parse_triton_json(const char *text, size_t len, triton_meta *m, treg_
     if (json_object_object_get_ex(root, "warp_size", &v))
         m->warp_size = (unsigned)json_object_get_int(v);
     if (json_object_object_get_ex(root, "shared", &v)) {
-        m->shared = (unsigned)json_object_get_int(v);
+        int64_t shared = json_object_get_int64(v);
+        if (shared < 0 || shared > UINT32_MAX) {
+            json_object_put(root);
+            return treg_fail(err, TREG_E_METADATA,
+                             "Triton metadata: \"shared\" is %lld bytes, not 0..%u",
+                             (long long)shared, UINT32_MAX);
+        }
+        m->shared = (unsigned)shared;
         m->has_shared = true;
     }
     if (json_object_object_get_ex(root, "waves_per_eu", &v))
@@ -359,7 +366,8 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     /* At launch: Triton allocates its shared memory dynamically, so only
      * its .json knows it; the launch uses exactly workgroup_size items. */
     treg_occ_input launch = oi;
-    launch.lds_bytes = k->lds_bytes + (p->triton.has_shared ? p->triton.shared : 0);
+    uint64_t launch_lds = (uint64_t)k->lds_bytes + (p->triton.has_shared ? p->triton.shared : 0);
+    launch.lds_bytes = launch_lds > UINT32_MAX ? UINT32_MAX : (unsigned)launch_lds;
     launch.min_workgroup_size = k->workgroup_size;
     treg_occ_result locc;
     treg_occupancy(t, &launch, &locc);
@@ -444,6 +452,9 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     treg_regset_minus(&implicit, &never_defined);
     treg_regcount imp = treg_regset_count(&implicit);
     k->implicit_def_reads = (uint32_t)(imp.vgpr + imp.agpr + imp.sgpr);
+    for (unsigned r = TREG_REG_SPECIAL0; r < TREG_REG_COUNT; r++)
+        if (treg_regset_has(&implicit, r) && r != TREG_REG_VCC_LO && r != TREG_REG_VCC_HI)
+            k->implicit_def_reads++;
     treg_regcount und = treg_regset_count(&undefined);
     k->undefined_reads = (uint32_t)(und.vgpr + und.agpr + und.sgpr);
     for (unsigned r = TREG_REG_SPECIAL0; r < TREG_REG_COUNT; r++)

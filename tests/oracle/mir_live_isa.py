@@ -55,7 +55,13 @@ def effects(ins, mode):
         if not tied:
             continue
         dfn &= ~(d.units & ~written)       # the half the load does not write is not defined
-        use &= ~d.units                    # ... and not read: it is simply left alone
+        # ... and not read: it is simply left alone.  Only the tied operand goes; another
+        # operand naming the same register (an address) is still read.
+        others = 0
+        for o in ins.ops:
+            if o is not tied[-1] and not o.is_def and not o.implicit and "undef" not in o.flags:
+                others |= o.units
+        use = (use & ~d.units) | (use & d.units & others)
     return use, dfn
 
 

@@ -278,6 +278,19 @@ static void test_wholly_undefined_operand_is_reported(void **state)
     assert_int_equal(p->undef_operand_reads, 0);
     assert_true(treg_regset_has(&p->lv.undefined, TREG_REG_V0 + 9));
     assert_true(treg_regset_has(&p->never_defined, TREG_REG_V0 + 9));
+    done(p);
+    /* Nor is a source that happens to be the destination, nor a spill
+     * store's offset SGPR (only its stored data can be an IMPLICIT_DEF). */
+    static const char *const prog2[] = {
+        "v_add_f32_e32 v7, v7, v0",                         /* 0: v7 never written */
+        "v_mov_b32_e32 v8, 1",                              /* 1 */
+        "buffer_store_dword v8, off, s[0:3], s30 offset:4", /* 2: s30 never written */
+        "s_endpgm",
+    };
+    p = run_with(prog2, sizeof prog2 / sizeof *prog2, true, 64);
+    assert_int_equal(p->undef_operand_reads, 0);
+    assert_true(treg_regset_has(&p->never_defined, TREG_REG_V0 + 7));
+    assert_true(treg_regset_has(&p->never_defined, TREG_REG_S0 + 30));
     assert_int_equal(treg_regset_count(&p->lv.undefined).vgpr, 1);
     done(p);
 }

@@ -299,6 +299,24 @@ static void test_launch_lds(void **state)
     assert_null(strstr(text, "cannot launch"));
     free(text);
     release(&M);
+
+    /* A size no launch can have is an error naming it, not a wrapped sum. */
+    const char *bad[] = {"{\"name\": \"mfma_kernel\", \"shared\": -1}",
+                         "{\"name\": \"mfma_kernel\", \"shared\": 4294967296}"};
+    char path[1024];
+    size_t len;
+    snprintf(path, sizeof path, "%s/gfx942/mfma_kernel.hsaco", TREG_FIXTURES);
+    uint8_t *bytes = tu_read_file(path, &len);
+    assert_non_null(bytes);
+    for (size_t i = 0; i < 2; i++) {
+        treg_options opt = {.triton_json = bad[i], .triton_json_len = strlen(bad[i])};
+        treg_report *r = NULL;
+        treg_error err = {0, ""};
+        assert_int_equal(treg_analyze(bytes, len, &opt, &r, &err), TREG_E_METADATA);
+        assert_null(r);
+        assert_non_null(strstr(err.msg, "\"shared\""));
+    }
+    free(bytes);
 }
 
 /* A relocatable device object (clang -save-temps) reports exactly what its

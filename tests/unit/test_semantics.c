@@ -305,6 +305,49 @@ static void test_dpp_masks_partial(void **state)
     check(32, "v_mov_b32_dpp v1, v2 dpp8:[7,6,5,4,3,2,1,0]", "v1", "v2", "");
 }
 
+/* GFX10+ spell the d16 format loads buffer_load_d16_format_*: x and hi_x
+ * write one half, xy and xyzw whole registers, xyz keeps vdata[63:48]. */
+static void test_d16_format_loads(void **state)
+{
+    (void)state;
+    check(32, "buffer_load_d16_format_x v1, off, s[0:3], 0", "v1.l", "s[0:3]", "");
+    check(32, "buffer_load_d16_hi_format_x v1, off, s[0:3], 0", "v1.h", "s[0:3]", "");
+    check(32, "buffer_load_d16_format_xy v1, off, s[0:3], 0", "v1", "s[0:3]", "");
+    check(32, "buffer_load_d16_format_xyzw v[1:2], off, s[0:3], 0", "v[1:2]", "s[0:3]", "");
+    check(32, "buffer_load_d16_format_xyz v[1:2], off, s[0:3], 0", "", "s[0:3]", "v[1:2]");
+    check(64, "tbuffer_load_format_d16_xy v1, off, s[0:3], 0", "v1", "s[0:3]", "");
+    check(64, "tbuffer_load_format_d16_x v1, off, s[0:3], 0", "v1.l", "s[0:3]", "");
+}
+
+/* The long-branch constants: only a whole integer is one (a float inline
+ * constant is not 0), and a tied destination's read is marked as its old
+ * value for flow/defined.c. */
+static void test_constants_and_old_values(void **state)
+{
+    (void)state;
+    treg_insn_effect e = model(64, "s_add_u32 s0, s0, 0x12d0");
+    assert_int_equal(e.pc, TREG_PC_ADD);
+    assert_int_equal(e.imm, 0x12d0);
+    e = model(64, "s_addc_u32 s1, s1, lit(0x0)");
+    assert_int_equal(e.pc, TREG_PC_ADDC);
+    assert_int_equal(e.imm, 0);
+    e = model(64, "s_add_u32 s0, s0, 0.5");
+    assert_int_equal(e.pc, TREG_PC_NONE);
+    e = model(64, "s_add_u32 s0, s0, -4.0");
+    assert_int_equal(e.pc, TREG_PC_NONE);
+    e = model(64, "v_fmac_f32_e32 v1, v2, v3");
+    unsigned old = 0;
+    for (unsigned i = 0; i < e.nops; i++)
+        if (e.ops[i].old) {
+            old++;
+            assert_int_equal(e.ops[i].role, TREG_USE);
+            assert_int_equal(e.ops[i].reg, TREG_REG_V0 + 1);
+        }
+    assert_int_equal(old, 1);
+    e = model(64, "v_add_f32_e32 v1, v1, v3"); /* a source that is also the destination */
+    for (unsigned i = 0; i < e.nops; i++) assert_false(e.ops[i].old);
+}
+
 /* 16- and 8-bit stores read the half they store (LLVM 22 on gfx11:
  * "DS_WRITE_B16_t16 $vgpr251, killed $vgpr255_hi16" for the _d16_hi form). */
 static void test_narrow_stores_read_one_half(void **state)
@@ -789,6 +832,8 @@ int main(void)
         cmocka_unit_test(test_dpp_masks_partial),
         cmocka_unit_test(test_true16_halves),
         cmocka_unit_test(test_narrow_stores_read_one_half),
+        cmocka_unit_test(test_d16_format_loads),
+        cmocka_unit_test(test_constants_and_old_values),
         cmocka_unit_test(test_fma_mix_partial),
         cmocka_unit_test(test_stores_write_nothing),
         cmocka_unit_test(test_s_cmp_writes_only_scc),

@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define TREG_ANALYZER_VERSION "0.1.0"
+#define TREG_ANALYZER_VERSION "0.2.0"
 
 enum treg_status {
     TREG_OK = 0,
