@@ -13,13 +13,11 @@ void treg_entry_live(const treg_kd *kd, const treg_target *t, treg_entry *out)
     for (unsigned k = 0; k < sizeof system / sizeof system[0]; k++) s += system[k];
     if (s > TREG_NUM_S) s = TREG_NUM_S;
     treg_regset_add_range(&out->live, TREG_REG_S0, s);
-    out->sgprs = s;
 
     unsigned v = kd->workitem_id_vgprs;
     if (v == 0) v = 1; /* x is always delivered */
     if (t->packed_tid) v = 1;
     treg_regset_add_range(&out->live, TREG_REG_V0, v);
-    out->vgprs = v;
 
     treg_regset_add(&out->live, TREG_REG_EXEC_LO);
     treg_regset_add(&out->live, TREG_REG_EXEC_HI);

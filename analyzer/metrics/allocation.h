@@ -23,7 +23,6 @@
  * and the work-item id VGPRs (packed into v0 on targets with packed TIDs). */
 typedef struct treg_entry {
     treg_regset live;
-    unsigned sgprs, vgprs; /* how many of each dispatch initialises */
 } treg_entry;
 
 void treg_entry_live(const treg_kd *kd, const treg_target *t, treg_entry *out);
