@@ -24,15 +24,30 @@ static unsigned units_of(unsigned r, uint8_t half)
     return half == TREG_HALF_BOTH ? 3u : half;
 }
 
-static bool unit_in(const treg_regset *s, unsigned r, unsigned unit)
-{
-    return treg_regset_has(s, unit == 2 ? TREG_UNIT_VHI0 + r : r);
-}
-
 static uint8_t half_of_units(unsigned r, unsigned units)
 {
     if (!treg_reg_has_halves(r) || units == 3) return TREG_HALF_BOTH;
     return (uint8_t)units;
+}
+
+/* Whether e reads a unit outside defined; the registers it reads so go
+ * into out when out is not NULL. */
+static bool reads_undefined(const treg_insn_effect *e, const treg_regset *defined, treg_regset *out)
+{
+    bool any = false;
+    for (unsigned k = 0; k < e->nops; k++) {
+        const treg_operand *op = &e->ops[k];
+        if (!(op->role & TREG_USE)) continue;
+        for (unsigned r = op->reg; r < (unsigned)op->reg + op->count; r++)
+            for (unsigned u = 1; u <= 2; u++)
+                if ((units_of(r, op->half) & u) &&
+                    !treg_regset_has_part(defined, r, (treg_half)u)) {
+                    if (!out) return true;
+                    any = true;
+                    treg_regset_add(out, r);
+                }
+    }
+    return any;
 }
 
 /* Drops the reads of e that read nothing (see defined.h), given the units
@@ -41,6 +56,7 @@ static uint8_t half_of_units(unsigned r, unsigned units)
  * not fit, e is left as it is. */
 static unsigned drop_reads_of_nothing(treg_insn_effect *e, const treg_regset *defined)
 {
+    if (!reads_undefined(e, defined, NULL)) return 0; /* the common case */
     treg_operand out[TREG_MAX_OPERANDS];
     unsigned n = 0, dropped = 0;
     /* A spill store's data: the vector registers it stores (its address,
@@ -60,7 +76,8 @@ static unsigned drop_reads_of_nothing(treg_insn_effect *e, const treg_regset *de
         bool operand_defined = false;
         for (unsigned r = op.reg; r < end && !operand_defined; r++)
             for (unsigned u = 1; u <= 2; u++)
-                if ((units_of(r, op.half) & u) && unit_in(defined, r, u)) operand_defined = true;
+                if ((units_of(r, op.half) & u) && treg_regset_has_part(defined, r, (treg_half)u))
+                    operand_defined = true;
         unsigned lost = 0;
         /* The write, if any, stays whole; the read becomes runs. */
         if (op.role & TREG_DEF) {
@@ -75,8 +92,8 @@ static unsigned drop_reads_of_nothing(treg_insn_effect *e, const treg_regset *de
                 unsigned want = units_of(r, op.half);
                 for (unsigned u = 1; u <= 2; u++) {
                     if (!(want & u)) continue;
-                    bool drop =
-                        !unit_in(defined, r, u) && (spill_data || operand_defined || old_value);
+                    bool drop = !treg_regset_has_part(defined, r, (treg_half)u) &&
+                                (spill_data || operand_defined || old_value);
                     if (!drop) keep |= u;
                 }
                 if (keep != want) lost++;
@@ -103,35 +120,29 @@ static unsigned drop_reads_of_nothing(treg_insn_effect *e, const treg_regset *de
     return dropped;
 }
 
-/* Adds the registers e reads in units outside defined. */
-static void note_never_defined(const treg_insn_effect *e, const treg_regset *defined,
-                               treg_regset *out)
-{
-    for (unsigned k = 0; k < e->nops; k++) {
-        const treg_operand *op = &e->ops[k];
-        if (!(op->role & TREG_USE)) continue;
-        for (unsigned r = op->reg; r < (unsigned)op->reg + op->count; r++)
-            for (unsigned u = 1; u <= 2; u++)
-                if ((units_of(r, op->half) & u) && !unit_in(defined, r, u)) treg_regset_add(out, r);
-    }
-}
-
 int treg_drop_undefined_operands(treg_arena *a, const treg_cfg *g, treg_insn_effect *fx,
                                  const treg_regset *entry_live, unsigned *dropped,
                                  treg_regset *never_defined, treg_error *err)
 {
     *dropped = 0;
     if (never_defined) treg_regset_clear(never_defined);
+    /* Definitions only add, so a block's effect is one union: its defs,
+     * gathered once; the fixpoint then costs word operations per block. */
     treg_regset *in = treg_arena_calloc(a, g->nblocks, sizeof *in);
-    if (!in) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    treg_regset *gen = treg_arena_calloc(a, g->nblocks, sizeof *gen);
+    if (!in || !gen) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    for (uint32_t k = 0; k < g->nreachable; k++) {
+        uint32_t b = g->rpo[k];
+        for (uint32_t i = g->blocks[b].first; i <= g->blocks[b].last; i++)
+            apply_defs(&fx[i], &gen[b]);
+    }
     in[0] = *entry_live;
     for (bool changed = true; changed;) {
         changed = false;
         for (uint32_t k = 0; k < g->nreachable; k++) {
             uint32_t b = g->rpo[k];
             treg_regset cur = in[b];
-            for (uint32_t i = g->blocks[b].first; i <= g->blocks[b].last; i++)
-                apply_defs(&fx[i], &cur);
+            treg_regset_union(&cur, &gen[b]);
             for (int s = 0; s < g->blocks[b].nsucc; s++) {
                 treg_regset *succ = &in[g->blocks[b].succ[s]];
                 treg_regset merged = *succ;
@@ -148,7 +159,7 @@ int treg_drop_undefined_operands(treg_arena *a, const treg_cfg *g, treg_insn_eff
         treg_regset cur = in[b];
         for (uint32_t i = g->blocks[b].first; i <= g->blocks[b].last; i++) {
             *dropped += drop_reads_of_nothing(&fx[i], &cur);
-            if (never_defined) note_never_defined(&fx[i], &cur, never_defined);
+            if (never_defined) reads_undefined(&fx[i], &cur, never_defined);
             apply_defs(&fx[i], &cur);
         }
     }
