@@ -249,6 +249,17 @@ static int note_unknown(pipeline *p, treg_kernel_report *k, const treg_insn_effe
     return TREG_OK;
 }
 
+/* Every register in s, VCC among the SGPRs and the other specials too
+ * (an M0 or SCC read is a read). */
+static uint32_t registers_in(const treg_regset *s)
+{
+    treg_regcount c = treg_regset_count(s);
+    uint32_t n = c.vgpr + c.agpr + c.sgpr;
+    for (unsigned r = TREG_REG_SPECIAL0; r < TREG_REG_COUNT; r++)
+        if (treg_regset_has(s, r) && r != TREG_REG_VCC_LO && r != TREG_REG_VCC_HI) n++;
+    return n;
+}
+
 static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_report *k,
                           treg_error *err)
 {
@@ -448,18 +459,10 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
      * where. */
     treg_regset undefined = lv.undefined, implicit = lv.undefined;
     treg_regset_fold(&never_defined);
-    for (int w = 0; w < TREG_REGSET_WORDS; w++) undefined.w[w] &= never_defined.w[w];
     treg_regset_minus(&implicit, &never_defined);
-    treg_regcount imp = treg_regset_count(&implicit);
-    k->implicit_def_reads = (uint32_t)(imp.vgpr + imp.agpr + imp.sgpr);
-    for (unsigned r = TREG_REG_SPECIAL0; r < TREG_REG_COUNT; r++)
-        if (treg_regset_has(&implicit, r) && r != TREG_REG_VCC_LO && r != TREG_REG_VCC_HI)
-            k->implicit_def_reads++;
-    treg_regcount und = treg_regset_count(&undefined);
-    k->undefined_reads = (uint32_t)(und.vgpr + und.agpr + und.sgpr);
-    for (unsigned r = TREG_REG_SPECIAL0; r < TREG_REG_COUNT; r++)
-        if (treg_regset_has(&undefined, r) && r != TREG_REG_VCC_LO && r != TREG_REG_VCC_HI)
-            k->undefined_reads++;
+    treg_regset_minus(&undefined, &implicit); /* = lv.undefined & never_defined */
+    k->implicit_def_reads = registers_in(&implicit);
+    k->undefined_reads = registers_in(&undefined);
     if (k->undefined_reads) {
         for (size_t i = 0; i < n && !k->undefined_example; i++)
             for (unsigned j = 0; j < fx[i].nops && !k->undefined_example; j++) {
