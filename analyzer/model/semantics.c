@@ -484,19 +484,6 @@ static int scan_operands(const treg_model_ctx *ctx, const char *p, scan_state *s
 /* ---- building the effect ---- */
 
 static int add_op(treg_insn_effect *out, uint16_t reg, uint16_t count, uint8_t role, uint8_t half,
-                  bool dedupe, treg_error *err);
-
-/* The read of a tied destination's old value (flow/defined.c treats it
- * apart from other reads). */
-static int add_old_value(treg_insn_effect *out, uint16_t reg, uint16_t count, uint8_t half,
-                         treg_error *err)
-{
-    int rc = add_op(out, reg, count, TREG_USE, half, false, err);
-    if (rc == TREG_OK) out->ops[out->nops - 1].old = 1;
-    return rc;
-}
-
-static int add_op(treg_insn_effect *out, uint16_t reg, uint16_t count, uint8_t role, uint8_t half,
                   bool dedupe, treg_error *err)
 {
     if (dedupe) {
@@ -515,6 +502,16 @@ static int add_op(treg_insn_effect *out, uint16_t reg, uint16_t count, uint8_t r
     o->half = half & 3;
     o->old = 0;
     return TREG_OK;
+}
+
+/* The read of a tied destination's old value (flow/defined.c treats it
+ * apart from other reads). */
+static int add_old_value(treg_insn_effect *out, uint16_t reg, uint16_t count, uint8_t half,
+                         treg_error *err)
+{
+    int rc = add_op(out, reg, count, TREG_USE, half, false, err);
+    if (rc == TREG_OK) out->ops[out->nops - 1].old = 1;
+    return rc;
 }
 
 static int add_implicit(const treg_model_ctx *ctx, treg_insn_effect *out, uint8_t mask,
