@@ -184,17 +184,14 @@ static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1_
     if (k->agpr && k->agpr->limit) print_class(out, o, "AGPR", k->agpr);
     print_class(out, o, "SGPR", k->sgpr);
     print_occupancy(out, o, oc);
+    char lds_parts[64] = ""; /* Triton's dynamic LDS, when there is any */
     if (k->dynamic_lds_bytes)
-        treg_text_line(out, o, k->spill_instructions ? SGR_RED : NULL,
-                       "    scratch %u B, %u spill instructions, LDS %llu B (%u B static, %u B "
-                       "dynamic)",
-                       k->scratch_bytes, k->spill_instructions,
-                       (unsigned long long)k->lds_bytes + k->dynamic_lds_bytes, k->lds_bytes,
-                       k->dynamic_lds_bytes);
-    else
-        treg_text_line(out, o, k->spill_instructions ? SGR_RED : NULL,
-                       "    scratch %u B, %u spill instructions, LDS %u B", k->scratch_bytes,
-                       k->spill_instructions, k->lds_bytes);
+        snprintf(lds_parts, sizeof lds_parts, " (%u B static, %u B dynamic)", k->lds_bytes,
+                 k->dynamic_lds_bytes);
+    treg_text_line(out, o, k->spill_instructions ? SGR_RED : NULL,
+                   "    scratch %u B, %u spill instructions, LDS %llu B%s", k->scratch_bytes,
+                   k->spill_instructions, (unsigned long long)k->lds_bytes + k->dynamic_lds_bytes,
+                   lds_parts);
     print_loops(out, o, r, k);
     if (k->vgpr) {
         treg_text_loc(loc, sizeof loc, r, k->vgpr->peak_loc);
