@@ -15,7 +15,7 @@
 # rows whose hwpe counts all equal the oracle's and per class, peak
 # mismatches, undefined reads; then each failing kernel with its worst row.
 #
-#   bench/mir_live_sweep.sh [TREG_ANALYZE]   (default: build/analyzer/treg-analyze)
+#   bench/mir_live_sweep.sh [TREG_ANALYZE]   (default: build/tools/treg-analyze)
 #
 # The test's environment applies: TREG_MIR_JOBS (default nproc),
 # TREG_MIR_FILTER (ERE on the entry path), TREG_CORPUS (default
@@ -33,7 +33,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-treg=${1:-$root/build/analyzer/treg-analyze}
+treg=${1:-$root/build/tools/treg-analyze}
 if [[ ! -x $treg ]]; then
     echo "bench: treg-analyze not found or not executable at $treg (build it, or pass its path)" >&2
     exit 1

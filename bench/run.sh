@@ -61,13 +61,13 @@ fi
 objdump_s=$(best_of "$objdump" -d "${files[@]}")
 # The command-line tool end to end (process start, file reads, JSON), for
 # an apples-to-apples process-level comparison.
-cli_s=$(best_of "$build/analyzer/treg-analyze" --format json "${files[@]}")
+cli_s=$(best_of "$build/tools/treg-analyze" --format json "${files[@]}")
 
 if command -v hyperfine >/dev/null; then
     echo
     hyperfine --warmup 1 --runs "$reps" -N \
         "$objdump -d ${files[*]}" \
-        "$build/analyzer/treg-analyze --format json ${files[*]}" || true
+        "$build/tools/treg-analyze --format json ${files[*]}" || true
 fi
 
 ratio=$(awk -v a="$treg_s" -v b="$objdump_s" 'BEGIN { print a / b }')

@@ -18,7 +18,7 @@
 # derived here from $TREG_FIXTURES/gfx906/loop_kernel.hsaco into a temporary
 # folder.  Environment (set by CTest, see tests/CMakeLists.txt): TREG_ANALYZE,
 # TREG_FIXTURES; run it by hand on an ASan build too, e.g.
-#   ASAN_OPTIONS=detect_leaks=1 TREG_ANALYZE=build-cli-asan/analyzer/treg-analyze \
+#   ASAN_OPTIONS=detect_leaks=1 TREG_ANALYZE=build-cli-asan/tools/treg-analyze \
 #     TREG_FIXTURES=/tmp/fx bash tests/cli/test_bad_input.sh
 # Sanitizer reports go to stderr, so the one-line checks catch them.
 set -euo pipefail
