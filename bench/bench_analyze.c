@@ -317,7 +317,8 @@ static void *pool_worker(void *arg)
     pool_run *run = arg;
     for (size_t f; (f = atomic_fetch_add(&run->next, 1)) < g_ninputs;) {
         const input *in = &g_inputs[f];
-        treg_options opt = {in->json, in->json_len, NULL, 1};
+        treg_options opt = {
+            .triton_json = in->json, .triton_json_len = in->json_len, .keep_rows = 1};
         treg_report *rep;
         treg_error err = {0, ""};
         if (treg_analyze(in->bytes, in->len, &opt, &rep, &err)) die(in->path, &err);
@@ -410,7 +411,8 @@ int main(int argc, char **argv)
         double t0 = now();
         for (size_t f = 0; f < g_ninputs; f++) {
             const input *in = &g_inputs[f];
-            treg_options opt = {in->json, in->json_len, NULL, 1};
+            treg_options opt = {
+                .triton_json = in->json, .triton_json_len = in->json_len, .keep_rows = 1};
             treg_report *rep;
             treg_error err = {0, ""};
             if (treg_analyze(in->bytes, in->len, &opt, &rep, &err)) die(in->path, &err);

@@ -142,6 +142,9 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
     pk->implicit_def_reads = k->implicit_def_reads;
     pk->unknown_instructions = k->unknown_instructions;
     pk->undecodable_words = k->undecodable_words;
+    pk->first_undecodable = k->first_undecodable;
+    pk->instruction_source = str(k->instruction_source);
+    pk->text_instructions = k->text_instructions;
     pk->calls = k->calls;
     pk->long_branches = k->long_branches;
     pk->unresolved_jumps = k->unresolved_jumps;
@@ -287,6 +290,7 @@ int treg_pb_pack_report(const treg_report *r, const treg_pb_info *info, uint8_t 
     pr.decoded_as = str(r->decoded_as);
     pr.provisional = r->provisional != 0;
     pr.target_note = str(r->target_note);
+    pr.asm_note = str(r->asm_note);
     pr.analyzer_version = str(r->analyzer_version);
     pr.llvm_version = str(r->llvm_version);
     pr.source_files = take(&s, r->nfiles, sizeof(char *));

@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <json-c/json.h>
 #include <regex.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ typedef struct tool {
     const char *kernel_regex;
     int json;
     int rows;
+    int no_assembly; /* --no-assembly: the code object alone */
     json_object *reports, *errors;
     int failures, analyzed;
     int walking;   /* inside a folder: a file no --kernel matches is skipped */
@@ -37,14 +39,17 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: treg-analyze [--kernel REGEX] [--format text|json|html [-o FILE]] [--no-rows] "
             "[VIEW...] FILE|DIR...\n"
-            "  FILE: an AMDGPU code object (.hsaco, .o); DIR: a Triton cache entry or a whole\n"
-            "  cache (every .hsaco below it, each with its sibling <kernel>.json).\n"
+            "  FILE: an AMDGPU code object (.hsaco, .o), or its assembly (.amdgcn, .s) alone;\n"
+            "  DIR: a Triton cache entry or a whole cache (every .hsaco below it, each with its\n"
+            "  sibling <kernel>.json and <kernel>.amdgcn; an .amdgcn without a .hsaco alone).\n"
+            "  A code object's sibling .amdgcn supplies what the linked LLVM cannot decode.\n"
             "  --kernel REGEX         only kernels whose name matches (extended regex)\n"
             "  --format text|json|html  output (default text); html: one self-contained page\n"
             "                         (an index when several kernels), with the source from\n"
             "                         --source-map/--source-dir\n"
             "  -o, --output FILE      write the HTML page to FILE (else standard output)\n"
             "  --no-rows              leave per-instruction rows out (not with --asm)\n"
+            "  --no-assembly          ignore a code object's sibling .amdgcn\n"
             "%s",
             treg_text_help);
 }
@@ -278,6 +283,22 @@ static void analyze_isolated(tool *t, const char *path, const uint8_t *bytes, si
     free(msg);
 }
 
+static bool has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n > m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* path's first stem bytes + ext, or NULL when out of memory. */
+static char *sibling(const char *path, size_t stem, const char *ext)
+{
+    char *p = malloc(stem + strlen(ext) + 1);
+    if (!p) return NULL;
+    memcpy(p, path, stem);
+    strcpy(p + stem, ext);
+    return p;
+}
+
 static void analyze_file(tool *t, const char *path)
 {
     char why[256];
@@ -287,26 +308,40 @@ static void analyze_file(tool *t, const char *path)
         fail(t, path, why);
         return;
     }
-    /* Triton keeps <kernel>.json next to <kernel>.hsaco. */
+    /* Triton keeps <kernel>.json and <kernel>.amdgcn next to <kernel>.hsaco. */
     treg_options opt = {0};
     opt.kernel_regex = t->kernel_regex;
     opt.keep_rows = t->rows;
-    char *json = NULL, *jp = NULL;
-    size_t plen = strlen(path);
-    if (plen > 6 && strcmp(path + plen - 6, ".hsaco") == 0) {
-        jp = malloc(plen + 1);
-        if (jp) {
-            memcpy(jp, path, plen - 6);
-            strcpy(jp + plen - 6, ".json");
-            size_t jlen;
-            json = slurp(jp, &jlen, why, sizeof why);
-            if (json) {
-                opt.triton_json = json;
-                opt.triton_json_len = jlen;
-            }
+    bool text = has_suffix(path, ".amdgcn") || has_suffix(path, ".s");
+    char *json = NULL, *jp = NULL, *asm_text = NULL, *ap = NULL;
+    size_t stem = strlen(path) - (has_suffix(path, ".hsaco")    ? 6
+                                  : has_suffix(path, ".amdgcn") ? 7
+                                  : has_suffix(path, ".s")      ? 2
+                                                                : 0);
+    if (stem < strlen(path) && !has_suffix(path, ".s")) {
+        size_t jlen;
+        if ((jp = sibling(path, stem, ".json")) && (json = slurp(jp, &jlen, why, sizeof why))) {
+            opt.triton_json = json;
+            opt.triton_json_len = jlen;
         }
     }
-    analyze_isolated(t, path, (const uint8_t *)bytes, len, &opt, json ? jp : NULL);
+    if (text) {
+        opt.asm_text = bytes;
+        opt.asm_text_len = len;
+        opt.asm_name = path;
+    } else if (has_suffix(path, ".hsaco") && !t->no_assembly) {
+        size_t alen;
+        if ((ap = sibling(path, stem, ".amdgcn")) &&
+            (asm_text = slurp(ap, &alen, why, sizeof why))) {
+            opt.asm_text = asm_text;
+            opt.asm_text_len = alen;
+            opt.asm_name = ap;
+        }
+    }
+    analyze_isolated(t, path, text ? NULL : (const uint8_t *)bytes, text ? 0 : len, &opt,
+                     json ? jp : NULL);
+    free(ap);
+    free(asm_text);
     free(jp);
     free(json);
     free(bytes);
@@ -315,6 +350,15 @@ static void analyze_file(tool *t, const char *path)
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool has_binary_sibling(const char *amdgcn)
+{
+    char *h = sibling(amdgcn, strlen(amdgcn) - 7, ".hsaco");
+    struct stat st;
+    bool yes = h && stat(h, &st) == 0;
+    free(h);
+    return yes;
 }
 
 /* Every .hsaco below dir, in name order so output is stable. */
@@ -349,8 +393,10 @@ static void walk(tool *t, const char *dir, int depth)
             struct stat st;
             if (stat(p, &st) == 0 && S_ISDIR(st.st_mode) && depth < 8)
                 walk(t, p, depth + 1);
-            else if (strlen(names[i]) > 6 && strcmp(names[i] + strlen(names[i]) - 6, ".hsaco") == 0)
+            else if (has_suffix(names[i], ".hsaco"))
                 analyze_file(t, p);
+            else if (has_suffix(names[i], ".amdgcn") && !has_binary_sibling(p))
+                analyze_file(t, p); /* a cache kept as text: the text alone */
             free(p);
         }
         free(names[i]);
@@ -365,6 +411,7 @@ int main(int argc, char **argv)
     static const struct option longopts[] = {{"kernel", required_argument, NULL, 'k'},
                                              {"format", required_argument, NULL, 'f'},
                                              {"no-rows", no_argument, NULL, 'R'},
+                                             {"no-assembly", no_argument, NULL, 'A'},
                                              {"output", required_argument, NULL, 'o'},
                                              {"help", no_argument, NULL, 'h'},
                                              TREG_TEXT_LONGOPTS,
@@ -390,6 +437,9 @@ int main(int argc, char **argv)
             break;
         case 'R':
             t.rows = 0;
+            break;
+        case 'A':
+            t.no_assembly = 1;
             break;
         case 'o':
             t.output = optarg;

@@ -151,8 +151,11 @@ int treg_disasm_range(treg_disasm *d, treg_arena *a, const uint8_t *code, size_t
         memo_entry *e = memo_find(&m, code + off, size - off);
         if (e->insn != UINT32_MAX) {
             const treg_insn *first = &insns[e->insn];
-            insns[n] =
-                (treg_insn){addr + off, first->size, first->text, e->insn, first->undecodable};
+            insns[n] = (treg_insn){.addr = addr + off,
+                                   .size = first->size,
+                                   .text = first->text,
+                                   .same_as = e->insn,
+                                   .undecodable = first->undecodable};
             n++;
             off += first->size;
             continue;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "targets/targets.h"
 #include "util/error.h"
 
 #ifndef EM_AMDGPU
@@ -691,19 +692,10 @@ static int set_target(loader *l, msgpack_object_str s, treg_codeobj *out)
     char *id = treg_arena_strndup(l->arena, s.ptr, s.size);
     if (!id) return treg_fail(l->err, TREG_E_NOMEM, "out of memory");
     out->target_id = id;
-    /* "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-": the processor follows
-     * the empty environment ("--") and precedes the feature list. */
-    size_t end = strcspn(id, ":");
-    const char *proc = NULL;
-    for (size_t i = 0; i + 1 < end; i++)
-        if (id[i] == '-' && id[i + 1] == '-') proc = id + i + 2;
-    if (!proc) {
-        proc = id;
-        for (size_t i = 0; i < end; i++)
-            if (id[i] == '-') proc = id + i + 1;
-    }
-    if ((size_t)(id + end - proc) > 0 && strncmp(proc, "gfx", 3) == 0) {
-        out->target_gfx = treg_arena_strndup(l->arena, proc, (size_t)(id + end - proc));
+    size_t len;
+    const char *proc = treg_target_id_processor(id, &len);
+    if (proc) {
+        out->target_gfx = treg_arena_strndup(l->arena, proc, len);
         if (!out->target_gfx) return treg_fail(l->err, TREG_E_NOMEM, "out of memory");
     }
     return TREG_OK;

@@ -24,6 +24,7 @@
 #include "model/semantics.h"
 #include "report/ranges.h"
 #include "targets/targets.h"
+#include "text/asm.h"
 #include "util/arena.h"
 #include "util/error.h"
 
@@ -41,7 +42,36 @@ typedef struct pipeline {
     triton_meta triton;
     treg_disasm *disasm;
     bool keep_rows;
+    const treg_options *opt;
+    treg_report *report;
+    const treg_asm *text; /* the assembly text, once read (and when readable) */
+    bool text_read;       /* read it only when a kernel needs it */
+    bool text_only;       /* no code object: the text is the input */
 } pipeline;
+
+/* Reads the options' assembly text (once).  Unreadable text next to a code
+ * object is not an error: the report says why it was not used. */
+static int read_text(pipeline *p, treg_error *err)
+{
+    if (p->text_read || !p->opt->asm_text) return TREG_OK;
+    p->text_read = true;
+    treg_asm *text = treg_arena_calloc(p->arena, 1, sizeof *text);
+    if (!text) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    treg_error terr = {0, ""};
+    int rc = treg_asm_parse(p->arena, p->opt->asm_text, p->opt->asm_text_len,
+                            p->opt->asm_name ? p->opt->asm_name : "<assembly>", text, &terr);
+    if (rc == TREG_E_NOMEM) return treg_fail(err, rc, "out of memory");
+    if (rc && p->text_only) return treg_fail(err, rc, "%s", terr.msg);
+    if (rc) {
+        char note[sizeof terr.msg + 32];
+        snprintf(note, sizeof note, "assembly not used: %s", terr.msg);
+        if (!(p->report->asm_note = treg_arena_strdup(p->arena, note)))
+            return treg_fail(err, TREG_E_NOMEM, "out of memory");
+        return TREG_OK;
+    }
+    p->text = text;
+    return TREG_OK;
+}
 
 static int parse_triton_json(const char *text, size_t len, triton_meta *m, treg_error *err)
 {
@@ -249,6 +279,96 @@ static int note_unknown(pipeline *p, treg_kernel_report *k, const treg_insn_effe
     return TREG_OK;
 }
 
+/* The text's kernel of the same name, or NULL. */
+static const treg_asm_kernel *text_kernel(const pipeline *p, const char *name, uint64_t *start)
+{
+    if (!p->text) return NULL;
+    for (size_t i = 0; i < p->text->co.nkernels; i++)
+        if (strcmp(p->text->co.kernels[i].name, name) == 0) {
+            *start = p->text->co.kernels[i].addr;
+            return &p->text->kernels[i];
+        }
+    return NULL;
+}
+
+/* Decoded instructions, with the text's at the offsets where LLVM decoded
+ * nothing.  Both lay the kernel out from its first byte, so an offset names
+ * the same instruction in both; a text instruction replaces the words it
+ * covers (the decoder steps over an unknown word by its encoding's size,
+ * which the text's literal may exceed). */
+static int merge_text(pipeline *p, const treg_kernel_sym *ks, const treg_asm_kernel *tk,
+                      uint64_t tstart, treg_insn **insns, size_t *n, uint32_t *supplied,
+                      treg_error *err)
+{
+    const treg_insn *b = *insns;
+    size_t nb = *n;
+    treg_insn *out = treg_arena_calloc(p->arena, nb + tk->ninsns + 1, sizeof *out);
+    uint32_t *moved = treg_arena_calloc(p->arena, nb + 1, sizeof *moved);
+    if (!out || !moved) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    size_t i = 0, j = 0, m = 0;
+    *supplied = 0;
+    while (i < nb) {
+        uint64_t bo = b[i].addr - ks->addr;
+        while (j < tk->ninsns && tk->insns[j].addr - tstart < bo) j++;
+        bool at = j < tk->ninsns && tk->insns[j].addr - tstart == bo;
+        if (!b[i].undecodable || !at || tk->insns[j].undecodable) {
+            moved[i] = (uint32_t)m;
+            out[m] = b[i];
+            out[m].same_as = b[i].same_as != UINT32_MAX && moved[b[i].same_as] != UINT32_MAX
+                                 ? moved[b[i].same_as]
+                                 : UINT32_MAX;
+            m++;
+            i++;
+            continue;
+        }
+        const treg_insn *t = &tk->insns[j++];
+        out[m] = *t;
+        out[m].addr = ks->addr + bo;
+        out[m].same_as = UINT32_MAX;
+        if (t->has_target) out[m].target = t->target - tstart + ks->addr;
+        m++;
+        (*supplied)++;
+        uint64_t end = bo + t->size;
+        while (i < nb && b[i].addr - ks->addr < end) moved[i++] = UINT32_MAX;
+    }
+    *insns = out;
+    *n = m;
+    return TREG_OK;
+}
+
+static int kernel_instructions(pipeline *p, const treg_kernel_sym *ks, treg_kernel_report *k,
+                               treg_insn **insns, size_t *n, treg_error *err)
+{
+    uint64_t tstart = 0;
+    if (p->text_only) {
+        const treg_asm_kernel *tk = text_kernel(p, ks->name, &tstart);
+        *insns = tk->insns;
+        *n = tk->ninsns;
+        k->instruction_source = "assembly";
+        k->text_instructions = (uint32_t)tk->ninsns;
+        return TREG_OK;
+    }
+    int rc = treg_disasm_range(p->disasm, p->arena, ks->code, ks->size, ks->addr, insns, n, err);
+    if (rc) {
+        if (rc == TREG_E_DECODE && err) { /* say which kernel */
+            char msg[sizeof err->msg];
+            memcpy(msg, err->msg, sizeof msg);
+            treg_fail(err, rc, "kernel %s: %s", ks->name, msg);
+        }
+        return rc;
+    }
+    k->instruction_source = "code object";
+    bool undecodable = false;
+    for (size_t i = 0; i < *n && !undecodable; i++) undecodable = (*insns)[i].undecodable;
+    if (!undecodable) return TREG_OK;
+    if ((rc = read_text(p, err))) return rc;
+    const treg_asm_kernel *tk = text_kernel(p, ks->name, &tstart);
+    if (!tk) return TREG_OK;
+    if ((rc = merge_text(p, ks, tk, tstart, insns, n, &k->text_instructions, err))) return rc;
+    if (k->text_instructions) k->instruction_source = "code object + assembly";
+    return TREG_OK;
+}
+
 /* Every register in s, VCC among the SGPRs and the other specials too
  * (an M0 or SCC read is a read). */
 static uint32_t registers_in(const treg_regset *s)
@@ -278,15 +398,7 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
 
     treg_insn *insns;
     size_t n;
-    rc = treg_disasm_range(p->disasm, A, ks->code, ks->size, ks->addr, &insns, &n, err);
-    if (rc) {
-        if (rc == TREG_E_DECODE && err) { /* say which kernel */
-            char msg[sizeof err->msg];
-            memcpy(msg, err->msg, sizeof msg);
-            treg_fail(err, rc, "kernel %s: %s", ks->name, msg);
-        }
-        return rc;
-    }
+    if ((rc = kernel_instructions(p, ks, k, &insns, &n, err))) return rc;
     k->instructions = (uint32_t)n;
 
     treg_insn_effect *fx = treg_arena_calloc(A, n ? n : 1, sizeof *fx);
@@ -295,12 +407,17 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     size_t unknown_cap = 0;
     for (size_t i = 0; i < n; i++) {
         treg_error merr = {0, ""};
-        k->undecodable_words += insns[i].undecodable;
+        if (insns[i].undecodable && !k->undecodable_words++)
+            k->first_undecodable = insns[i].addr - ks->addr;
         if (insns[i].same_as != UINT32_MAX) {
             fx[i] = fx[insns[i].same_as]; /* same bytes, same effect */
-        } else if (treg_model_insn(&mctx, insns[i].text, &fx[i], &merr))
+        } else if (treg_model_insn(&mctx, insns[i].text, &fx[i], &merr)) {
             return treg_fail(err, TREG_E_DECODE, "kernel %s at +0x%llx: %s", ks->name,
                              (unsigned long long)(insns[i].addr - ks->addr), merr.msg);
+        }
+        if (insns[i].has_target) /* a label in the text: the offset the assembler encodes */
+            fx[i].branch_words =
+                (int32_t)(((int64_t)insns[i].target - (int64_t)(insns[i].addr + 4)) / 4);
         if (fx[i].flags & TREG_FX_UNKNOWN) {
             k->unknown_instructions++;
             if ((rc = note_unknown(p, k, &fx[i], &unknown_cap, err))) return rc;
@@ -497,12 +614,20 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
 static int resolve_target(pipeline *p, treg_report *r, treg_error *err)
 {
     const treg_codeobj *co = p->co;
-    const treg_target *t = treg_target_by_mach(co->mach);
-    if (!t && co->target_gfx) t = treg_target_by_name(co->target_gfx);
+    /* The metadata's name first: EF_AMDGPU_MACH values are not unique across
+     * vendors' LLVMs (DTK's gfx926 is 0x81, a value upstream gives nothing
+     * or something else), the name is what the compiler meant. */
+    const treg_target *by_name = co->target_gfx ? treg_target_by_name(co->target_gfx) : NULL;
+    const treg_target *by_mach = p->text_only ? NULL : treg_target_by_mach(co->mach);
+    const treg_target *t = by_name ? by_name : by_mach;
     if (!t) {
         if (co->target_gfx)
             return treg_fail(err, TREG_E_TARGET, "unknown target %s (EF_AMDGPU_MACH 0x%x)",
                              co->target_gfx, co->mach);
+        if (p->text_only)
+            return treg_fail(err, TREG_E_TARGET, "%s",
+                             co->target_id ? "the text's target id names no gfx processor"
+                                           : "the text names no target (.amdgcn_target)");
         if (co->target_id)
             return treg_fail(err, TREG_E_TARGET,
                              "unknown target: EF_AMDGPU_MACH 0x%x and metadata target id '%s' "
@@ -516,26 +641,41 @@ static int resolve_target(pipeline *p, treg_report *r, treg_error *err)
     r->target = t->name;
     r->target_id = co->target_id;
     r->provisional = t->provisional;
-    const char *cpu = treg_disasm_cpu_for(t);
-    if (!cpu)
-        return treg_fail(err, TREG_E_TARGET,
-                         "LLVM %s cannot decode %s and no substitute ISA is known",
-                         treg_disasm_llvm_version(), t->name);
-    if (cpu != t->name) {
-        char note[256];
-        snprintf(note, sizeof note,
-                 "%s decoded as %s: LLVM %s does not know %s; %s-only instructions may be "
-                 "missing or mis-decoded%s",
-                 t->name, cpu, treg_disasm_llvm_version(), t->name, t->name,
-                 t->provisional ? "; register file and occupancy figures are provisional "
-                                  "(unverified)"
-                                : "");
-        r->target_note = treg_arena_strdup(p->arena, note);
+    char note[512] = "";
+    size_t used = 0;
+#define NOTE(...)                                                                                  \
+    (used +=                                                                                       \
+     (size_t)snprintf(note + used, used < sizeof note ? sizeof note - used : 0, __VA_ARGS__),      \
+     used = used < sizeof note ? used : sizeof note - 1)
+    if (!p->text_only && by_name && co->mach != 0 &&
+        by_mach != by_name) { /* 0: EF_AMDGPU_MACH_NONE */
+        if (by_mach)
+            NOTE("EF_AMDGPU_MACH 0x%x is %s upstream, but the metadata names %s: analyzed as %s. ",
+                 co->mach, by_mach->name, by_name->name, by_name->name);
+        else
+            NOTE("EF_AMDGPU_MACH 0x%x is unknown upstream; the metadata names %s. ", co->mach,
+                 by_name->name);
     }
-    if (t->provisional && !r->target_note)
-        r->target_note = treg_arena_strdup(p->arena, "register file and occupancy figures for this "
-                                                     "target are provisional (unverified)");
+    const char *cpu = t->name;
+    if (!p->text_only) {
+        cpu = treg_disasm_cpu_for(t);
+        if (!cpu)
+            return treg_fail(err, TREG_E_TARGET,
+                             "LLVM %s cannot decode %s and no substitute ISA is known",
+                             treg_disasm_llvm_version(), t->name);
+        if (cpu != t->name)
+            NOTE("%s decoded as %s: LLVM %s does not know %s; %s-only instructions %s. ", t->name,
+                 cpu, treg_disasm_llvm_version(), t->name, t->name,
+                 p->text ? "come from the assembly text" : "may be missing or mis-decoded");
+    }
+    if (t->provisional)
+        NOTE("Register file and occupancy figures for %s are provisional (unverified). ", t->name);
+#undef NOTE
+    while (used && note[used - 1] == ' ') note[--used] = '\0';
+    if (used && !(r->target_note = treg_arena_strdup(p->arena, note)))
+        return treg_fail(err, TREG_E_NOMEM, "out of memory");
     r->decoded_as = cpu;
+    if (p->text_only) return TREG_OK;
     /* A borrowed ISA lacks the target's own instructions: count them. */
     return treg_disasm_open(cpu, cpu != t->name, &p->disasm, err);
 }
@@ -547,6 +687,7 @@ int treg_analyze(const uint8_t *bytes, size_t len, const treg_options *opt, treg
     treg_options none = {0};
     if (!opt) opt = &none;
     if (!bytes && len) return treg_fail(err, TREG_E_ARG, "no input bytes");
+    if (!bytes && !opt->asm_text) return treg_fail(err, TREG_E_ARG, "no code object and no text");
 
     treg_arena *arena = malloc(sizeof *arena);
     if (!arena) return treg_fail(err, TREG_E_NOMEM, "out of memory");
@@ -554,7 +695,7 @@ int treg_analyze(const uint8_t *bytes, size_t len, const treg_options *opt, treg
     treg_report *r = treg_arena_calloc(arena, 1, sizeof *r);
     treg_codeobj *co = treg_arena_calloc(arena, 1, sizeof *co);
     treg_linetab *lines = treg_arena_calloc(arena, 1, sizeof *lines);
-    pipeline p = {arena, co, NULL, lines, {0}, NULL, opt->keep_rows != 0};
+    pipeline p = {.arena = arena, .co = co, .lines = lines, .keep_rows = opt->keep_rows != 0};
     regex_t re;
     bool have_re = false;
     int rc = TREG_OK;
@@ -566,13 +707,24 @@ int treg_analyze(const uint8_t *bytes, size_t len, const treg_options *opt, treg
     r->analyzer_version = TREG_ANALYZER_VERSION;
     r->llvm_version = treg_disasm_llvm_version();
 
-    if ((rc = treg_codeobj_load(arena, bytes, len, co, err))) goto fail;
+    p.opt = opt;
+    p.report = r;
+    p.text_only = !bytes;
+    if (p.text_only && (rc = read_text(&p, err))) goto fail;
+    if (p.text_only) {
+        p.co = &p.text->co;
+        p.lines = &p.text->lines;
+    } else if ((rc = treg_codeobj_load(arena, bytes, len, co, err))) {
+        goto fail;
+    }
     if (opt->triton_json &&
         (rc = parse_triton_json(opt->triton_json, opt->triton_json_len, &p.triton, err)))
         goto fail;
     treg_error lerr = {0, ""};
-    if (treg_lines_load(arena, bytes, len, lines, &lerr) != TREG_OK)
+    if (!p.text_only && treg_lines_load(arena, bytes, len, lines, &lerr) != TREG_OK)
         memset(lines, 0, sizeof *lines); /* go on without source lines */
+    lines = (treg_linetab *)p.lines;
+    co = (treg_codeobj *)p.co;
     r->files = lines->files;
     r->nfiles = lines->nfiles;
     if ((rc = resolve_target(&p, r, err))) goto fail;

@@ -269,6 +269,23 @@ const treg_target *treg_target_by_name(const char *gfx)
     return NULL;
 }
 
+const char *treg_target_id_processor(const char *id, size_t *len)
+{
+    /* The processor follows the empty environment ("--") and precedes the
+     * feature list; an id without "--" is read from its last '-'. */
+    size_t end = strcspn(id, ":");
+    const char *proc = NULL;
+    for (size_t i = 0; i + 1 < end; i++)
+        if (id[i] == '-' && id[i + 1] == '-') proc = id + i + 2;
+    if (!proc) {
+        proc = id;
+        for (size_t i = 0; i < end; i++)
+            if (id[i] == '-') proc = id + i + 1;
+    }
+    *len = (size_t)(id + end - proc);
+    return *len > 3 && strncmp(proc, "gfx", 3) == 0 ? proc : NULL;
+}
+
 /* getNumExtraSGPRs is not a sum: each later rule overwrites the count,
  * because the registers sit in one block at the top of the file (VCC below
  * XNACK_MASK below FLAT_SCRATCH) and using a higher one reserves all below

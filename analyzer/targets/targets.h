@@ -7,6 +7,7 @@
 #define TREG_TARGETS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* One step of a stepwise SGPR-to-waves rule: up to max_sgprs SGPRs allow
  * waves waves per SIMD (AMDGPUBaseInfo.cpp getOccupancyWithNumSGPRs). A
@@ -54,6 +55,11 @@ const treg_target *treg_target_table(unsigned *count);
 
 const treg_target *treg_target_by_mach(unsigned mach);
 const treg_target *treg_target_by_name(const char *gfx); /* exact match, NULL if unknown */
+
+/* The processor part of a target id ("gfx90a" in
+ * "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-"), *len its length; NULL
+ * when the id names no gfx processor. */
+const char *treg_target_id_processor(const char *id, size_t *len);
 
 /* Extra SGPRs the compiler adds to the highest SGPR used
  * (AMDGPUBaseInfo.cpp getNumExtraSGPRs): VCC, FLAT_SCRATCH, XNACK_MASK. */

@@ -220,8 +220,8 @@ static void test_branch_out_of_range(void **state)
     (void)state;
     treg_arena a;
     treg_arena_init(&a);
-    treg_insn insns[2] = {{0, 4, "s_branch 100", UINT32_MAX, false},
-                          {4, 4, "s_endpgm", UINT32_MAX, false}};
+    treg_insn insns[2] = {{.addr = 0, .size = 4, .text = "s_branch 100", .same_as = UINT32_MAX},
+                          {.addr = 4, .size = 4, .text = "s_endpgm", .same_as = UINT32_MAX}};
     treg_insn_effect fx[2];
     treg_model_ctx ctx = {64};
     treg_error err = {0, ""};

@@ -49,9 +49,16 @@ typedef struct treg_options {
     const char *kernel_regex;
     /* Keep per-instruction rows and text (needed for listings). */
     int keep_rows;
+    /* LLVM/DTK assembly of the same kernels (Triton's <kernel>.amdgcn), or
+     * NULL.  With a code object it supplies the words the linked LLVM cannot
+     * decode; without one (bytes NULL, len 0) it is the only input.
+     * asm_name names it in messages. */
+    const char *asm_text;
+    size_t asm_text_len;
+    const char *asm_name;
 } treg_options;
 
-/* Analyzes one code object. On success *out owns everything it points to;
+/* Analyzes one code object, or assembly text alone (see asm_text). On success *out owns everything it points to;
  * release it with treg_report_free. */
 int treg_analyze(const uint8_t *bytes, size_t len, const treg_options *opt, treg_report **out,
                  treg_error *err);

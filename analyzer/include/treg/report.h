@@ -163,6 +163,12 @@ typedef struct treg_kernel_report {
     /* Words LLVM could not decode, when decoding with a substitute ISA
      * (decoded_as != target): their register effects are unknown. */
     uint32_t undecodable_words;
+    uint64_t first_undecodable; /* offset of the first of them, when there are any */
+    /* Where the instructions came from: "code object" (LLVM decoded them),
+     * "assembly" (the text alone: text/asm.h), or "code object + assembly"
+     * (the text supplied text_instructions words LLVM could not decode). */
+    const char *instruction_source;
+    uint32_t text_instructions;
     uint32_t calls;
     uint32_t basic_blocks;
     uint32_t long_branches;    /* s_setpc_b64 jumps followed to their computed target */
@@ -195,6 +201,7 @@ typedef struct treg_report {
     const char *decoded_as;  /* the ISA LLVM decoded with; differs from target when borrowed */
     int provisional;         /* target figures are not from a primary source */
     const char *target_note; /* plain words on decoded_as/provisional, or NULL */
+    const char *asm_note;    /* why the assembly text given was not used, or NULL */
     const char *analyzer_version;
     const char *llvm_version;
     const char **files; /* source files from the line table, full paths */

@@ -1,0 +1,1538 @@
+/* The assembly text front end: one pass over the statements lays out the
+ * code section (sizes from text/asm_size.c, alignment padding, labels),
+ * collects the directives, .file/.loc and the trailer; a second pass
+ * resolves what needed the final layout (branch labels, label arithmetic);
+ * then each .amdhsa_kernel becomes a kernel with its instructions, its
+ * descriptor and its metadata.  Statements are read one line at a time;
+ * nothing is copied but the canonical instruction texts. */
+#include "text/asm.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "targets/targets.h"
+#include "text/asm_expr.h"
+#include "text/asm_meta.h"
+#include "text/asm_size.h"
+#include "util/error.h"
+
+enum { MAX_FILE_NUMBER = 65535, MAX_SECTION_STACK = 16, MAX_INSN_TEXT = 1024, MAX_EDITS = 48 };
+
+/* One item of the code section: an instruction, or a run of identical
+ * padding words (one item, so that `.fill 1000000, 4, ...` costs nothing
+ * until a kernel's range takes it). */
+typedef struct item {
+    uint64_t off;
+    uint32_t size;  /* bytes per instruction */
+    uint32_t count; /* 1, or a padding run's length */
+    uint32_t line;
+    const char *text;
+    const char *raw; /* for pass 2: the statement, rewritten once labels are known */
+    bool undecodable;
+    bool has_target;
+    uint64_t target;
+} item;
+
+typedef struct named {
+    const char *name;
+    size_t len;
+} named;
+
+typedef struct size_decl {
+    const char *name, *expr;
+    size_t len, expr_len;
+} size_decl;
+
+typedef struct kblock {
+    const char *name;
+    size_t len;
+    uint32_t line;
+    treg_kd kd;
+} kblock;
+
+/* A label in the code section that starts a function (.type @function or
+ * a kernel), with the trailer that follows it. */
+typedef struct func_start {
+    const char *name;
+    size_t len;
+    uint64_t off;
+    uint32_t line;
+    treg_asm_trailer trailer;
+} func_start;
+
+typedef struct line_builder {
+    int32_t *by_number; /* .file number -> files[] index, -1 */
+    size_t nnumbers;
+    const char **files;
+    size_t nfiles, files_cap;
+    treg_line_row *rows;
+    size_t nrows, rows_cap;
+    bool pending;
+    treg_line_row next; /* the .loc waiting for its instruction */
+} line_builder;
+
+typedef struct parser {
+    treg_arena *a;
+    const char *file;
+    treg_error *err;
+    treg_symtab syms;
+    uint32_t line;
+    bool in_text;
+    bool section_stack[MAX_SECTION_STACK];
+    unsigned nsection_stack;
+    uint64_t off;
+    item *items;
+    size_t nitems, items_cap;
+    named *funcs;
+    size_t nfuncs, funcs_cap;
+    size_decl *sizes;
+    size_t nsizes, sizes_cap;
+    kblock *kblocks;
+    size_t nkblocks, kblocks_cap;
+    func_start *starts;
+    size_t nstarts, starts_cap;
+    line_builder lb;
+    const char *target_id;
+    const char *meta_text;
+    size_t meta_len;
+    uint32_t meta_line;
+    unsigned code_object_version;
+    uint64_t insn_off; /* where the instruction being read starts */
+} parser;
+
+#define GROW(ps, arr, n, cap)                                                                      \
+    ((n) < (cap) ? 0 : grow_array((ps), (void **)&(arr), (n), &(cap), sizeof *(arr)))
+
+static int grow_array(parser *ps, void **arr, size_t n, size_t *cap, size_t size)
+{
+    size_t ncap = *cap ? *cap * 2 : 16;
+    void *g = treg_arena_grow(ps->a, *arr, n, ncap, size);
+    if (!g) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+    *arr = g;
+    *cap = ncap;
+    return TREG_OK;
+}
+
+/* Text quoted in a message: at most 80 characters of it. */
+#define QUOTE(len) ((int)((len) > 80 ? 80 : (len)))
+
+static int fail_at(parser *ps, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail_at(parser *ps, int code, const char *fmt, ...)
+{
+    char msg[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return treg_fail(ps->err, code, "%s:%u: %s", ps->file, ps->line, msg);
+}
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static bool ident_start(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.' || c == '$';
+}
+
+static bool ident_char(char c)
+{
+    return ident_start(c) || (c >= '0' && c <= '9');
+}
+
+static void trim(const char **s, size_t *len)
+{
+    while (*len && is_blank(**s)) (*s)++, (*len)--;
+    while (*len && is_blank((*s)[*len - 1])) (*len)--;
+}
+
+static bool word_is(const char *s, size_t len, const char *w)
+{
+    return strlen(w) == len && memcmp(s, w, len) == 0;
+}
+
+static bool starts_with(const char *s, size_t len, const char *w)
+{
+    size_t n = strlen(w);
+    return len >= n && memcmp(s, w, n) == 0;
+}
+
+/* ---- source lines ---- */
+
+static int32_t intern_file(parser *ps, const char *path, size_t len)
+{
+    line_builder *lb = &ps->lb;
+    for (size_t i = 0; i < lb->nfiles; i++)
+        if (strlen(lb->files[i]) == len && memcmp(lb->files[i], path, len) == 0) return (int32_t)i;
+    if (GROW(ps, lb->files, lb->nfiles, lb->files_cap)) return -1;
+    const char *copy = treg_arena_strndup(ps->a, path, len);
+    if (!copy) return -1;
+    lb->files[lb->nfiles] = copy;
+    return (int32_t)lb->nfiles++;
+}
+
+/* A quoted string at *s; its contents in out[0..out_len). */
+static bool take_string(const char **s, size_t *len, const char **out, size_t *out_len)
+{
+    trim(s, len);
+    if (*len < 2 || **s != '"') return false;
+    const char *p = *s + 1, *end = *s + *len;
+    while (p < end && *p != '"') p += (*p == '\\' && p + 1 < end) ? 2 : 1;
+    if (p >= end) return false;
+    *out = *s + 1;
+    *out_len = (size_t)(p - (*s + 1));
+    *len -= (size_t)(p + 1 - *s);
+    *s = p + 1;
+    return true;
+}
+
+static bool take_uint(const char **s, size_t *len, unsigned long *v)
+{
+    trim(s, len);
+    if (!*len || **s < '0' || **s > '9') return false;
+    unsigned long x = 0;
+    while (*len && **s >= '0' && **s <= '9') {
+        if (x > 0xffffffffUL) return false;
+        x = x * 10 + (unsigned long)(**s - '0');
+        (*s)++, (*len)--;
+    }
+    *v = x;
+    return true;
+}
+
+/* .file N "dir" "name" [md5 0x..] [source "..."]; .file "name" names the
+ * object's source and gives no number. */
+static int directive_file(parser *ps, const char *s, size_t len)
+{
+    unsigned long num;
+    const char *a, *b;
+    size_t alen, blen;
+    if (!take_uint(&s, &len, &num)) return TREG_OK;
+    if (num > MAX_FILE_NUMBER) return fail_at(ps, TREG_E_FORMAT, ".file number %lu too large", num);
+    if (!take_string(&s, &len, &a, &alen)) return fail_at(ps, TREG_E_FORMAT, "malformed .file");
+    char path[4096];
+    if (take_string(&s, &len, &b, &blen)) {
+        if (blen && b[0] == '/')
+            snprintf(path, sizeof path, "%.*s", (int)blen, b);
+        else if (alen)
+            snprintf(path, sizeof path, "%.*s/%.*s", (int)alen, a, (int)blen, b);
+        else
+            snprintf(path, sizeof path, "%.*s", (int)blen, b);
+    } else {
+        snprintf(path, sizeof path, "%.*s", (int)alen, a);
+    }
+    line_builder *lb = &ps->lb;
+    if (num >= lb->nnumbers) {
+        size_t n = num + 1 > lb->nnumbers * 2 ? num + 1 : lb->nnumbers * 2;
+        int32_t *g = treg_arena_grow(ps->a, lb->by_number, lb->nnumbers, n, sizeof *g);
+        if (!g) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+        for (size_t i = lb->nnumbers; i < n; i++) g[i] = -1;
+        lb->by_number = g;
+        lb->nnumbers = n;
+    }
+    int32_t idx = intern_file(ps, path, strlen(path));
+    if (idx < 0) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+    lb->by_number[num] = idx;
+    return TREG_OK;
+}
+
+/* .loc FILE LINE [COLUMN] [flags]: the row made when the next instruction
+ * is emitted (MCDwarfLineEntry::make), as DWARF's line program has it. */
+static int directive_loc(parser *ps, const char *s, size_t len)
+{
+    unsigned long file, line, col = 0;
+    if (!take_uint(&s, &len, &file) || !take_uint(&s, &len, &line))
+        return fail_at(ps, TREG_E_FORMAT, "malformed .loc");
+    (void)take_uint(&s, &len, &col);
+    line_builder *lb = &ps->lb;
+    int32_t idx = file < lb->nnumbers ? lb->by_number[file] : -1;
+    lb->pending = true;
+    lb->next.file = idx;
+    lb->next.line = (uint32_t)line;
+    lb->next.column = (uint32_t)col;
+    lb->next.end_sequence = 0;
+    return TREG_OK;
+}
+
+static int emit_row(parser *ps, uint64_t off, bool end_sequence)
+{
+    line_builder *lb = &ps->lb;
+    if (GROW(ps, lb->rows, lb->nrows, lb->rows_cap)) return TREG_E_NOMEM;
+    treg_line_row *r = &lb->rows[lb->nrows++];
+    *r = lb->next;
+    r->addr = off;
+    r->end_sequence = end_sequence;
+    if (r->file < 0) r->file = -1;
+    lb->pending = false;
+    return TREG_OK;
+}
+
+/* ---- the code section ---- */
+
+static int check_room(parser *ps, uint64_t bytes)
+{
+    if (bytes > TREG_ASM_MAX_CODE || ps->off > TREG_ASM_MAX_CODE - bytes)
+        return treg_fail(ps->err, TREG_E_FORMAT, "%s:%u: code section larger than %u bytes",
+                         ps->file, ps->line, (unsigned)TREG_ASM_MAX_CODE);
+    return TREG_OK;
+}
+
+static int add_item(parser *ps, const item *it)
+{
+    int rc;
+    if ((rc = check_room(ps, (uint64_t)it->size * it->count))) return rc;
+    if (GROW(ps, ps->items, ps->nitems, ps->items_cap)) return TREG_E_NOMEM;
+    ps->items[ps->nitems] = *it;
+    ps->items[ps->nitems].off = ps->off;
+    ps->nitems++;
+    ps->off += (uint64_t)it->size * it->count;
+    return TREG_OK;
+}
+
+/* Text of a data word in the code section, as the disassembler shows one
+ * it cannot decode. */
+static const char *word_text(parser *ps, uint64_t value, unsigned size, bool *nop)
+{
+    char buf[40];
+    *nop = false;
+    if (size == 4 && (value & 0xffff0000u) == 0xbf800000u && (value & 0xffff) <= 15) {
+        /* s_nop N: what LLVM pads code with (AMDGPUAsmBackend::writeNopData) */
+        snprintf(buf, sizeof buf, "s_nop %u", (unsigned)(value & 0xffff));
+        *nop = true;
+    } else {
+        snprintf(buf, sizeof buf, size == 8 ? ".quad 0x%llx" : ".long 0x%llx",
+                 (unsigned long long)value);
+    }
+    return treg_arena_strdup(ps->a, buf);
+}
+
+/* Padding to a 2^p2 boundary, with LLVM's code fill unless a fill word is
+ * given; max: skip when more bytes would be needed (0 = no limit). */
+static int align_to(parser *ps, uint64_t align, bool have_fill, uint64_t fill, uint64_t max)
+{
+    if (align == 0 || (align & (align - 1)))
+        return fail_at(ps, TREG_E_FORMAT, "alignment is not a power of two");
+    if (align > 65536) return fail_at(ps, TREG_E_FORMAT, "alignment too large");
+    uint64_t pad = (align - ps->off % align) % align;
+    if (!pad || (max && pad > max)) return TREG_OK;
+    if (!ps->in_text) {
+        ps->off += 0; /* data sections are not laid out */
+        return TREG_OK;
+    }
+    int rc;
+    if (pad % 4) { /* odd bytes are zeros before the words */
+        if ((rc = check_room(ps, pad % 4))) return rc;
+        ps->off += pad % 4;
+        pad -= pad % 4;
+    }
+    if (!pad) return TREG_OK;
+    bool nop;
+    const char *text = word_text(ps, have_fill ? fill : 0xbf800000u, 4, &nop);
+    if (!text) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+    item it = {.size = 4,
+               .count = (uint32_t)(pad / 4),
+               .line = ps->line,
+               .text = text,
+               .undecodable = !nop};
+    return add_item(ps, &it);
+}
+
+static int eval_arg(parser *ps, const char *s, size_t len, int64_t *v, const char *what)
+{
+    int st = treg_expr_eval(&ps->syms, s, len, true, v);
+    if (st != TREG_EXPR_OK)
+        return fail_at(ps, TREG_E_FORMAT, "%s '%.*s' is not a constant", what, QUOTE(len), s);
+    return TREG_OK;
+}
+
+/* Splits s at top-level commas into at most max arguments. */
+static size_t split_args(const char *s, size_t len, const char **arg, size_t *arg_len, size_t max)
+{
+    size_t n = 0, depth = 0, start = 0;
+    bool quote = false;
+    for (size_t i = 0; i <= len && n < max; i++) {
+        char c = i < len ? s[i] : ',';
+        if (quote) {
+            if (c == '"') quote = false;
+            continue;
+        }
+        if (c == '"') quote = true;
+        if (c == '(' || c == '[') depth++;
+        if ((c == ')' || c == ']') && depth) depth--;
+        if (c == ',' && depth == 0) {
+            const char *a = s + start;
+            size_t l = i - start;
+            trim(&a, &l);
+            arg[n] = a;
+            arg_len[n] = l;
+            n++;
+            start = i + 1;
+        }
+    }
+    return len == 0 ? 0 : n;
+}
+
+/* .long/.quad/.fill ... in the code section: words nobody decodes. */
+static int data_in_text(parser *ps, const char *d, size_t dlen, const char *s, size_t len)
+{
+    unsigned size = word_is(d, dlen, ".quad") || word_is(d, dlen, ".8byte") ? 8
+                    : word_is(d, dlen, ".short") || word_is(d, dlen, ".2byte") ||
+                            word_is(d, dlen, ".hword") || word_is(d, dlen, ".value")
+                        ? 2
+                    : word_is(d, dlen, ".byte") ? 1
+                                                : 4;
+    const char *arg[64];
+    size_t arg_len[64];
+    size_t n = split_args(s, len, arg, arg_len, 64);
+    for (size_t i = 0; i < n; i++) {
+        int64_t v = 0;
+        int rc = eval_arg(ps, arg[i], arg_len[i], &v, "data value");
+        if (rc) return rc;
+        if (size < 4) { /* sub-word data: bytes, not instructions */
+            if ((rc = check_room(ps, size))) return rc;
+            ps->off += size;
+            continue;
+        }
+        bool nop;
+        const char *text =
+            word_text(ps, (uint64_t)v & (size == 8 ? ~0ull : 0xffffffffull), size, &nop);
+        if (!text) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+        item it = {.size = size, .count = 1, .line = ps->line, .text = text, .undecodable = !nop};
+        if ((rc = add_item(ps, &it))) return rc;
+    }
+    return TREG_OK;
+}
+
+static int directive_fill(parser *ps, const char *s, size_t len)
+{
+    const char *arg[3];
+    size_t arg_len[3];
+    size_t n = split_args(s, len, arg, arg_len, 3);
+    int64_t count = 0, size = 1, value = 0;
+    int rc;
+    if (n < 1 || (rc = eval_arg(ps, arg[0], arg_len[0], &count, ".fill count")))
+        return n < 1 ? fail_at(ps, TREG_E_FORMAT, "malformed .fill") : rc;
+    if (n > 1 && (rc = eval_arg(ps, arg[1], arg_len[1], &size, ".fill size"))) return rc;
+    if (n > 2 && (rc = eval_arg(ps, arg[2], arg_len[2], &value, ".fill value"))) return rc;
+    if (count < 0 || size < 0 || size > 8) return fail_at(ps, TREG_E_FORMAT, "malformed .fill");
+    if (!ps->in_text || count == 0 || size == 0) return TREG_OK;
+    if ((uint64_t)count > TREG_ASM_MAX_CODE) return check_room(ps, (uint64_t)count);
+    if (size != 4 && size != 8) {
+        if ((rc = check_room(ps, (uint64_t)count * (uint64_t)size))) return rc;
+        ps->off += (uint64_t)count * (uint64_t)size;
+        return TREG_OK;
+    }
+    bool nop;
+    const char *text = word_text(ps, (uint64_t)value & 0xffffffffu, (unsigned)size, &nop);
+    if (!text) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+    item it = {.size = (uint32_t)size,
+               .count = (uint32_t)count,
+               .line = ps->line,
+               .text = text,
+               .undecodable = !nop};
+    return add_item(ps, &it);
+}
+
+static int directive_align(parser *ps, const char *d, size_t dlen, const char *s, size_t len)
+{
+    const char *arg[3];
+    size_t arg_len[3];
+    size_t n = split_args(s, len, arg, arg_len, 3);
+    int64_t a = 0, fill = 0, max = 0;
+    int rc;
+    if (n < 1) return fail_at(ps, TREG_E_FORMAT, "malformed %.*s", QUOTE(dlen), d);
+    if ((rc = eval_arg(ps, arg[0], arg_len[0], &a, "alignment"))) return rc;
+    if (n > 1 && arg_len[1] && (rc = eval_arg(ps, arg[1], arg_len[1], &fill, "fill"))) return rc;
+    if (n > 2 && (rc = eval_arg(ps, arg[2], arg_len[2], &max, "limit"))) return rc;
+    bool p2 = starts_with(d, dlen, ".p2align");
+    if (a < 0 || (p2 && a > 16) || max < 0)
+        return fail_at(ps, TREG_E_FORMAT, "bad alignment in %.*s", QUOTE(dlen), d);
+    uint64_t bytes = p2 ? (uint64_t)1 << a : (uint64_t)a;
+    if (bytes == 0) bytes = 1;
+    return align_to(ps, bytes, n > 1 && arg_len[1] > 0, (uint64_t)fill & 0xffffffffu,
+                    (uint64_t)max);
+}
+
+/* ---- instructions ---- */
+
+/* One operand token: where it is, and what it became. */
+typedef struct edit {
+    size_t start, end; /* in the statement */
+    char text[48];
+    bool insert_comma; /* before start: DTK writes some operands without commas */
+} edit;
+
+typedef struct insn_scan {
+    bool literal;
+    bool unresolved;   /* an operand names a symbol not yet defined */
+    const char *label; /* SOPP/SOPK: the operand naming a label */
+    size_t label_len;
+    edit edits[MAX_EDITS];
+    unsigned nedits;
+} insn_scan;
+
+static bool is_reg_prefix(const char *s, size_t len, size_t *plen)
+{
+    if (len >= 2 && (s[0] == 'v' || s[0] == 's' || s[0] == 'a') && s[1] == '[') {
+        *plen = 1;
+        return true;
+    }
+    if (len >= 5 && memcmp(s, "ttmp[", 5) == 0) {
+        *plen = 4;
+        return true;
+    }
+    return false;
+}
+
+static bool is_register_word(const char *s, size_t len)
+{
+    size_t plen;
+    if (is_reg_prefix(s, len, &plen)) return true;
+    if (len >= 2 && (s[0] == 'v' || s[0] == 's' || s[0] == 'a') && s[1] >= '0' && s[1] <= '9') {
+        for (size_t i = 2; i < len; i++)
+            if ((s[i] < '0' || s[i] > '9') && s[i] != '.' && s[i] != 'l' && s[i] != 'h')
+                return false;
+        return true;
+    }
+    return false;
+}
+
+/* Inline constants need no literal: integers -16..64 and the float
+ * constants (ISA manual, "Scalar ALU operands"; SIInstrInfo isInlineConstant). */
+static bool inline_value(int64_t v)
+{
+    int64_t w = (int64_t)(int32_t)(uint32_t)v; /* a 32-bit operand's value */
+    if ((v >= -16 && v <= 64) || (v == (int64_t)(uint32_t)v && w >= -16 && w <= 64)) return true;
+    static const uint32_t floats[] = {0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000, 0x40000000,
+                                      0xc0000000, 0x40800000, 0xc0800000, 0x3e22f983};
+    for (size_t i = 0; i < sizeof floats / sizeof floats[0]; i++)
+        if ((uint64_t)v == floats[i]) return true;
+    return false;
+}
+
+static bool inline_float(const char *s, size_t len)
+{
+    static const char *const floats[] = {"0.5",  "-0.5", "1.0",  "-1.0",       "2.0",
+                                         "-2.0", "4.0",  "-4.0", "0.15915494", NULL};
+    for (size_t i = 0; floats[i]; i++)
+        if (word_is(s, len, floats[i])) return true;
+    return false;
+}
+
+static bool looks_float(const char *s, size_t len)
+{
+    size_t i = s[0] == '-' ? 1 : 0;
+    bool digits = false, dot = false;
+    for (; i < len; i++) {
+        if (s[i] >= '0' && s[i] <= '9')
+            digits = true;
+        else if (s[i] == '.' && !dot)
+            dot = true;
+        else if ((s[i] == 'e' || s[i] == 'E') && digits)
+            return true;
+        else
+            return false;
+    }
+    return digits && dot;
+}
+
+/* Names that are registers or keywords, never literals (the printer's
+ * special operands). */
+static bool special_word(const char *s, size_t len)
+{
+    static const char *const words[] = {"vcc",
+                                        "vcc_lo",
+                                        "vcc_hi",
+                                        "exec",
+                                        "exec_lo",
+                                        "exec_hi",
+                                        "m0",
+                                        "scc",
+                                        "off",
+                                        "null",
+                                        "vccz",
+                                        "execz",
+                                        "lds_direct",
+                                        "flat_scratch",
+                                        "flat_scratch_lo",
+                                        "flat_scratch_hi",
+                                        "xnack_mask",
+                                        "xnack_mask_lo",
+                                        "xnack_mask_hi",
+                                        "tba",
+                                        "tma",
+                                        "tba_lo",
+                                        "tba_hi",
+                                        "tma_lo",
+                                        "tma_hi",
+                                        "pops_exiting_wave_id",
+                                        NULL};
+    for (size_t i = 0; words[i]; i++)
+        if (word_is(s, len, words[i])) return true;
+    return starts_with(s, len, "src_") || starts_with(s, len, "ttmp") ||
+           starts_with(s, len, "shared_") || starts_with(s, len, "private_");
+}
+
+static int push_edit(parser *ps, insn_scan *sc, size_t start, size_t end, const char *text,
+                     bool comma)
+{
+    if (sc->nedits >= MAX_EDITS) return fail_at(ps, TREG_E_FORMAT, "too many operands to rewrite");
+    edit *e = &sc->edits[sc->nedits++];
+    e->start = start;
+    e->end = end;
+    snprintf(e->text, sizeof e->text, "%s", text);
+    e->insert_comma = comma;
+    return TREG_OK;
+}
+
+/* Register brackets with expressions or DTK's lists inside one token:
+ * v[vgprValuC+3], v[0:1:2:3], s[sgprSrd:sgprSrd+3] become v3, v[0:3], s[8:11]. */
+static int rewrite_registers(parser *ps, insn_scan *sc, const char *stmt, size_t start, size_t end)
+{
+    for (size_t i = start; i < end; i++) {
+        size_t plen;
+        if ((i > start && ident_char(stmt[i - 1])) || !is_reg_prefix(stmt + i, end - i, &plen))
+            continue;
+        size_t open = i + plen, close = open + 1;
+        unsigned depth = 1;
+        while (close < end && depth) {
+            if (stmt[close] == '[') depth++;
+            if (stmt[close] == ']') depth--;
+            if (depth) close++;
+        }
+        if (close >= end)
+            return fail_at(ps, TREG_E_FORMAT, "unbalanced register bracket in '%.*s'",
+                           QUOTE(end - start), stmt + start);
+        /* the parts between ':' */
+        int64_t part[8];
+        unsigned nparts = 0;
+        bool plain = true;
+        size_t p = open + 1;
+        while (p <= close) {
+            size_t q = p;
+            while (q < close && stmt[q] != ':') q++;
+            if (nparts == 8)
+                return fail_at(ps, TREG_E_FORMAT, "register list too long in '%.*s'",
+                               QUOTE(end - start), stmt + start);
+            for (size_t k = p; k < q; k++)
+                if (stmt[k] < '0' || stmt[k] > '9') plain = false;
+            int st = treg_expr_eval(&ps->syms, stmt + p, q - p, false, &part[nparts]);
+            if (st != TREG_EXPR_OK)
+                return fail_at(ps, TREG_E_FORMAT, "register '%.*s' is not a constant",
+                               QUOTE(close + 1 - i), stmt + i);
+            nparts++;
+            p = q + 1;
+        }
+        if (nparts != 1 && nparts != 2 && nparts != 4)
+            return fail_at(ps, TREG_E_FORMAT, "malformed register '%.*s'", QUOTE(close + 1 - i),
+                           stmt + i);
+        if (nparts == 4)
+            for (unsigned k = 1; k < 4; k++)
+                if (part[k] != part[0] + k)
+                    return fail_at(ps, TREG_E_FORMAT,
+                                   "register list '%.*s' is not 4 consecutive registers",
+                                   QUOTE(close + 1 - i), stmt + i);
+        int64_t first = part[0], last = part[nparts - 1];
+        if (first < 0 || last < first || last > 1023)
+            return fail_at(ps, TREG_E_FORMAT, "register '%.*s' out of range", QUOTE(close + 1 - i),
+                           stmt + i);
+        if (!(plain && nparts <= 2)) {
+            char buf[48];
+            if (first == last)
+                snprintf(buf, sizeof buf, "%.*s%lld", (int)plen, stmt + i, (long long)first);
+            else
+                snprintf(buf, sizeof buf, "%.*s[%lld:%lld]", (int)plen, stmt + i, (long long)first,
+                         (long long)last);
+            int rc = push_edit(ps, sc, i, close + 1, buf, false);
+            if (rc) return rc;
+        }
+        i = close;
+    }
+    return TREG_OK;
+}
+
+static bool is_plain_number(const char *t, size_t len)
+{
+    size_t k = t[0] == '-' ? 1 : 0;
+    if (k >= len || t[k] < '0' || t[k] > '9') return false;
+    for (; k < len; k++)
+        if (!((t[k] >= '0' && t[k] <= '9') || (t[k] >= 'a' && t[k] <= 'f') ||
+              (t[k] >= 'A' && t[k] <= 'F') || t[k] == 'x' || t[k] == 'X'))
+            return false;
+    return true;
+}
+
+/* Looks at one operand token [start, end) of a statement. */
+static int scan_operand(parser *ps, insn_scan *sc, int family, const char *stmt, size_t start,
+                        size_t end, bool labels_ok)
+{
+    const char *t = stmt + start;
+    size_t len = end - start;
+    if (!len) return TREG_OK;
+    /* modifiers name:value, wrappers -|x|, neg(x), abs(x), sext(x) */
+    const char *in = t;
+    size_t in_len = len;
+    while (in_len && (*in == '-' || *in == '|')) in++, in_len--;
+    while (in_len && in[in_len - 1] == '|') in_len--;
+    static const char *const wraps[] = {"neg(", "abs(", "sext(", "lit(", "lit64(", NULL};
+    for (size_t w = 0; wraps[w]; w++) {
+        size_t wl = strlen(wraps[w]);
+        if (in_len > wl && memcmp(in, wraps[w], wl) == 0 && in[in_len - 1] == ')') {
+            if (wraps[w][1] == 'i') { /* lit(...): a literal by definition */
+                sc->literal = true;
+                return TREG_OK;
+            }
+            in += wl;
+            in_len -= wl + 1;
+            break;
+        }
+    }
+    if (is_register_word(in, in_len) || special_word(in, in_len))
+        return rewrite_registers(ps, sc, stmt, start, end);
+    if (looks_float(in, in_len)) {
+        if (!inline_float(t[0] == '-' && in[0] != '-' ? t : in, t[0] == '-' ? len : in_len))
+            sc->literal = true;
+        return TREG_OK;
+    }
+    /* hwreg(...), sendmsg(...), vmcnt(0), a modifier: not a value operand */
+    for (size_t k = 0; k < in_len; k++) {
+        if (in[k] == '(' && k > 0 && ident_char(in[k - 1])) {
+            static const char *const fns[] = {"max(", "min(", "or(", "alignto(", NULL};
+            bool expr_fn = false;
+            for (size_t f = 0; fns[f]; f++)
+                if (k + 1 >= strlen(fns[f]) &&
+                    memcmp(in + k + 1 - strlen(fns[f]), fns[f], strlen(fns[f])) == 0)
+                    expr_fn = true;
+            if (!expr_fn) return TREG_OK;
+        }
+        if (in[k] == ':') return TREG_OK;
+    }
+    if (family == TREG_ENC_SOPP && treg_expr_is_symbol(t, len)) {
+        const treg_sym *sym = treg_symtab_find(&ps->syms, t, len);
+        if (!sym || !sym->defined || sym->label) { /* a branch or call target */
+            sc->label = t;
+            sc->label_len = len;
+            if (!labels_ok) sc->unresolved = true;
+            return TREG_OK;
+        }
+    }
+    bool value_operand =
+        family != TREG_ENC_SOPP && family != TREG_ENC_SMEM && family != TREG_ENC_MEM;
+    int64_t v;
+    int st = treg_expr_eval(&ps->syms, t, len, false, &v);
+    if (st == TREG_EXPR_OK) {
+        if (value_operand && !inline_value(v)) sc->literal = true;
+        if (is_plain_number(t, len)) return TREG_OK; /* as printed */
+        /* a symbol or an expression: the value it stands for */
+        char buf[32];
+        if (!value_operand || inline_value(v) || v < INT32_MIN || v > UINT32_MAX)
+            snprintf(buf, sizeof buf, "%lld", (long long)v);
+        else
+            snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)((uint64_t)v & 0xffffffffu));
+        return push_edit(ps, sc, start, end, buf, false);
+    }
+    if (st == TREG_EXPR_UNDEFINED) {
+        if (value_operand) sc->literal = true; /* a relocation or label arithmetic: 32 bits */
+        if (!labels_ok) {
+            sc->unresolved = true;
+            return TREG_OK;
+        }
+        st = treg_expr_eval(&ps->syms, t, len, true, &v);
+    }
+    if (st == TREG_EXPR_UNDEFINED) {
+        /* sym@rel32@lo+A against a label of this text: the linker's S + A - P,
+         * P the literal's address (after the 4-byte SOP2 word) */
+        const char *at = memchr(t, '@', len);
+        if (!at || !value_operand) return TREG_OK;
+        bool lo = (size_t)(t + len - at) >= 9 && memcmp(at, "@rel32@lo", 9) == 0;
+        bool hi = (size_t)(t + len - at) >= 9 && memcmp(at, "@rel32@hi", 9) == 0;
+        const treg_sym *sym = treg_symtab_find(&ps->syms, t, (size_t)(at - t));
+        int64_t addend = 0;
+        const char *rest = at + 9;
+        size_t rest_len = (size_t)(t + len - rest);
+        if ((!lo && !hi) || !sym || !sym->defined || !sym->label ||
+            (rest_len && treg_expr_eval(&ps->syms, rest, rest_len, false, &addend) != TREG_EXPR_OK))
+            return TREG_OK; /* a global variable's address: the linker's */
+        uint64_t rel = (uint64_t)sym->value + (uint64_t)addend - (ps->insn_off + 4);
+        v = (int64_t)(hi ? rel >> 32 : rel & 0xffffffffu);
+        st = TREG_EXPR_OK;
+    }
+    if (st == TREG_EXPR_OK && labels_ok && sc->literal && !is_plain_number(t, len)) {
+        /* a value only the layout gives: always encoded as a literal, which
+         * LLVM prints lit(...) where the value could be inline */
+        char buf[32];
+        snprintf(buf, sizeof buf, inline_value(v) ? "lit(0x%llx)" : "0x%llx",
+                 (unsigned long long)((uint64_t)v & 0xffffffffu));
+        return push_edit(ps, sc, start, end, buf, false);
+    }
+    return TREG_OK; /* something only the model reads (a keyword) */
+}
+
+/* Scans the operands of one mnemonic's part [p, end) of stmt. */
+static int scan_part(parser *ps, insn_scan *sc, int family, const char *stmt, size_t p, size_t end,
+                     bool labels_ok)
+{
+    /* tokens at depth 0, split by commas and blanks */
+    typedef struct tok {
+        size_t start, end;
+        bool after_comma; /* a comma precedes it (or it is the first) */
+    } tok;
+    tok toks[40];
+    unsigned ntoks = 0;
+    size_t i = p;
+    bool comma = true;
+    while (i < end) {
+        while (i < end && is_blank(stmt[i])) i++;
+        if (i < end && stmt[i] == ',') {
+            comma = true;
+            i++;
+            continue;
+        }
+        if (i >= end) break;
+        size_t s = i;
+        unsigned depth = 0;
+        while (i < end && (depth || (!is_blank(stmt[i]) && stmt[i] != ','))) {
+            if (stmt[i] == '(' || stmt[i] == '[') depth++;
+            if ((stmt[i] == ')' || stmt[i] == ']') && depth) depth--;
+            i++;
+        }
+        if (ntoks == sizeof toks / sizeof toks[0])
+            return fail_at(ps, TREG_E_FORMAT, "too many operands");
+        toks[ntoks++] = (tok){s, i, comma};
+        comma = false;
+    }
+    /* DTK's comma-less operands: leading register tokens, none after a comma */
+    bool commas = false;
+    for (unsigned k = 1; k < ntoks; k++) commas |= toks[k].after_comma;
+    unsigned leading = 0;
+    while (leading < ntoks &&
+           is_register_word(stmt + toks[leading].start, toks[leading].end - toks[leading].start))
+        leading++;
+    for (unsigned k = 0; k < ntoks; k++) {
+        bool operand = toks[k].after_comma || (!commas && leading >= 2 && k < leading);
+        if (!operand) {
+            /* a modifier, but DTK also spells a register list with blanks
+             * inside the brackets: rewrite brackets anywhere */
+            int rc = rewrite_registers(ps, sc, stmt, toks[k].start, toks[k].end);
+            if (rc) return rc;
+            continue;
+        }
+        if (!toks[k].after_comma) {
+            int rc = push_edit(ps, sc, toks[k].start, toks[k].start, "", true);
+            if (rc) return rc;
+        }
+        int rc = scan_operand(ps, sc, family, stmt, toks[k].start, toks[k].end, labels_ok);
+        if (rc) return rc;
+    }
+    return TREG_OK;
+}
+
+/* Builds the canonical text: mnemonic lower-cased, edits applied, blanks
+ * collapsed to one space. */
+static char *render(parser *ps, const char *stmt, size_t len, size_t mn_len, insn_scan *sc)
+{
+    char buf[MAX_INSN_TEXT + 64];
+    size_t o = 0;
+    unsigned e = 0;
+    bool blank = false;
+    for (size_t i = 0; i < len && o < MAX_INSN_TEXT;) {
+        /* edits are in statement order (pushed left to right) */
+        if (e < sc->nedits && sc->edits[e].start == i) {
+            const edit *ed = &sc->edits[e++];
+            if (ed->insert_comma) {
+                while (o && buf[o - 1] == ' ') o--;
+                buf[o++] = ',';
+                buf[o++] = ' ';
+                blank = false;
+                continue;
+            }
+            size_t tl = strlen(ed->text);
+            if (blank && o && buf[o - 1] != ' ') buf[o++] = ' ';
+            blank = false;
+            memcpy(buf + o, ed->text, tl);
+            o += tl;
+            i = ed->end;
+            continue;
+        }
+        char c = stmt[i++];
+        if (is_blank(c)) {
+            blank = true;
+            continue;
+        }
+        if (blank && o && buf[o - 1] != ' ') buf[o++] = ' ';
+        blank = false;
+        buf[o++] = i <= mn_len && c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+    }
+    if (o >= MAX_INSN_TEXT) return NULL;
+    return treg_arena_strndup(ps->a, buf, o);
+}
+
+/* Reads one instruction statement: its family, size and canonical text. */
+static int read_insn(parser *ps, const char *stmt, size_t len, bool labels_ok, item *it)
+{
+    if (len > MAX_INSN_TEXT)
+        return fail_at(ps, TREG_E_FORMAT, "instruction longer than 1024 characters: '%.*s'",
+                       QUOTE(len), stmt);
+    size_t mn_len = 0;
+    while (mn_len < len && ident_char(stmt[mn_len])) mn_len++;
+    char mn[64];
+    if (mn_len == 0 || mn_len >= sizeof mn)
+        return fail_at(ps, TREG_E_FORMAT, "unknown mnemonic '%.*s'", QUOTE(mn_len ? mn_len : len),
+                       stmt);
+    for (size_t i = 0; i < mn_len; i++)
+        mn[i] = stmt[i] >= 'A' && stmt[i] <= 'Z' ? (char)(stmt[i] - 'A' + 'a') : stmt[i];
+    int family = treg_asm_family(mn, mn_len);
+    if (family == TREG_ENC_UNKNOWN)
+        return fail_at(ps, TREG_E_FORMAT, "unknown mnemonic '%.*s'", QUOTE(mn_len), stmt);
+    insn_scan sc;
+    memset(&sc, 0, sizeof sc);
+    /* VOPD: two halves joined by "::", one encoding */
+    size_t split = len;
+    for (size_t i = mn_len; i + 1 < len; i++)
+        if (stmt[i] == ':' && stmt[i + 1] == ':') {
+            split = i;
+            break;
+        }
+    int rc = scan_part(ps, &sc, family, stmt, mn_len, split, labels_ok);
+    if (rc) return rc;
+    if (split < len) {
+        size_t q = split + 2;
+        while (q < len && is_blank(stmt[q])) q++;
+        size_t m2 = q;
+        while (m2 < len && ident_char(stmt[m2])) m2++;
+        if (m2 == q || treg_asm_family(stmt + q, m2 - q) == TREG_ENC_UNKNOWN)
+            return fail_at(ps, TREG_E_FORMAT, "malformed dual instruction '%.*s'", QUOTE(len),
+                           stmt);
+        if ((rc = scan_part(ps, &sc, family, stmt, m2, len, labels_ok))) return rc;
+    }
+    memset(it, 0, sizeof *it);
+    it->size = treg_asm_size(family, sc.literal);
+    it->count = 1;
+    it->line = ps->line;
+    it->text = render(ps, stmt, len, mn_len, &sc);
+    if (!it->text) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+    if (sc.unresolved) {
+        it->raw = treg_arena_strndup(ps->a, stmt, len);
+        if (!it->raw) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+    }
+    if (sc.label && labels_ok) {
+        const treg_sym *s = treg_symtab_find(&ps->syms, sc.label, sc.label_len);
+        if (s && s->defined && s->label) {
+            it->has_target = true;
+            it->target = (uint64_t)s->value;
+        }
+    }
+    return TREG_OK;
+}
+
+static int instruction(parser *ps, const char *s, size_t len)
+{
+    if (!ps->in_text)
+        return fail_at(ps, TREG_E_FORMAT, "instruction outside a code section: '%.*s'", QUOTE(len),
+                       s);
+    item it;
+    ps->insn_off = ps->off;
+    int rc = read_insn(ps, s, len, false, &it);
+    if (rc) return rc;
+    if (ps->lb.pending && (rc = emit_row(ps, ps->off, false))) return rc;
+    return add_item(ps, &it);
+}
+
+/* ---- labels, symbols, sections ---- */
+
+static bool is_function(const parser *ps, const char *name, size_t len)
+{
+    for (size_t i = 0; i < ps->nfuncs; i++)
+        if (ps->funcs[i].len == len && memcmp(ps->funcs[i].name, name, len) == 0) return true;
+    return false;
+}
+
+static int define_label(parser *ps, const char *name, size_t len)
+{
+    if (!ps->in_text) return TREG_OK; /* data labels play no part */
+    treg_sym *s = treg_symtab_get(&ps->syms, name, len);
+    if (!s) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+    if (s->defined && s->label)
+        return fail_at(ps, TREG_E_FORMAT, "label '%.*s' defined twice", QUOTE(len), name);
+    s->defined = true;
+    s->label = true;
+    s->value = (int64_t)ps->off;
+    if (len >= 2 && name[0] == '.' && name[1] == 'L') return TREG_OK; /* assembler-local */
+    if (GROW(ps, ps->starts, ps->nstarts, ps->starts_cap)) return TREG_E_NOMEM;
+    func_start *f = &ps->starts[ps->nstarts++];
+    memset(f, 0, sizeof *f);
+    f->name = s->name;
+    f->len = len;
+    f->off = ps->off;
+    f->line = ps->line;
+    f->trailer = (treg_asm_trailer){-1, -1, -1, -1, -1, -1, -1};
+    return TREG_OK;
+}
+
+static int assign(parser *ps, const char *name, size_t len, const char *expr, size_t elen)
+{
+    treg_sym *s = treg_symtab_get(&ps->syms, name, len);
+    if (!s) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+    if (s->label) return fail_at(ps, TREG_E_FORMAT, "'%.*s' is a label", QUOTE(len), name);
+    int64_t v;
+    if (treg_expr_eval(&ps->syms, expr, elen, true, &v) == TREG_EXPR_OK) {
+        s->value = v;
+        s->defined = true;
+    } else {
+        s->defined = false; /* not a constant (a target function, a forward reference) */
+    }
+    return TREG_OK;
+}
+
+static void set_section(parser *ps, const char *name, size_t len)
+{
+    ps->in_text = starts_with(name, len, ".text") || starts_with(name, len, "\".text");
+}
+
+/* ---- the trailer: "; NumVgprs: 16" after a kernel ---- */
+
+static void trailer_comment(parser *ps, const char *s, size_t len)
+{
+    if (!ps->nstarts) return;
+    static const struct {
+        const char *key;
+        size_t offset;
+    } keys[] = {
+        {"NumVgprs:", offsetof(treg_asm_trailer, num_vgprs)},
+        {"NumAgprs:", offsetof(treg_asm_trailer, num_agprs)},
+        {"TotalNumVgprs:", offsetof(treg_asm_trailer, total_vgprs)},
+        {"NumSgprs:", offsetof(treg_asm_trailer, num_sgprs)},
+        {"TotalNumSgprs:", offsetof(treg_asm_trailer, num_sgprs)},
+        {"ScratchSize:", offsetof(treg_asm_trailer, scratch_size)},
+        {"Occupancy:", offsetof(treg_asm_trailer, occupancy)},
+        {"AccumOffset:", offsetof(treg_asm_trailer, accum_offset)},
+    };
+    trim(&s, &len);
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        if (!starts_with(s, len, keys[k].key)) continue;
+        const char *v = s + strlen(keys[k].key);
+        size_t vl = len - strlen(keys[k].key);
+        unsigned long x;
+        if (take_uint(&v, &vl, &x) && x <= 0x7fffffff)
+            *(int *)((char *)&ps->starts[ps->nstarts - 1].trailer + keys[k].offset) = (int)x;
+        return;
+    }
+}
+
+/* ---- directives ---- */
+
+static int directive(parser *ps, const char *s, size_t len, const char **block_end)
+{
+    size_t dlen = 0;
+    while (dlen < len && !is_blank(s[dlen]) && s[dlen] != ',') dlen++;
+    const char *d = s, *args = s + dlen;
+    size_t alen = len - dlen;
+    trim(&args, &alen);
+    *block_end = NULL;
+
+    if (word_is(d, dlen, ".text")) return ps->in_text = true, TREG_OK;
+    if (word_is(d, dlen, ".data") || word_is(d, dlen, ".rodata") || word_is(d, dlen, ".bss"))
+        return ps->in_text = false, TREG_OK;
+    if (word_is(d, dlen, ".section")) return set_section(ps, args, alen), TREG_OK;
+    if (word_is(d, dlen, ".pushsection")) {
+        if (ps->nsection_stack == MAX_SECTION_STACK)
+            return fail_at(ps, TREG_E_FORMAT, ".pushsection nested too deep");
+        ps->section_stack[ps->nsection_stack++] = ps->in_text;
+        return set_section(ps, args, alen), TREG_OK;
+    }
+    if (word_is(d, dlen, ".popsection")) {
+        if (!ps->nsection_stack)
+            return fail_at(ps, TREG_E_FORMAT, ".popsection without .pushsection");
+        ps->in_text = ps->section_stack[--ps->nsection_stack];
+        return TREG_OK;
+    }
+    if (word_is(d, dlen, ".p2align") || word_is(d, dlen, ".p2alignl") ||
+        word_is(d, dlen, ".p2alignw") || word_is(d, dlen, ".balign") ||
+        word_is(d, dlen, ".balignl") || word_is(d, dlen, ".balignw") || word_is(d, dlen, ".align"))
+        return directive_align(ps, d, dlen, args, alen);
+    if (word_is(d, dlen, ".fill")) return directive_fill(ps, args, alen);
+    if (word_is(d, dlen, ".long") || word_is(d, dlen, ".4byte") || word_is(d, dlen, ".int") ||
+        word_is(d, dlen, ".quad") || word_is(d, dlen, ".8byte") || word_is(d, dlen, ".short") ||
+        word_is(d, dlen, ".2byte") || word_is(d, dlen, ".hword") || word_is(d, dlen, ".value") ||
+        word_is(d, dlen, ".byte")) {
+        if (!ps->in_text) return TREG_OK;
+        return data_in_text(ps, d, dlen, args, alen);
+    }
+    if (word_is(d, dlen, ".zero") || word_is(d, dlen, ".skip") || word_is(d, dlen, ".space") ||
+        word_is(d, dlen, ".ascii") || word_is(d, dlen, ".asciz") || word_is(d, dlen, ".string") ||
+        word_is(d, dlen, ".uleb128") || word_is(d, dlen, ".sleb128")) {
+        if (ps->in_text)
+            return fail_at(ps, TREG_E_FORMAT, "%.*s in a code section is not supported",
+                           QUOTE(dlen), d);
+        return TREG_OK;
+    }
+    if (word_is(d, dlen, ".set") || word_is(d, dlen, ".equ") || word_is(d, dlen, ".equiv")) {
+        const char *arg[2];
+        size_t arg_len[2];
+        if (split_args(args, alen, arg, arg_len, 2) != 2 ||
+            !treg_expr_is_symbol(arg[0], arg_len[0]))
+            return fail_at(ps, TREG_E_FORMAT, "malformed %.*s", QUOTE(dlen), d);
+        return assign(ps, arg[0], arg_len[0], arg[1], arg_len[1]);
+    }
+    if (word_is(d, dlen, ".type")) {
+        const char *arg[2];
+        size_t arg_len[2];
+        if (split_args(args, alen, arg, arg_len, 2) == 2 &&
+            (word_is(arg[1], arg_len[1], "@function") || word_is(arg[1], arg_len[1], "%function") ||
+             word_is(arg[1], arg_len[1], "STT_FUNC"))) {
+            if (GROW(ps, ps->funcs, ps->nfuncs, ps->funcs_cap)) return TREG_E_NOMEM;
+            ps->funcs[ps->nfuncs++] =
+                (named){treg_arena_strndup(ps->a, arg[0], arg_len[0]), arg_len[0]};
+            if (!ps->funcs[ps->nfuncs - 1].name)
+                return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+        }
+        return TREG_OK;
+    }
+    if (word_is(d, dlen, ".size")) {
+        const char *arg[2];
+        size_t arg_len[2];
+        if (split_args(args, alen, arg, arg_len, 2) != 2)
+            return fail_at(ps, TREG_E_FORMAT, "malformed .size");
+        if (GROW(ps, ps->sizes, ps->nsizes, ps->sizes_cap)) return TREG_E_NOMEM;
+        size_decl *sd = &ps->sizes[ps->nsizes++];
+        *sd = (size_decl){treg_arena_strndup(ps->a, arg[0], arg_len[0]),
+                          treg_arena_strndup(ps->a, arg[1], arg_len[1]), arg_len[0], arg_len[1]};
+        if (!sd->name || !sd->expr) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+        return TREG_OK;
+    }
+    if (word_is(d, dlen, ".file")) return directive_file(ps, args, alen);
+    if (word_is(d, dlen, ".loc")) return directive_loc(ps, args, alen);
+    if (word_is(d, dlen, ".amdgcn_target")) {
+        const char *id;
+        size_t idl;
+        if (!take_string(&args, &alen, &id, &idl))
+            return fail_at(ps, TREG_E_FORMAT, "malformed .amdgcn_target");
+        ps->target_id = treg_arena_strndup(ps->a, id, idl);
+        return ps->target_id ? TREG_OK : treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+    }
+    if (word_is(d, dlen, ".amdhsa_code_object_version")) {
+        int64_t v;
+        if (treg_expr_eval(&ps->syms, args, alen, false, &v) != TREG_EXPR_OK || v < 0 || v > 100)
+            return fail_at(ps, TREG_E_FORMAT, "malformed .amdhsa_code_object_version");
+        ps->code_object_version = (unsigned)v;
+        return TREG_OK;
+    }
+    if (word_is(d, dlen, ".amdhsa_kernel")) {
+        if (!treg_expr_is_symbol(args, alen))
+            return fail_at(ps, TREG_E_FORMAT, "malformed .amdhsa_kernel");
+        if (GROW(ps, ps->kblocks, ps->nkblocks, ps->kblocks_cap)) return TREG_E_NOMEM;
+        kblock *k = &ps->kblocks[ps->nkblocks++];
+        k->name = treg_arena_strndup(ps->a, args, alen);
+        k->len = alen;
+        k->line = ps->line;
+        if (!k->name) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+        treg_asm_kd_defaults(&k->kd);
+        *block_end = ".end_amdhsa_kernel";
+        return TREG_OK;
+    }
+    if (word_is(d, dlen, ".amdgpu_metadata")) return *block_end = ".end_amdgpu_metadata", TREG_OK;
+    if (word_is(d, dlen, ".amd_kernel_code_t"))
+        return *block_end = ".end_amd_kernel_code_t", TREG_OK;
+    /* directives that change nothing the analysis reads */
+    static const char *const ignored[] = {".globl",
+                                          ".global",
+                                          ".weak",
+                                          ".hidden",
+                                          ".protected",
+                                          ".internal",
+                                          ".local",
+                                          ".ident",
+                                          ".addrsig",
+                                          ".addrsig_sym",
+                                          ".amdgpu_lds",
+                                          ".amdgpu_hsa_kernel",
+                                          ".comm",
+                                          ".lcomm",
+                                          ".hsa_code_object_version",
+                                          ".hsa_code_object_isa",
+                                          ".amdgcn_hsa_code_object_version",
+                                          ".reloc",
+                                          ".symver",
+                                          ".end",
+                                          ".loc_mark_labels",
+                                          ".amdgpu_hsa_module_global",
+                                          ".amdgpu_hsa_program_global",
+                                          ".weakref",
+                                          ".previous",
+                                          NULL};
+    for (size_t i = 0; ignored[i]; i++)
+        if (word_is(d, dlen, ignored[i])) return TREG_OK;
+    if (starts_with(d, dlen, ".cfi_")) return TREG_OK;
+    return fail_at(ps, TREG_E_FORMAT, "unknown directive '%.*s'", QUOTE(dlen), d);
+}
+
+/* ---- statements ---- */
+
+static int statement(parser *ps, const char *s, size_t len, const char **block_end)
+{
+    *block_end = NULL;
+    trim(&s, &len);
+    /* labels: name: (never "::") */
+    for (;;) {
+        size_t n = 0;
+        if (!len) return TREG_OK;
+        if (s[0] == '"') { /* "quoted label": */
+            n = 1;
+            while (n < len && s[n] != '"') n++;
+            if (n + 1 < len && s[n + 1] == ':' && (n + 2 >= len || s[n + 2] != ':')) {
+                int rc = define_label(ps, s + 1, n - 1);
+                if (rc) return rc;
+                s += n + 2, len -= n + 2;
+                trim(&s, &len);
+                continue;
+            }
+            break;
+        }
+        while (n < len && ident_char(s[n])) n++;
+        if (n && n < len && s[n] == ':' && (n + 1 >= len || s[n + 1] != ':') && ident_start(s[0])) {
+            int rc = define_label(ps, s, n);
+            if (rc) return rc;
+            s += n + 1, len -= n + 1;
+            trim(&s, &len);
+            continue;
+        }
+        if (n && n < len && s[n] == ':' && s[0] >= '0' && s[0] <= '9')
+            return fail_at(ps, TREG_E_FORMAT, "numeric local label '%.*s' is not supported",
+                           QUOTE(n), s);
+        break;
+    }
+    /* name = expr */
+    size_t n = 0;
+    while (n < len && ident_char(s[n])) n++;
+    size_t eq = n;
+    while (eq < len && is_blank(s[eq])) eq++;
+    if (n && ident_start(s[0]) && eq < len && s[eq] == '=' && (eq + 1 >= len || s[eq + 1] != '='))
+        return assign(ps, s, n, s + eq + 1, len - eq - 1);
+    if (s[0] == '.' && n > 1) return directive(ps, s, len, block_end);
+    return instruction(ps, s, len);
+}
+
+/* Strips comments (";", "//", C block comments, "#" at line start) from one
+ * line, outside quoted strings; *in_block carries a block comment over
+ * lines.  Returns the code's length; *comment gets a ";" comment. */
+static size_t strip_comments(char *line, size_t len, bool *in_block, const char **comment,
+                             size_t *comment_len)
+{
+    size_t o = 0;
+    bool quote = false;
+    *comment = NULL;
+    *comment_len = 0;
+    size_t first = 0;
+    while (first < len && is_blank(line[first])) first++;
+    if (!*in_block && first < len && line[first] == '#') return 0;
+    for (size_t i = 0; i < len; i++) {
+        if (*in_block) {
+            if (line[i] == '*' && i + 1 < len && line[i + 1] == '/') {
+                *in_block = false;
+                i++;
+                line[o++] = ' ';
+            }
+            continue;
+        }
+        char c = line[i];
+        if (quote) {
+            if (c == '\\' && i + 1 < len) {
+                line[o++] = c;
+                line[o++] = line[++i];
+                continue;
+            }
+            if (c == '"') quote = false;
+            line[o++] = c;
+            continue;
+        }
+        if (c == '"') quote = true;
+        if (c == ';') {
+            *comment = line + i + 1;
+            *comment_len = len - i - 1;
+            break;
+        }
+        if (c == '/' && i + 1 < len && line[i + 1] == '/') break;
+        if (c == '/' && i + 1 < len && line[i + 1] == '*') {
+            *in_block = true;
+            i++;
+            continue;
+        }
+        line[o++] = c;
+    }
+    return o;
+}
+
+/* ---- pass 2 and the kernels ---- */
+
+static int resolve(parser *ps)
+{
+    for (size_t i = 0; i < ps->nitems; i++) {
+        item *it = &ps->items[i];
+        if (!it->raw) continue;
+        ps->line = it->line;
+        ps->insn_off = it->off;
+        item again;
+        int rc = read_insn(ps, it->raw, strlen(it->raw), true, &again);
+        if (rc) return rc;
+        it->text = again.text;
+        it->has_target = again.has_target;
+        it->target = again.target;
+    }
+    return TREG_OK;
+}
+
+static int cmp_kernel_addr(const void *x, const void *y)
+{
+    const treg_kernel_sym *a = x, *b = y;
+    return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* Where the function starting at start ends: its .size, else the next
+ * function, else the end of the code. */
+static uint64_t function_end(parser *ps, const func_start *f)
+{
+    for (size_t i = 0; i < ps->nsizes; i++) {
+        const size_decl *d = &ps->sizes[i];
+        int64_t v;
+        if (d->len == f->len && memcmp(d->name, f->name, f->len) == 0 &&
+            treg_expr_eval(&ps->syms, d->expr, d->expr_len, true, &v) == TREG_EXPR_OK && v >= 0 &&
+            f->off + (uint64_t)v <= ps->off)
+            return f->off + (uint64_t)v;
+    }
+    uint64_t end = ps->off;
+    for (size_t i = 0; i < ps->nstarts; i++) {
+        const func_start *g = &ps->starts[i];
+        if (g->off > f->off && g->off < end &&
+            (is_function(ps, g->name, g->len) || g->name[0] != '.'))
+            end = g->off;
+    }
+    return end;
+}
+
+static int kernel_insns(parser *ps, uint64_t start, uint64_t end, treg_asm_kernel *k)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < ps->nitems; i++) {
+        const item *it = &ps->items[i];
+        uint64_t it_end = it->off + (uint64_t)it->size * it->count;
+        if (it_end <= start || it->off >= end) continue;
+        for (uint32_t c = 0; c < it->count; c++) {
+            uint64_t at = it->off + (uint64_t)c * it->size;
+            if (at >= start && at + it->size <= end) n++;
+        }
+    }
+    k->insns = treg_arena_calloc(ps->a, n ? n : 1, sizeof *k->insns);
+    if (!k->insns) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < ps->nitems; i++) {
+        const item *it = &ps->items[i];
+        uint64_t it_end = it->off + (uint64_t)it->size * it->count;
+        if (it_end <= start || it->off >= end) continue;
+        uint32_t first = UINT32_MAX; /* a padding run decodes once */
+        for (uint32_t c = 0; c < it->count; c++) {
+            uint64_t at = it->off + (uint64_t)c * it->size;
+            if (at < start || at + it->size > end) continue;
+            if (first == UINT32_MAX) first = (uint32_t)k->ninsns;
+            treg_insn *o = &k->insns[k->ninsns++];
+            o->addr = at;
+            o->size = it->size;
+            o->text = it->text;
+            o->same_as = first < k->ninsns - 1 ? first : UINT32_MAX;
+            o->undecodable = it->undecodable;
+            o->from_text = true;
+            o->has_target = it->has_target;
+            o->target = it->target;
+        }
+    }
+    return TREG_OK;
+}
+
+static int build_kernels(parser *ps, treg_asm *out)
+{
+    treg_asm_meta_kernel *meta = NULL;
+    size_t nmeta = 0;
+    const char *meta_target = NULL;
+    if (ps->meta_text) {
+        treg_error merr = {0, ""};
+        int rc = treg_asm_metadata(ps->a, ps->meta_text, ps->meta_len, &meta_target, &meta, &nmeta,
+                                   &merr);
+        if (rc) return treg_fail(ps->err, rc, "%s:%u: %s", ps->file, ps->meta_line, merr.msg);
+    }
+    treg_codeobj *co = &out->co;
+    co->target_id = ps->target_id ? ps->target_id : meta_target;
+    co->kernels = treg_arena_calloc(ps->a, ps->nkblocks ? ps->nkblocks : 1, sizeof *co->kernels);
+    treg_asm_kernel *ks = treg_arena_calloc(ps->a, ps->nkblocks ? ps->nkblocks : 1, sizeof *ks);
+    if (!co->kernels || !ks) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+    for (size_t b = 0; b < ps->nkblocks; b++) {
+        const kblock *kb = &ps->kblocks[b];
+        const func_start *f = NULL;
+        for (size_t i = 0; i < ps->nstarts && !f; i++)
+            if (ps->starts[i].len == kb->len && memcmp(ps->starts[i].name, kb->name, kb->len) == 0)
+                f = &ps->starts[i];
+        if (!f)
+            return treg_fail(ps->err, TREG_E_NOKERNEL,
+                             "%s:%u: kernel %s has a descriptor but no code (no label '%s:')",
+                             ps->file, kb->line, kb->name, kb->name);
+        treg_kernel_sym *sym = &co->kernels[co->nkernels];
+        sym->name = kb->name;
+        sym->addr = f->off;
+        sym->size = function_end(ps, f) - f->off;
+        sym->code = NULL;
+        sym->kd = kb->kd;
+        sym->meta.present = false;
+        sym->meta.vgpr_count = sym->meta.sgpr_count = sym->meta.agpr_count = -1;
+        sym->meta.vgpr_spill_count = sym->meta.sgpr_spill_count = -1;
+        sym->meta.private_segment_fixed_size = sym->meta.group_segment_fixed_size = -1;
+        sym->meta.wavefront_size = sym->meta.kernarg_segment_size = -1;
+        sym->meta.max_flat_workgroup_size = -1;
+        sym->meta.uses_dynamic_stack = -1;
+        char symbol[512];
+        snprintf(symbol, sizeof symbol, "%s.kd", kb->name);
+        for (size_t m = 0; m < nmeta; m++)
+            if ((meta[m].symbol && strcmp(meta[m].symbol, symbol) == 0) ||
+                (!meta[m].symbol && meta[m].name && strcmp(meta[m].name, kb->name) == 0)) {
+                sym->meta = meta[m].meta;
+                break;
+            }
+        treg_asm_kernel *k = &ks[co->nkernels];
+        k->trailer = f->trailer;
+        k->line = f->line;
+        int rc = kernel_insns(ps, sym->addr, sym->addr + sym->size, k);
+        if (rc) return rc;
+        co->nkernels++;
+    }
+    if (!co->nkernels)
+        return treg_fail(ps->err, TREG_E_NOKERNEL, "%s: no .amdhsa_kernel in the text", ps->file);
+    /* kernels sorted by address, as the loader gives them */
+    for (size_t i = 1; i < co->nkernels; i++)
+        for (size_t j = i; j > 0 && cmp_kernel_addr(&co->kernels[j - 1], &co->kernels[j]) > 0;
+             j--) {
+            treg_kernel_sym t = co->kernels[j - 1];
+            co->kernels[j - 1] = co->kernels[j];
+            co->kernels[j] = t;
+            treg_asm_kernel u = ks[j - 1];
+            ks[j - 1] = ks[j];
+            ks[j] = u;
+        }
+    out->kernels = ks;
+    return TREG_OK;
+}
+
+/* xnack/sramecc as the ELF's e_flags would carry them (codeobj.h). */
+static int feature(const char *id, const char *name)
+{
+    const char *p = id ? strstr(id, name) : NULL;
+    size_t n = strlen(name);
+    if (!p || p == id || p[-1] != ':') return 1; /* "any" */
+    return p[n] == '+' ? 3 : p[n] == '-' ? 2 : 1;
+}
+
+int treg_asm_parse(treg_arena *a, const char *text, size_t len, const char *name, treg_asm *out,
+                   treg_error *err)
+{
+    memset(out, 0, sizeof *out);
+    parser ps;
+    memset(&ps, 0, sizeof ps);
+    ps.a = a;
+    ps.file = name ? name : "<text>";
+    ps.err = err;
+    treg_symtab_init(&ps.syms, a);
+    if (!text && len) return treg_fail(err, TREG_E_ARG, "no text");
+    bool in_block_comment = false;
+    const char *block_end = NULL; /* inside .amdhsa_kernel / .amdgpu_metadata */
+    const char *block_start = NULL;
+    bool user_count_given = false;
+    char *line = malloc(len + 1 ? len + 1 : 1);
+    if (!line) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    int rc = TREG_OK;
+    size_t pos = 0;
+    while (pos < len && rc == TREG_OK) {
+        size_t e = pos;
+        while (e < len && text[e] != '\n') e++;
+        ps.line++;
+        const char *raw = text + pos;
+        size_t raw_len = e - pos;
+        pos = e + 1;
+        if (memchr(raw, '\0', raw_len)) {
+            rc = treg_fail(err, TREG_E_FORMAT, "%s:%u: a NUL byte: not assembly text", ps.file,
+                           ps.line);
+            break;
+        }
+        if (block_end && strcmp(block_end, ".end_amdgpu_metadata") == 0) {
+            const char *t = raw;
+            size_t tl = raw_len;
+            trim(&t, &tl);
+            if (word_is(t, tl, ".end_amdgpu_metadata")) {
+                ps.meta_text = block_start;
+                ps.meta_len = (size_t)(raw - block_start);
+                block_end = NULL;
+            }
+            continue;
+        }
+        memcpy(line, raw, raw_len);
+        const char *comment;
+        size_t comment_len;
+        size_t code_len = strip_comments(line, raw_len, &in_block_comment, &comment, &comment_len);
+        const char *s = line;
+        trim(&s, &code_len);
+        if (!code_len) {
+            if (comment) trailer_comment(&ps, comment, comment_len);
+            continue;
+        }
+        if (block_end) {
+            if (word_is(s, code_len, block_end)) {
+                if (strcmp(block_end, ".end_amdhsa_kernel") == 0)
+                    treg_asm_kd_finish(&ps.kblocks[ps.nkblocks - 1].kd, user_count_given);
+                block_end = NULL;
+                continue;
+            }
+            if (strcmp(block_end, ".end_amdhsa_kernel") == 0) {
+                treg_error derr = {0, ""};
+                if (treg_asm_kd_directive(&ps.kblocks[ps.nkblocks - 1].kd, &user_count_given,
+                                          &ps.syms, s, code_len, &derr))
+                    rc = treg_fail(err, TREG_E_FORMAT, "%s:%u: %s", ps.file, ps.line, derr.msg);
+            }
+            continue; /* .amd_kernel_code_t fields: the v2 descriptor, not read */
+        }
+        rc = statement(&ps, s, code_len, &block_end);
+        if (block_end) {
+            user_count_given = false;
+            block_start = pos <= len ? text + pos : text + len;
+            ps.meta_line = ps.line;
+        }
+    }
+    free(line);
+    if (rc == TREG_OK && block_end)
+        rc =
+            treg_fail(err, TREG_E_FORMAT, "%s:%u: the text ends inside a block (no %s): truncated?",
+                      ps.file, ps.line, block_end);
+    if (rc == TREG_OK && in_block_comment)
+        rc = treg_fail(err, TREG_E_FORMAT, "%s:%u: the text ends inside a /* comment: truncated?",
+                       ps.file, ps.line);
+    if (rc == TREG_OK && len && text[len - 1] != '\n')
+        rc = treg_fail(err, TREG_E_FORMAT, "%s:%u: the last line has no newline: truncated?",
+                       ps.file, ps.line);
+    if (rc) return rc;
+    if (ps.lb.nrows && (rc = emit_row(&ps, ps.off, true))) return rc;
+    if ((rc = resolve(&ps))) return rc;
+    if ((rc = build_kernels(&ps, out))) return rc;
+    out->lines.files = ps.lb.files;
+    out->lines.nfiles = ps.lb.nfiles;
+    out->lines.rows = ps.lb.rows;
+    out->lines.nrows = ps.lb.nrows;
+    out->code_object_version = ps.code_object_version;
+    out->co.xnack = feature(out->co.target_id, "xnack");
+    out->co.sramecc = feature(out->co.target_id, "sramecc");
+    if (out->co.target_id) {
+        size_t plen;
+        const char *proc = treg_target_id_processor(out->co.target_id, &plen);
+        if (proc && !(out->co.target_gfx = treg_arena_strndup(a, proc, plen)))
+            return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    }
+    return TREG_OK;
+}
