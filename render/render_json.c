@@ -132,6 +132,9 @@ static json_object *kernel_json(const Treg__V1__Report *r, const Treg__V1__Kerne
     if (k->undefined_example[0]) put_str(o, "undefined_example", k->undefined_example);
     put_int(o, "unknown_instructions", k->unknown_instructions);
     put_int(o, "undecodable_words", k->undecodable_words);
+    if (k->undecodable_words) put_int(o, "first_undecodable", k->first_undecodable);
+    if (k->instruction_source[0]) put_str(o, "instruction_source", k->instruction_source);
+    put_int(o, "text_instructions", k->text_instructions);
     put_int(o, "calls", k->calls);
     put_int(o, "long_branches", k->long_branches);
     put_int(o, "unresolved_jumps", k->unresolved_jumps);
@@ -252,6 +255,7 @@ json_object *treg_render_json(const Treg__V1__Report *r, int with_rows)
     put_str(o, "decoded_as", r->decoded_as);
     json_object_object_add(o, "provisional", json_object_new_boolean(r->provisional));
     if (r->target_note[0]) put_str(o, "target_note", r->target_note);
+    if (r->asm_note[0]) put_str(o, "asm_note", r->asm_note);
     put_str(o, "llvm_version", r->llvm_version);
     put_str(o, "analyzer_version", r->analyzer_version);
     json_object *files = json_object_new_array();

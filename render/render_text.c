@@ -220,9 +220,18 @@ static void print_warnings(FILE *out, const treg_text_options *o, const Treg__V1
                        k->undefined_reads, k->undefined_example);
     if (k->undecodable_words)
         treg_text_line(out, o, SGR_RED,
-                       "    WARNING: %u words could not be decoded as %s: their registers are not "
-                       "counted",
-                       k->undecodable_words, r->decoded_as);
+                       "    WARNING: lower bound: %u words could not be decoded as %s%s, the first "
+                       "at +0x%llx: their registers are not counted",
+                       k->undecodable_words, r->decoded_as,
+                       k->text_instructions ? " nor read from the assembly" : "",
+                       (unsigned long long)k->first_undecodable);
+    if (strcmp(k->instruction_source, "assembly") == 0)
+        treg_text_line(out, o, NULL, "    instructions from the assembly text");
+    else if (k->text_instructions)
+        treg_text_line(out, o, NULL,
+                       "    %u instructions from the assembly text: LLVM %s cannot decode them "
+                       "as %s",
+                       k->text_instructions, r->llvm_version, r->decoded_as);
     if (k->unresolved_jumps)
         treg_text_line(out, o, SGR_RED,
                        "    WARNING: %u jumps (s_setpc_b64) to unknown targets: what is live "
@@ -254,6 +263,7 @@ void treg_render_views(FILE *out, const Treg__V1__Report *r, const treg_text_opt
     }
     fputs(o->color ? "\033[0m\n" : "\n", out);
     if (r->target_note[0]) treg_text_wrap(out, o, NULL, 2, "note: ", r->target_note);
+    if (r->asm_note[0]) treg_text_wrap(out, o, NULL, 2, "note: ", r->asm_note);
     for (size_t i = 0; i < r->n_kernels; i++) {
         const Treg__V1__Kernel *k = r->kernels[i];
         treg_text_line(out, o, SGR_BOLD,

@@ -63,7 +63,11 @@ static void fail(tool *t, const char *path, const char *raw)
     for (char *c = msg; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
     t->failures++;
-    fprintf(stderr, "treg-analyze: %s: %s\n", path, msg);
+    size_t plen = strlen(path);
+    if (strncmp(msg, path, plen) == 0 && msg[plen] == ':') /* the message names the file */
+        fprintf(stderr, "treg-analyze: %s\n", msg);
+    else
+        fprintf(stderr, "treg-analyze: %s: %s\n", path, msg);
     if (t->json) {
         json_object *e = json_object_new_object();
         json_object_object_add(e, "file", json_object_new_string(path));

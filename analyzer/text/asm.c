@@ -321,13 +321,10 @@ static int align_to(parser *ps, uint64_t align, bool have_fill, uint64_t fill, u
     if (align > 65536) return fail_at(ps, TREG_E_FORMAT, "alignment too large");
     uint64_t pad = (align - ps->off % align) % align;
     if (!pad || (max && pad > max)) return TREG_OK;
-    if (!ps->in_text) {
-        ps->off += 0; /* data sections are not laid out */
-        return TREG_OK;
-    }
-    int rc;
-    if (pad % 4) { /* odd bytes are zeros before the words */
-        if ((rc = check_room(ps, pad % 4))) return rc;
+    if (!ps->in_text) return TREG_OK; /* data sections are not laid out */
+    if (pad % 4) {                    /* odd bytes are zeros before the words */
+        int rc = check_room(ps, pad % 4);
+        if (rc) return rc;
         ps->off += pad % 4;
         pad -= pad % 4;
     }
@@ -414,13 +411,15 @@ static int directive_fill(parser *ps, const char *s, size_t len)
     const char *arg[3];
     size_t arg_len[3];
     size_t n = split_args(s, len, arg, arg_len, 3);
+    if (n < 1) return fail_at(ps, TREG_E_FORMAT, "malformed .fill");
     int64_t count = 0, size = 1, value = 0;
-    int rc;
-    if (n < 1 || (rc = eval_arg(ps, arg[0], arg_len[0], &count, ".fill count")))
-        return n < 1 ? fail_at(ps, TREG_E_FORMAT, "malformed .fill") : rc;
-    if (n > 1 && (rc = eval_arg(ps, arg[1], arg_len[1], &size, ".fill size"))) return rc;
-    if (n > 2 && (rc = eval_arg(ps, arg[2], arg_len[2], &value, ".fill value"))) return rc;
-    if (count < 0 || size < 0 || size > 8) return fail_at(ps, TREG_E_FORMAT, "malformed .fill");
+    int rc = eval_arg(ps, arg[0], arg_len[0], &count, ".fill count");
+    if (rc == TREG_OK && n > 1) rc = eval_arg(ps, arg[1], arg_len[1], &size, ".fill size");
+    if (rc == TREG_OK && n > 2) rc = eval_arg(ps, arg[2], arg_len[2], &value, ".fill value");
+    if (rc) return rc;
+    if (count < 0) return fail_at(ps, TREG_E_FORMAT, ".fill count %lld < 0", (long long)count);
+    if (size < 0 || size > 8)
+        return fail_at(ps, TREG_E_FORMAT, ".fill size %lld is not 0..8", (long long)size);
     if (!ps->in_text || count == 0 || size == 0) return TREG_OK;
     if ((uint64_t)count > TREG_ASM_MAX_CODE) return check_room(ps, (uint64_t)count);
     if (size != 4 && size != 8) {
@@ -1458,6 +1457,11 @@ int treg_asm_parse(treg_arena *a, const char *text, size_t len, const char *name
         const char *raw = text + pos;
         size_t raw_len = e - pos;
         pos = e + 1;
+        if (e == len) { /* a last line without its newline: cut off */
+            rc = treg_fail(err, TREG_E_FORMAT, "%s:%u: the last line has no newline: truncated?",
+                           ps.file, ps.line);
+            break;
+        }
         if (memchr(raw, '\0', raw_len)) {
             rc = treg_fail(err, TREG_E_FORMAT, "%s:%u: a NUL byte: not assembly text", ps.file,
                            ps.line);
@@ -1513,9 +1517,6 @@ int treg_asm_parse(treg_arena *a, const char *text, size_t len, const char *name
                       ps.file, ps.line, block_end);
     if (rc == TREG_OK && in_block_comment)
         rc = treg_fail(err, TREG_E_FORMAT, "%s:%u: the text ends inside a /* comment: truncated?",
-                       ps.file, ps.line);
-    if (rc == TREG_OK && len && text[len - 1] != '\n')
-        rc = treg_fail(err, TREG_E_FORMAT, "%s:%u: the last line has no newline: truncated?",
                        ps.file, ps.line);
     if (rc) return rc;
     if (ps.lb.nrows && (rc = emit_row(&ps, ps.off, true))) return rc;

@@ -285,12 +285,12 @@ static int read_kernel(yreader *y, treg_arena *a, treg_asm_meta_kernel *k)
     m->wavefront_size = m->kernarg_segment_size = -1;
     m->max_flat_workgroup_size = -1;
     m->uses_dynamic_stack = -1;
-    int rc;
     if (y->event.type != YAML_MAPPING_START_EVENT)
         return treg_fail(y->err, TREG_E_METADATA,
                          ".amdgpu_metadata line %u: a kernel entry is not a mapping", y->line);
     for (;;) {
-        if ((rc = next_event(y))) return rc;
+        int rc = next_event(y);
+        if (rc) return rc;
         if (y->event.type == YAML_MAPPING_END_EVENT) return TREG_OK;
         if (y->event.type != YAML_SCALAR_EVENT) {
             if ((rc = skip_node(y)) || (rc = next_event(y)) || (rc = skip_node(y))) return rc;

@@ -58,8 +58,8 @@ typedef struct treg_options {
     const char *asm_name;
 } treg_options;
 
-/* Analyzes one code object, or assembly text alone (see asm_text). On success *out owns everything it points to;
- * release it with treg_report_free. */
+/* Analyzes one code object, or assembly text alone (see asm_text). On success *out owns everything
+ * it points to; release it with treg_report_free. */
 int treg_analyze(const uint8_t *bytes, size_t len, const treg_options *opt, treg_report **out,
                  treg_error *err);
 

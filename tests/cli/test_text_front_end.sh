@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The assembly text front end against the code object, kernel by kernel:
+# treg-analyze on a kernel's assembly alone and on its code object alone must
+# give the same report — every row (address, live counts, flags, reads,
+# writes, source line), the peaks, the attribution, the loops, allocation and
+# occupancy — except which source it names and the printed forms of one
+# encoding (tests/cli/compare_reports.py says which).
+#   - the shared corpus: each Triton cache entry's .amdgcn against its own
+#     .hsaco (Triton's LLVM emitted both); all targets;
+#   - the fixtures: each .s/.amdgcn against the code object llvm-mc-22 and
+#     ld.lld-22 assemble from it, as Hygon's Triton assembles its .hsaco from
+#     the .amdgcn.  (llc's own objects differ in one place text cannot tell:
+#     the line of alignment padding after a branch, which codegen gives the
+#     .loc before the padding and the assembler the one after.)
+# Then bad text: one line naming the file and line, a non-zero exit.
+set -uo pipefail
+prog=test_text_front_end.sh
+# shellcheck source=tests/cli/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_analyzer
+compare=$TREG_SOURCE_ROOT/tests/cli/compare_reports.py
+out=${TREG_TEST_OUTPUT:-${TMPDIR:-/tmp}}/text_front_end
+rm -rf "$out"
+mkdir -p "$out"
+command -v python3 >/dev/null || skip "python3 not found"
+
+failures=0
+compared=0
+# same TEXT BINARY LABEL: the two reports must match.
+same() {
+  "$TREG_ANALYZE" --no-assembly --format json "$2" >"$out/binary.json" 2>"$out/binary.err" ||
+    { echo "$prog: FAIL: $3: treg-analyze on the code object: $(head -c 300 "$out/binary.err")"; failures=$((failures + 1)); return; }
+  "$TREG_ANALYZE" --format json "$1" >"$out/text.json" 2>"$out/text.err" ||
+    { echo "$prog: FAIL: $3: treg-analyze on the text: $(head -c 300 "$out/text.err")"; failures=$((failures + 1)); return; }
+  grep -Eq '"instruction_source": ?"assembly"' "$out/text.json" ||
+    { echo "$prog: FAIL: $3: the text's report does not say its instructions came from the assembly"; failures=$((failures + 1)); return; }
+  local diff
+  if ! diff=$(python3 "$compare" "$out/binary.json" "$out/text.json" --max 5); then
+    echo "$prog: FAIL: $3: text and code object differ:"
+    echo "$diff"
+    failures=$((failures + 1))
+  fi
+  compared=$((compared + 1))
+}
+
+# --- the corpus -------------------------------------------------------------
+corpus_kernels=0
+if [[ -d $TREG_CORPUS ]]; then
+  while IFS= read -r h; do
+    [[ -f ${h%.hsaco}.amdgcn ]] || continue
+    same "${h%.hsaco}.amdgcn" "$h" "corpus ${h#"$TREG_CORPUS"/}"
+    corpus_kernels=$((corpus_kernels + 1))
+  done < <(find "$TREG_CORPUS" -name '*.hsaco' | sort)
+else
+  echo "$prog: note: no corpus at $TREG_CORPUS; fixtures only"
+fi
+
+# --- the fixtures, assembled from their text --------------------------------
+fx=${TREG_FIXTURES:-}
+[[ -d $fx ]] || skip "no fixtures at ${fx:-(TREG_FIXTURES unset)}"
+MC=${MC:-llvm-mc-22}
+LLD=${LLD:-ld.lld-22}
+command -v "$MC" >/dev/null || skip "$MC not found (Debian's llvm-22)"
+command -v "$LLD" >/dev/null || skip "$LLD not found (Debian's lld-22)"
+fixture_kernels=0
+while IFS= read -r s; do
+  rel=${s#"$fx"/}
+  arch=$(sed -n 's/^[[:space:]]*\.amdgcn_target "amdgcn-amd-amdhsa--\(gfx[0-9a-f]*\).*/\1/p' "$s" | head -1)
+  [[ -n $arch ]] || continue
+  base=$out/$(tr / _ <<<"${rel%.*}")
+  if ! "$MC" -triple=amdgcn-amd-amdhsa -mcpu="$arch" -filetype=obj "$s" -o "$base.o" 2>"$out/mc.err" ||
+    ! "$LLD" -shared "$base.o" -o "$base.hsaco" 2>>"$out/mc.err"; then
+    fail "$rel: $MC/$LLD could not assemble it: $(head -c 300 "$out/mc.err")"
+  fi
+  if [[ -f ${s%.*}.json ]]; then cp "${s%.*}.json" "$base.json"; fi # Triton's metadata, for both
+  same "$s" "$base.hsaco" "fixture $rel"
+  fixture_kernels=$((fixture_kernels + 1))
+done < <(find "$fx" \( -name '*.s' -o -name '*.amdgcn' \) -not -path '*/bad/*' | sort)
+((fixture_kernels > 0)) || fail "no fixture text found under $fx"
+
+# --- bad text ---------------------------------------------------------------
+# bad NAME EXPECTED-PATTERN: analyzing $out/NAME fails with one line that
+# names the file and line and matches the pattern.
+bad() {
+  local err rc
+  err=$("$TREG_ANALYZE" "$out/$1" 2>&1 >/dev/null)
+  rc=$?
+  ((rc != 0)) || fail "bad text $1: exit 0"
+  [[ $(wc -l <<<"$err") -eq 1 ]] || fail "bad text $1: not one line: $err"
+  grep -Eq "$2" <<<"$err" || fail "bad text $1: '$err' does not match /$2/"
+}
+good=$(find "$fx" -name 'loop_kernel.s' -path '*gfx90a*' | head -1)
+[[ -f $good ]] || fail "no gfx90a loop_kernel.s fixture"
+head -c $(($(wc -c <"$good") * 2 / 3)) "$good" >"$out/truncated.s"
+bad truncated.s 'truncated\.s:[0-9]+: .*truncated\?'
+sed '0,/^\t\.text/s//\t.text\n\t.frobnicate 3/' "$good" >"$out/directive.s"
+bad directive.s "directive\\.s:[0-9]+: unknown directive '\\.frobnicate'"
+sed '0,/s_endpgm/s//xyzzy_b32 v0, v1/' "$good" >"$out/mnemonic.s"
+bad mnemonic.s "mnemonic\\.s:[0-9]+: unknown mnemonic 'xyzzy_b32'"
+sed '0,/s_endpgm/s//v_mov_b32_e32 v[0:2:4:6], v1/' "$good" >"$out/list.s"
+bad list.s "list\\.s:[0-9]+: register list 'v\\[0:2:4:6\\]' is not 4 consecutive registers"
+printf '\t.text\n' >"$out/nokernel.s"
+bad nokernel.s "nokernel\\.s: no \\.amdhsa_kernel"
+
+((failures == 0)) || fail "$failures of $compared kernels differ between text and code object"
+echo "$prog: ok: $compared kernels identical from text and from code object ($corpus_kernels corpus, $fixture_kernels fixtures); bad text refused"
