@@ -36,7 +36,8 @@ enum {
     R_MOVE_IF_VSRC = 1 << 6,
     R_DUAL = 1 << 7,
     R_FI_BC = 1 << 8,
-    R_MASK4 = 1 << 9
+    R_MASK4 = 1 << 9,
+    R_LDS_ADDR = 1 << 10
 };
 enum {
     C_JUMP = TREG_CTRL_JUMP,
@@ -659,7 +660,7 @@ static int model_one(const treg_model_ctx *ctx, const char *p, treg_insn_effect 
     uint8_t iuse = row->iuse | st.mod_iuse;
     if ((row->flags & R_MASK4) && st.nfields >= 4 && st.fields[3].kind == FIELD_REG)
         iuse &= (uint8_t)~I_VCC;
-    if (st.no_m0) iuse &= (uint8_t)~I_M0;
+    if (st.no_m0 || (row->flags & R_LDS_ADDR)) iuse &= (uint8_t)~I_M0;
 
     bool vector_write = false;
     for (unsigned i = 0; i < st.nregs; i++) {
