@@ -118,7 +118,7 @@ int treg_asm_family(const char *mn, size_t len)
 {
     if (has_prefix(mn, len, "s_")) {
         if (has_any_prefix(mn, len, smem_prefixes)) return TREG_ENC_SMEM;
-        if (has_prefix(mn, len, "s_setreg_imm32")) return TREG_ENC_SALU; /* 4 + its literal */
+        if (has_prefix(mn, len, "s_setreg_imm32")) return TREG_ENC_SOPK32;
         if (in_list(mn, len, sopp_names) || has_any_prefix(mn, len, sopp_prefixes))
             return TREG_ENC_SOPP;
         return TREG_ENC_SALU;
@@ -148,6 +148,7 @@ unsigned treg_asm_size(int family, bool literal)
     case TREG_ENC_VALU32:
         return literal ? 8 : 4;
     case TREG_ENC_SMEM:
+    case TREG_ENC_SOPK32:
     case TREG_ENC_MEM:
         return 8;
     case TREG_ENC_VALU64:

@@ -16,6 +16,7 @@ enum treg_asm_family {
     TREG_ENC_SOPP,        /* and SOPK: no literal ever */
     TREG_ENC_SALU,        /* SOP1/SOP2/SOPC: 4, + literal */
     TREG_ENC_SMEM,        /* 8 */
+    TREG_ENC_SOPK32,      /* s_setreg_imm32_b32: SOPK and its 32-bit constant, 8 */
     TREG_ENC_VALU32,      /* VOP1/VOP2/VOPC: 4, + literal */
     TREG_ENC_VALU64,      /* VOP3/VOP3P/VOPD/SDWA/DPP: 8, + literal (GFX10+) */
     TREG_ENC_VALU96,      /* GFX11 VOP3 DPP: 12 */
