@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/encoding.h"
 #include "llvm_cpus.h"
 #include "targets/targets.h"
 #include "util/error.h"
@@ -166,8 +167,13 @@ int treg_disasm_range(treg_disasm *d, treg_arena *a, const uint8_t *code, size_t
         memcpy(&word, code + off, 4);
         bool undecodable = false;
         if (len == 0 && d->lenient) {
-            snprintf(text, sizeof text, ".long 0x%08x", word);
-            len = 4;
+            /* step over the whole encoding, never into its second dword */
+            int format = treg_gfx9_format(word);
+            len = treg_gfx9_size(format, word);
+            if (len > size - off) len = 4;
+            uint32_t words[4] = {word, 0, 0, 0};
+            memcpy(words, code + off, len);
+            treg_gfx9_undecoded_text(format, words, (unsigned)(len / 4), text, sizeof text);
             undecodable = true;
         }
         if (len == 0)

@@ -38,9 +38,10 @@ const char *treg_disasm_cpu_for(const treg_target *t);
 const char *treg_disasm_llvm_version(void);
 
 /* lenient: for a borrowed ISA (a Hygon target decoded as gfx906), a word
- * LLVM cannot decode becomes a 4-byte ".long 0x..." instruction marked
- * undecodable instead of an error: the target's own instructions are
- * expected to be missing from the substitute. */
+ * LLVM cannot decode becomes an instruction marked undecodable instead of
+ * an error, as long as its GFX9 format says (decode/encoding.h), with its
+ * register fields read where the format is VOP3/VOP3P or DS: the target's
+ * own instructions are expected to be missing from the substitute. */
 int treg_disasm_open(const char *cpu, bool lenient, treg_disasm **out, treg_error *err);
 void treg_disasm_close(treg_disasm *d);
 

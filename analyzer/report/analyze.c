@@ -666,7 +666,8 @@ static int resolve_target(pipeline *p, treg_report *r, treg_error *err)
         if (cpu != t->name)
             NOTE("%s decoded as %s: LLVM %s does not know %s; %s-only instructions %s. ", t->name,
                  cpu, treg_disasm_llvm_version(), t->name, t->name,
-                 p->text ? "come from the assembly text" : "may be missing or mis-decoded");
+                 p->opt->asm_text ? "are read from the assembly text"
+                                  : "may be missing or mis-decoded");
     }
     if (t->provisional)
         NOTE("Register file and occupancy figures for %s are provisional (unverified). ", t->name);

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# A gfx928 Triton-HCU kernel that uses the matrix cores, end to end: its code
+# object holds v_mmac_* and ds_read_m32x16_b16 words that Debian's LLVM cannot
+# decode, and its .amdgcn lies beside it, as in a Hygon Triton cache entry.
+#
+# The code object is made the way AMDGPU-NOTES.md describes ("Hygon code as
+# DTK and Triton-HCU produce it"), with upstream tools only: the loop in
+# data/hygon_mmac_loop.standin.s is assembled for gfx906 with 8-byte
+# stand-ins in the places of the Hygon instructions (v_pk_fma_f16 for
+# v_mmac_f32_16x16x16_f16, ds_read_b128 for ds_read_m32x16_b16), then each
+# stand-in's opcode field is set to one gfx906 has no instruction for (VOP3P
+# 0x40, DS 0xfd), EF_AMDGPU_MACH to 0 and the note's target to gfx928.  Its
+# .amdgcn is the same text with the Hygon mnemonics, as DTK prints them.
+#
+# The expected VGPR peak, by hand: in the loop, before the mmacs, live are
+# the accumulators v[0:7] (8), the B fragments v[16:19] (4), the A fragment
+# v[20:23] the ds_read_m32x16_b16 writes (4), and the LDS addresses v40, v41
+# (2): 18.  (The second mmac's A is v[22:23]; the third reads v[20:21] and
+# v[18:19], so all of v[16:23] stay live through the second mmac.)
+#
+# Checked: with the .amdgcn beside it, and through tregc/tregd, the peak is
+# 18, the instructions are "code object + assembly" with 4 from the text and
+# no word left undecoded; the text alone gives the same report; the code
+# object alone is marked a lower bound in text and JSON, with 4 undecodable
+# words and the first one's offset, and no bogus instruction decoded from a
+# Hygon word's second dword.
+set -uo pipefail
+prog=test_hygon_assembly.sh
+# shellcheck source=tests/cli/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_analyzer
+MC=${MC:-llvm-mc-22}
+LLD=${LLD:-ld.lld-22}
+command -v "$MC" >/dev/null || skip "$MC not found (Debian's llvm-22)"
+command -v "$LLD" >/dev/null || skip "$LLD not found (Debian's lld-22)"
+command -v python3 >/dev/null || skip "python3 not found"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+out=${TREG_TEST_OUTPUT:-${TMPDIR:-/tmp}}/hygon_assembly
+rm -rf "$out"
+mkdir -p "$out/entry"
+standin=$here/data/hygon_mmac_loop.standin.s
+
+"$MC" -triple=amdgcn-amd-amdhsa -mcpu=gfx906 -filetype=obj "$standin" -o "$out/k.o" 2>"$out/mc.err" ||
+  fail "$MC: $(head -c 300 "$out/mc.err")"
+"$LLD" -shared "$out/k.o" -o "$out/standin.hsaco" || fail "$LLD failed"
+
+# The code object: stand-ins become words gfx906 cannot decode.
+python3 - "$out/standin.hsaco" "$out/entry/k.hsaco" <<'PY' || fail "patching the stand-ins failed"
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+def swap(old, new, count):
+    n = 0
+    i = b.find(old)
+    while i >= 0:
+        b[i:i + len(new)] = new
+        n += 1
+        i = b.find(old, i + len(new))
+    assert n == count, (old.hex(), n)
+w = lambda *ws: b"".join(struct.pack("<I", x) for x in ws)
+# v_pk_fma_f16 vD, vA, vB, vC (VOP3P op 0x0e) -> VOP3P op 0x40
+swap(w(0xd38e4000, 0x1c022114), w(0xd3c04000, 0x1c022114), 1)  # v0, v20, v16, v0
+swap(w(0xd38e4004, 0x1c122116), w(0xd3c04004, 0x1c122116), 1)  # v4, v22, v16, v4
+swap(w(0xd38e4000, 0x1c022514), w(0xd3c04000, 0x1c022514), 1)  # v0, v20, v18, v0
+# ds_read_b128 v[20:23], v40 (DS op 0xff) -> DS op 0xfd
+swap(w(0xd9fe0000, 0x14000028), w(0xd9fa0000, 0x14000028), 1)
+assert b[48] == 0x2f, hex(b[48])  # EF_AMDGPU_MACH gfx906
+b[48] = 0
+swap(b"amdgcn-amd-amdhsa--gfx906", b"amdgcn-amd-amdhsa--gfx928", 1)
+open(sys.argv[2], "wb").write(b)
+PY
+
+# Its assembly, as DTK prints it.
+sed -e 's/--gfx906"/--gfx928"/' \
+  -e 's/v_pk_fma_f16 v0, v20, v16, v0/v_mmac_f32_16x16x16_f16 v[0:3], v[20:21], v[16:17], v[0:3]/' \
+  -e 's/v_pk_fma_f16 v4, v22, v16, v4/v_mmac_f32_16x16x16_f16 v[4:7], v[22:23], v[16:17], v[4:7]/' \
+  -e 's/v_pk_fma_f16 v0, v20, v18, v0/v_mmac_f32_16x16x16_f16 v[0:3], v[20:21], v[18:19], v[0:3]/' \
+  -e 's/ds_read_b128 v\[20:23\], v40/ds_read_m32x16_b16 v[20:23], v40/' \
+  -e 's/amdhsa.target:   amdgcn-amd-amdhsa--gfx906/amdhsa.target:   amdgcn-amd-amdhsa--gfx928/' \
+  "$standin" >"$out/entry/k.amdgcn"
+[[ $(grep -c 'v_mmac\|ds_read_m32' "$out/entry/k.amdgcn") -eq 4 ]] || fail "the Hygon text lacks its 4 instructions"
+
+# json FILE: the first kernel's fields, as "key=value" lines.
+fields() {
+  python3 - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["reports"][0]
+k = r["kernels"][0]
+print("target=%s" % r["target"])
+print("peak=%d" % k["vgpr"]["peak_live"])
+print("source=%s" % k.get("instruction_source", ""))
+print("text=%d" % k["text_instructions"])
+print("undecodable=%d" % k["undecodable_words"])
+print("first=%d" % k.get("first_undecodable", -1))
+print("unknown=%d" % k["unknown_instructions"])
+print("undefined=%d" % k["undefined_reads"])
+print("bogus=%d" % sum(1 for row in k["rows"] if row["text"].startswith("v_min_")))
+PY
+}
+expect() { # FIELDS-FILE KEY VALUE LABEL
+  local got
+  got=$(sed -n "s/^$2=//p" "$1")
+  [[ $got == "$3" ]] || fail "$4: $2 is '$got', expected '$3'"
+}
+
+# With the .amdgcn beside it: every word supplied.
+"$TREG_ANALYZE" --format json "$out/entry/k.hsaco" >"$out/mixed.json" 2>"$out/mixed.err" ||
+  fail "code object + assembly: $(cat "$out/mixed.err")"
+fields "$out/mixed.json" >"$out/mixed.f"
+expect "$out/mixed.f" target gfx928 "code object + assembly"
+expect "$out/mixed.f" peak 18 "code object + assembly"
+expect "$out/mixed.f" source "code object + assembly" "code object + assembly"
+expect "$out/mixed.f" text 4 "code object + assembly"
+expect "$out/mixed.f" undecodable 0 "code object + assembly"
+expect "$out/mixed.f" unknown 0 "code object + assembly"
+expect "$out/mixed.f" undefined 0 "code object + assembly"
+"$TREG_ANALYZE" "$out/entry/k.hsaco" >"$out/mixed.txt" 2>&1
+grep -q "4 instructions from the assembly text" "$out/mixed.txt" ||
+  fail "code object + assembly: the text view does not say 4 instructions came from the text: $(cat "$out/mixed.txt")"
+grep -q "lower bound" "$out/mixed.txt" && fail "code object + assembly: marked a lower bound"
+echo "$prog: ok: code object + assembly: VGPR peak 18, 4 instructions from the text"
+
+# The text alone: the same report.
+"$TREG_ANALYZE" --format json "$out/entry/k.amdgcn" >"$out/text.json" 2>"$out/text.err" ||
+  fail "assembly alone: $(cat "$out/text.err")"
+fields "$out/text.json" >"$out/text.f"
+expect "$out/text.f" peak 18 "assembly alone"
+expect "$out/text.f" source assembly "assembly alone"
+diff=$(python3 "$here/compare_reports.py" "$out/mixed.json" "$out/text.json") ||
+  fail "assembly alone and code object + assembly differ: $diff"
+echo "$prog: ok: the assembly alone gives the same report"
+
+# The code object alone: a lower bound, said everywhere.
+"$TREG_ANALYZE" --no-assembly --format json "$out/entry/k.hsaco" >"$out/binary.json" 2>"$out/binary.err" ||
+  fail "code object alone: $(cat "$out/binary.err")"
+fields "$out/binary.json" >"$out/binary.f"
+expect "$out/binary.f" undecodable 4 "code object alone"
+expect "$out/binary.f" first 68 "code object alone" # ds_read_m32x16_b16: 8 + 2*4 + 8*4 + 4 + 8 + 8
+expect "$out/binary.f" bogus 0 "code object alone"
+expect "$out/binary.f" text 0 "code object alone"
+peak=$(sed -n 's/^peak=//p' "$out/binary.f")
+((peak < 18)) || fail "code object alone: VGPR peak $peak, expected below the true 18 (widths unknown)"
+"$TREG_ANALYZE" --no-assembly "$out/entry/k.hsaco" >"$out/binary.txt" 2>&1
+grep -q "WARNING: lower bound: 4 words could not be decoded as gfx906, the first at +0x44" "$out/binary.txt" ||
+  fail "code object alone: no lower-bound warning: $(cat "$out/binary.txt")"
+echo "$prog: ok: the code object alone: a lower bound (VGPR $peak of 18), 4 words, the first at +0x44"
+echo "$prog: PASS"
