@@ -19,7 +19,8 @@
  *      "kernels": [{"name", "wave", "insns", "blocks", "code_bytes",
  *        "vgpr"/"agpr"/"sgpr": [peak live, allocated, limit], "scratch",
  *        "spill_insns", "lds", "dyn_lds", "undefined_reads", "undef_operand_reads",
- *        "implicit_def_reads", "unresolved_jumps", "undecodable",
+ *        "implicit_def_reads", "unresolved_jumps", "undecodable", "first_undecodable",
+ *        "source" (where the instructions came from), "text_insns",
  *        "occ": {"waves", "max", "by", "vgpr_to_next", "sgpr_to_next",
  *                "launch_waves", "launch_by", "launch_lds", "lds_limit", "vgpr_steps"},
  *        "peak": {"addr", "file", "line"},
@@ -174,6 +175,9 @@ static void j_kernel(FILE *out, const Treg__V1__Kernel *k)
     j_kint(out, "implicit_def_reads", k->implicit_def_reads, &f);
     j_kint(out, "unresolved_jumps", k->unresolved_jumps, &f);
     j_kint(out, "undecodable", k->undecodable_words, &f);
+    j_kint(out, "first_undecodable", k->first_undecodable, &f);
+    j_kstr(out, "source", k->instruction_source, &f);
+    j_kint(out, "text_insns", k->text_instructions, &f);
 
     j_key(out, "occ", &f);
     bool g = true;

@@ -133,6 +133,8 @@ static json_object *kernel_json(const Treg__V1__Report *r, const Treg__V1__Kerne
     put_int(o, "unknown_instructions", k->unknown_instructions);
     put_int(o, "undecodable_words", k->undecodable_words);
     if (k->undecodable_words) put_int(o, "first_undecodable", k->first_undecodable);
+    /* some words neither decoded nor read from text: the live counts may be short */
+    json_object_object_add(o, "lower_bound", json_object_new_boolean(k->undecodable_words > 0));
     if (k->instruction_source[0]) put_str(o, "instruction_source", k->instruction_source);
     put_int(o, "text_instructions", k->text_instructions);
     put_int(o, "calls", k->calls);

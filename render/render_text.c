@@ -122,12 +122,14 @@ const char *treg_text_source(const Treg__V1__Report *r, const treg_text_options 
 
 /* --- the summary ------------------------------------------------------------------- */
 
+/* lower_bound: some words were neither decoded nor read from text, so
+ * the live counts may be short (the warnings say which and where). */
 static void print_class(FILE *out, const treg_text_options *o, const char *name,
-                        const Treg__V1__ClassStat *c)
+                        const Treg__V1__ClassStat *c, bool lower_bound)
 {
     if (!c) return;
-    treg_text_line(out, o, NULL, "    %-4s peak live %4u   allocated %4u   limit %4u", name,
-                   c->peak_live, c->allocated, c->limit);
+    treg_text_line(out, o, NULL, "    %-4s peak live %4u%s   allocated %4u   limit %4u", name,
+                   c->peak_live, lower_bound ? " (at least)" : "", c->allocated, c->limit);
 }
 
 static void print_occupancy(FILE *out, const treg_text_options *o, const Treg__V1__Occupancy *oc)
@@ -180,9 +182,9 @@ static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1_
     static const Treg__V1__Occupancy no_occupancy = TREG__V1__OCCUPANCY__INIT;
     const Treg__V1__Occupancy *oc = k->occupancy ? k->occupancy : &no_occupancy;
     char loc[300];
-    print_class(out, o, "VGPR", k->vgpr);
-    if (k->agpr && k->agpr->limit) print_class(out, o, "AGPR", k->agpr);
-    print_class(out, o, "SGPR", k->sgpr);
+    print_class(out, o, "VGPR", k->vgpr, k->undecodable_words > 0);
+    if (k->agpr && k->agpr->limit) print_class(out, o, "AGPR", k->agpr, k->undecodable_words > 0);
+    print_class(out, o, "SGPR", k->sgpr, k->undecodable_words > 0);
     print_occupancy(out, o, oc);
     char lds_parts[64] = ""; /* Triton's dynamic LDS, when there is any */
     if (k->dynamic_lds_bytes)

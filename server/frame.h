@@ -4,8 +4,8 @@
  * ends are the same binary on the same machine).
  *
  *   request: hash, file_name, client_host, created_unix (8 bytes),
- *            code object, triton_json (not Triton's .amdgcn: the server
- *            keeps that for the store write; nothing analyzes it)
+ *            code object, triton_json, Triton's .amdgcn (the analyzer
+ *            reads it for the words the linked LLVM cannot decode)
  *   reply:   status (1 byte, enum frame_status), body (packed Report or
  *            error text), target, kernel names (each NUL-terminated),
  *            analyzer_version, the packed Report without rows (FRAME_OK;
@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { FRAME_REQUEST_FIELDS = 6, FRAME_REPLY_FIELDS = 6 };
+enum { FRAME_REQUEST_FIELDS = 7, FRAME_REPLY_FIELDS = 6 };
 
 enum frame_status {
     FRAME_OK = 0,

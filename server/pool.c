@@ -29,7 +29,7 @@ typedef struct job {
     pool *owner;
     uint8_t *frame; /* the request, kept until the job ends: the write needs it */
     size_t frame_len;
-    char *amdgcn; /* Triton's .amdgcn: stored, never analyzed, so not sent to a worker */
+    char *amdgcn; /* Triton's .amdgcn, for the store (the worker gets it in the frame) */
     size_t amdgcn_len;
     uint8_t *reply; /* FRAME_OK: the worker's reply, while the store write runs */
     size_t reply_len;
@@ -405,6 +405,7 @@ int pool_submit(pool *p, const pool_job_spec *s, pool_done_fn done, void *arg)
         {&s->created_unix, sizeof s->created_unix},
         {s->code, s->code_len},
         {s->triton_json, s->triton_json_len},
+        {s->amdgcn, s->amdgcn_len},
     };
     if (frame_build(f, FRAME_REQUEST_FIELDS, &j->frame, &j->frame_len) != 0 ||
         (s->amdgcn_len > 0 && (j->amdgcn = malloc(s->amdgcn_len)) == NULL)) {

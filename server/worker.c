@@ -104,7 +104,18 @@ static int run_job(int fd, const frame_field *f)
         rc = reply_text(fd, FRAME_FAILED, "worker: out of memory");
         goto out;
     }
-    treg_options opt = {.triton_json = json, .triton_json_len = f[5].len, .keep_rows = 1};
+    /* The .amdgcn supplies what the linked LLVM cannot decode (a Hygon
+     * target's own instructions); it is named after the upload. */
+    char asm_name[300];
+    size_t stem = strlen(file_name);
+    if (stem > 6 && strcmp(file_name + stem - 6, ".hsaco") == 0) stem -= 6;
+    snprintf(asm_name, sizeof asm_name, "%.*s.amdgcn", (int)(stem > 280 ? 280 : stem), file_name);
+    treg_options opt = {.triton_json = json,
+                        .triton_json_len = f[5].len,
+                        .keep_rows = 1,
+                        .asm_text = f[6].len ? (const char *)f[6].data : NULL,
+                        .asm_text_len = f[6].len,
+                        .asm_name = asm_name};
     treg_report *report = NULL;
     treg_error err = {0};
     if (treg_analyze(f[4].data, f[4].len, &opt, &report, &err) != TREG_OK) {

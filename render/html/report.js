@@ -99,7 +99,9 @@
     const src = sourceOf(r);
     const o = k.occ || {};
     const cards = el('div', 'cards');
-    const cls = (name, c) => card(name + ' live peak', c[0] + ' / ' + c[1], 'allocated ' + c[1] + ' of ' + c[2]);
+    // A kernel with words nobody decoded: its live counts are lower bounds.
+    const atLeast = k.undecodable ? '\u2265 ' : '';
+    const cls = (name, c) => card(name + ' live peak', atLeast + c[0] + ' / ' + c[1], 'allocated ' + c[1] + ' of ' + c[2], !!k.undecodable);
     cards.append(cls('VGPR', k.vgpr));
     if (k.agpr && k.agpr[2]) cards.append(cls('AGPR', k.agpr));
     cards.append(cls('SGPR', k.sgpr));
@@ -116,7 +118,9 @@
     view.append(cards);
     if (k.undefined_reads) view.append(el('div', 'note', k.undefined_reads + ' registers read before any definition'));
     if (k.unresolved_jumps) view.append(el('div', 'note', k.unresolved_jumps + ' jumps (s_setpc_b64) to unknown targets: what is live after them is not counted'));
-    if (k.undecodable) view.append(el('div', 'note', k.undecodable + ' words could not be decoded: their registers are not counted'));
+    if (k.undecodable) view.append(el('div', 'note', 'lower bound: ' + k.undecodable + ' words could not be decoded' + (k.text_insns ? ' nor read from the assembly' : '') + ', the first at +0x' + k.first_undecodable.toString(16) + ': their registers are not counted'));
+    if (k.source === 'assembly') view.append(el('div', 'note', 'instructions from the assembly text'));
+    else if (k.text_insns) view.append(el('div', 'note', k.text_insns + ' instructions from the assembly text: LLVM cannot decode them'));
 
     const state = { r, k, src, sel: null, selRows: new Set(), cursor: -1 };
     const plot = plotPanel(state);

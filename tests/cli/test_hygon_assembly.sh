@@ -95,6 +95,7 @@ print("first=%d" % k.get("first_undecodable", -1))
 print("unknown=%d" % k["unknown_instructions"])
 print("undefined=%d" % k["undefined_reads"])
 print("bogus=%d" % sum(1 for row in k["rows"] if row["text"].startswith("v_min_")))
+print("lower_bound=%s" % k["lower_bound"])
 PY
 }
 expect() { # FIELDS-FILE KEY VALUE LABEL
@@ -114,6 +115,7 @@ expect "$out/mixed.f" text 4 "code object + assembly"
 expect "$out/mixed.f" undecodable 0 "code object + assembly"
 expect "$out/mixed.f" unknown 0 "code object + assembly"
 expect "$out/mixed.f" undefined 0 "code object + assembly"
+expect "$out/mixed.f" lower_bound False "code object + assembly"
 "$TREG_ANALYZE" "$out/entry/k.hsaco" >"$out/mixed.txt" 2>&1
 grep -q "4 instructions from the assembly text" "$out/mixed.txt" ||
   fail "code object + assembly: the text view does not say 4 instructions came from the text: $(cat "$out/mixed.txt")"
@@ -138,10 +140,46 @@ expect "$out/binary.f" undecodable 4 "code object alone"
 expect "$out/binary.f" first 68 "code object alone" # ds_read_m32x16_b16: 8 + 2*4 + 8*4 + 4 + 8 + 8
 expect "$out/binary.f" bogus 0 "code object alone"
 expect "$out/binary.f" text 0 "code object alone"
+expect "$out/binary.f" lower_bound True "code object alone"
 peak=$(sed -n 's/^peak=//p' "$out/binary.f")
 ((peak < 18)) || fail "code object alone: VGPR peak $peak, expected below the true 18 (widths unknown)"
 "$TREG_ANALYZE" --no-assembly "$out/entry/k.hsaco" >"$out/binary.txt" 2>&1
 grep -q "WARNING: lower bound: 4 words could not be decoded as gfx906, the first at +0x44" "$out/binary.txt" ||
   fail "code object alone: no lower-bound warning: $(cat "$out/binary.txt")"
+grep -Eq "VGPR peak live +[0-9]+ \(at least\)" "$out/binary.txt" ||
+  fail "code object alone: the VGPR peak is not marked 'at least': $(cat "$out/binary.txt")"
 echo "$prog: ok: the code object alone: a lower bound (VGPR $peak of 18), 4 words, the first at +0x44"
+
+# Through tregc and tregd: the upload carries the .amdgcn, the server's
+# worker reads it as treg-analyze does.
+build=$(cd "$(dirname "$TREG_ANALYZE")/.." && pwd)
+TREGD=${TREGD:-$build/server/tregd}
+TREGC=${TREGC:-$build/client/tregc}
+if [[ -x $TREGD && -x $TREGC ]] && command -v openssl >/dev/null && command -v setsid >/dev/null; then
+  server_pid=""
+  trap '[[ -z $server_pid ]] || kill -KILL -- "-$server_pid" 2>/dev/null || true' EXIT
+  "$TREG_SOURCE_ROOT/deploy/make-certs.sh" "$out/certs" 127.0.0.1 >/dev/null ||
+    fail "deploy/make-certs.sh failed"
+  token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  printf 'test %s\n' "$("$TREGD" hash-token "$token" | grep -oE '[0-9a-f]{64}' | head -n1)" >"$out/tokens"
+  setsid "$TREGD" --listen 127.0.0.1:0 --port-file "$out/port" --cert "$out/certs/server.pem" \
+    --key "$out/certs/server.key" --store "$out/store" --tokens-file "$out/tokens" --workers 1 \
+    2>"$out/tregd.log" &
+  server_pid=$!
+  wait_port "$out/port" "$server_pid" "$out/tregd.log"
+  port=$(tr -dc '0-9' <"$out/port")
+  timeout 60 "$TREGC" --server "https://127.0.0.1:$port" --ca "$out/certs/ca.pem" --token "$token" \
+    --format json upload "$out/entry/k.hsaco" >"$out/served.json" 2>"$out/tregc.err" ||
+    fail "tregc upload: $(cat "$out/tregc.err"; tail -n3 "$out/tregd.log")"
+  fields "$out/served.json" >"$out/served.f"
+  expect "$out/served.f" peak 18 "tregc/tregd"
+  expect "$out/served.f" source "code object + assembly" "tregc/tregd"
+  expect "$out/served.f" undecodable 0 "tregc/tregd"
+  kill -TERM "$server_pid"
+  wait "$server_pid" 2>/dev/null
+  server_pid=""
+  echo "$prog: ok: tregc upload to tregd: VGPR peak 18, code object + assembly"
+else
+  echo "$prog: note: tregd/tregc or openssl not available; the served case skipped"
+fi
 echo "$prog: PASS"
