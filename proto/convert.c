@@ -157,6 +157,7 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
         md->sgpr_count = k->metadata.sgpr_count;
         md->vgpr_spill_count = k->metadata.vgpr_spill_count;
         md->sgpr_spill_count = k->metadata.sgpr_spill_count;
+        md->occupancy = k->metadata.occupancy;
     }
     pk->metadata = md;
 

@@ -147,6 +147,7 @@ static json_object *kernel_json(const Treg__V1__Report *r, const Treg__V1__Kerne
     put_int(md, "sgpr_count", meta->sgpr_count);
     put_int(md, "vgpr_spill_count", meta->vgpr_spill_count);
     put_int(md, "sgpr_spill_count", meta->sgpr_spill_count);
+    if (meta->occupancy >= 0) put_int(md, "trailer_occupancy", meta->occupancy);
     json_object_object_add(o, "metadata", md);
 
     json_object *pv = json_object_new_object();

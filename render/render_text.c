@@ -185,6 +185,19 @@ static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1_
     print_class(out, o, "VGPR", k->vgpr, k->undecodable_words > 0);
     if (k->agpr && k->agpr->limit) print_class(out, o, "AGPR", k->agpr, k->undecodable_words > 0);
     print_class(out, o, "SGPR", k->sgpr, k->undecodable_words > 0);
+    /* The compiler's own figures where they differ from treg's (DTK counts
+     * SGPRs without the XNACK_MASK pair upstream adds for xnack "any"). */
+    const Treg__V1__CompilerMetadata *md = k->metadata;
+    if (md && k->vgpr && md->vgpr_count >= 0 && (uint32_t)md->vgpr_count != k->vgpr->allocated &&
+        (uint32_t)md->vgpr_count != k->total_vgprs)
+        treg_text_line(out, o, NULL,
+                       "    VGPRs: the compiler's metadata says %d (.vgpr_count), treg counts %u",
+                       md->vgpr_count, k->vgpr->allocated);
+    if (md && k->sgpr && md->sgpr_count >= 0 && (uint32_t)md->sgpr_count != k->sgpr->allocated)
+        treg_text_line(out, o, NULL,
+                       "    SGPRs: the compiler's metadata says %d (.sgpr_count), treg counts %u "
+                       "(with VCC, FLAT_SCRATCH and XNACK_MASK as upstream LLVM reserves them)",
+                       md->sgpr_count, k->sgpr->allocated);
     print_occupancy(out, o, oc);
     char lds_parts[64] = ""; /* Triton's dynamic LDS, when there is any */
     if (k->dynamic_lds_bytes)
@@ -234,6 +247,11 @@ static void print_warnings(FILE *out, const treg_text_options *o, const Treg__V1
                        "    %u instructions from the assembly text: LLVM %s cannot decode them "
                        "as %s",
                        k->text_instructions, r->llvm_version, r->decoded_as);
+    if (k->metadata && k->metadata->occupancy >= 0 && k->occupancy &&
+        (uint32_t)k->metadata->occupancy != k->occupancy->waves_per_simd)
+        treg_text_line(out, o, SGR_RED,
+                       "    WARNING: the assembly's trailer says occupancy %d, treg computes %u",
+                       k->metadata->occupancy, k->occupancy->waves_per_simd);
     if (k->unresolved_jumps)
         treg_text_line(out, o, SGR_RED,
                        "    WARNING: %u jumps (s_setpc_b64) to unknown targets: what is live "

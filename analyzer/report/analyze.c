@@ -342,6 +342,7 @@ static int kernel_instructions(pipeline *p, const treg_kernel_sym *ks, treg_kern
     uint64_t tstart = 0;
     if (p->text_only) {
         const treg_asm_kernel *tk = text_kernel(p, ks->name, &tstart);
+        k->metadata.occupancy = tk->trailer.occupancy;
         *insns = tk->insns;
         *n = tk->ninsns;
         k->instruction_source = "assembly";
@@ -364,6 +365,7 @@ static int kernel_instructions(pipeline *p, const treg_kernel_sym *ks, treg_kern
     if ((rc = read_text(p, err))) return rc;
     const treg_asm_kernel *tk = text_kernel(p, ks->name, &tstart);
     if (!tk) return TREG_OK;
+    k->metadata.occupancy = tk->trailer.occupancy;
     if ((rc = merge_text(p, ks, tk, tstart, insns, n, &k->text_instructions, err))) return rc;
     if (k->text_instructions) k->instruction_source = "code object + assembly";
     return TREG_OK;
@@ -395,6 +397,7 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     k->metadata.sgpr_count = ks->meta.present ? ks->meta.sgpr_count : -1;
     k->metadata.vgpr_spill_count = ks->meta.present ? ks->meta.vgpr_spill_count : -1;
     k->metadata.sgpr_spill_count = ks->meta.present ? ks->meta.sgpr_spill_count : -1;
+    k->metadata.occupancy = -1;
 
     treg_insn *insns;
     size_t n;

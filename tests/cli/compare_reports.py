@@ -14,7 +14,7 @@ import sys
 
 # What says where the instructions came from, not what they do.
 SOURCE_ONLY = {"instruction_source", "text_instructions", "file", "decoded_as", "target_note",
-               "asm_note"}
+               "asm_note", "trailer_occupancy"}
 BRANCH = re.compile(r"^(s_branch|s_cbranch_\w+|s_call_b64)\b")
 
 

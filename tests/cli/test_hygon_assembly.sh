@@ -150,6 +150,19 @@ grep -Eq "VGPR peak live +[0-9]+ \(at least\)" "$out/binary.txt" ||
   fail "code object alone: the VGPR peak is not marked 'at least': $(cat "$out/binary.txt")"
 echo "$prog: ok: the code object alone: a lower bound (VGPR $peak of 18), 4 words, the first at +0x44"
 
+# The compiler's own count where it differs from treg's: DTK's clang counts no
+# XNACK_MASK pair (AMDGPU-NOTES.md); both are shown.  And the trailer's
+# occupancy, when it disagrees.
+mkdir -p "$out/dtk"
+sed -e 's/\.sgpr_count:     15/.sgpr_count:     13/' "$out/entry/k.amdgcn" >"$out/dtk/k.amdgcn"
+printf '\t.text\n; Kernel info:\n; Occupancy: 7\n' >>"$out/dtk/k.amdgcn"
+"$TREG_ANALYZE" "$out/dtk/k.amdgcn" >"$out/dtk.txt" 2>&1 || fail "the DTK-count variant: $(cat "$out/dtk.txt")"
+grep -q "SGPRs: the compiler's metadata says 13 (.sgpr_count), treg counts 15" "$out/dtk.txt" ||
+  fail "the compiler's .sgpr_count is not shown beside treg's: $(cat "$out/dtk.txt")"
+grep -q "WARNING: the assembly's trailer says occupancy 7, treg computes" "$out/dtk.txt" ||
+  fail "the trailer's occupancy is not cross-checked: $(cat "$out/dtk.txt")"
+echo "$prog: ok: the compiler's .sgpr_count beside treg's, the trailer's occupancy checked"
+
 # Through tregc and tregd: the upload carries the .amdgcn, the server's
 # worker reads it as treg-analyze does.
 build=$(cd "$(dirname "$TREG_ANALYZE")/.." && pwd)

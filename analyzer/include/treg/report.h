@@ -176,6 +176,7 @@ typedef struct treg_kernel_report {
     /* What the compiler's metadata says, to compare (-1 when absent). */
     struct {
         int32_t vgpr_count, agpr_count, sgpr_count, vgpr_spill_count, sgpr_spill_count;
+        int32_t occupancy; /* the assembly's "; Occupancy:" trailer (text only) */
     } metadata;
 
     treg_row *rows;
