@@ -3,6 +3,8 @@
 # (default 60), one after the other:
 #   fuzz_codeobj  the code object and line-table loaders (stage 1)
 #   fuzz_analyze  the whole pipeline, treg_analyze on the input bytes
+#   fuzz_asm      the assembly text front end (seeds: every .amdgcn and .s of the
+#                 corpus and the fixtures, and tests/cli/data)
 #   fuzz_render   a server's answer as tregc takes it: unpack a Report, draw
 #                 every text view, the HTML page and the JSON (seeds: the
 #                 .hsaco seeds analyzed and packed by report_seeds)
@@ -28,7 +30,7 @@ seconds=${2:-60}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=${TREG_CORPUS:-$src/../shared/corpus}
 cc=${CC:-clang-22}
-read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze fuzz_render}"
+read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze fuzz_asm fuzz_render}"
 read -r -a extra <<<"${FUZZ_ARGS:-}"
 
 cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER="$cc" -DTREG_FUZZ=ON \
@@ -59,6 +61,14 @@ if [[ -z $(find "$seeds" -name '*.hsaco' -print -quit) ]]; then
   echo "note: no seeds; fuzzing from an empty seed set" >&2
 fi
 
+# Assembly seeds: the smallest texts (the largest run to megabytes).
+asm_seeds=$build/fuzz-seeds-asm
+mkdir -p "$asm_seeds"
+find "$corpus" "$fixtures" "$src/tests/cli/data" \( -name '*.amdgcn' -o -name '*.s' \) -size -200k \
+  -print0 2>/dev/null | while IFS= read -r -d '' f; do
+  cp -f "$f" "$asm_seeds/$(echo "$f" | md5sum | cut -c1-16).s"
+done
+
 render_seeds=$build/fuzz-seeds-render
 mkdir -p "$render_seeds"
 if [[ " ${targets[*]} " == *" fuzz_render "* ]]; then
@@ -73,6 +83,9 @@ for t in "${targets[@]}"; do
   if [[ $t == fuzz_render ]]; then
     seed_dir=$render_seeds
     maxlen=1048576 # packed reports with rows run up to ~370 KB
+  elif [[ $t == fuzz_asm ]]; then
+    seed_dir=$asm_seeds
+    maxlen=262144
   fi
   echo "== $t for ${seconds}s" >&2
   "$build/tests/fuzz/$t" -max_total_time="$seconds" -max_len="$maxlen" \
