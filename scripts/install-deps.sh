@@ -9,9 +9,10 @@
 # playwright-core from the npm registry, pinned by tests/browser/package-lock.json.
 # Idempotent; run as root, or as a user with sudo.
 #
-# usage: scripts/install-deps.sh [--check | --dry-run]
+# usage: scripts/install-deps.sh [--check | --dry-run | --llvm VERSION]
 #   --check    only verify that everything is installed (exit 1 naming what is not)
 #   --dry-run  apt-get update, then simulate the install (apt-get -s)
+#   --llvm N   only a second LLVM to build against (llvm-N, llvm-N-dev: scripts/test-llvm.sh)
 set -euo pipefail
 
 prog=install-deps.sh
@@ -42,14 +43,20 @@ TOOLS=(
   curl:curl chromium:chromium node:nodejs npm:npm
 )
 
-usage="usage: $prog [--check | --dry-run]"
-check=0 simulate=()
+usage="usage: $prog [--check | --dry-run | --llvm VERSION]"
+check=0 simulate=() second_llvm=""
 case ${1:-} in
 '') ;;
 --check) check=1 ;;
 --dry-run) simulate=(-s) ;;
+--llvm)
+  [[ ${2:-} =~ ^[0-9]+$ ]] || die "--llvm needs a version number ($usage)"
+  second_llvm=$2
+  PACKAGES=("llvm-$2" "llvm-$2-dev")
+  shift
+  ;;
 -h | --help)
-  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
   ;;
 *) die "unknown argument '$1' ($usage)" ;;
@@ -106,7 +113,11 @@ done
 
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
   apt-get install -y --no-install-recommends "${simulate[@]}" "${PACKAGES[@]}"
-if ((${#simulate[@]} == 0)); then
+if [[ -n $second_llvm ]]; then
+  [[ -f /usr/lib/llvm-$second_llvm/lib/cmake/llvm/LLVMConfig.cmake ]] ||
+    die "llvm-$second_llvm-dev installed no /usr/lib/llvm-$second_llvm/lib/cmake/llvm"
+  echo "$prog: LLVM $second_llvm at /usr/lib/llvm-$second_llvm"
+elif ((${#simulate[@]} == 0)); then
   # Exactly the versions in package-lock.json; no browser download (Debian's is used).
   (cd "$browser_dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund) ||
     die "npm ci in $browser_dir failed (the npm registry must be reachable)"

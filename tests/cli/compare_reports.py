@@ -22,10 +22,14 @@ def row_text(t):
     """What the two sources print apart for one encoding: a branch's target
     (a word offset in the disassembly, a label in the text); on GFX11 the
     disassembler's true16 ".l" for what codegen printed as the fake16 whole
-    register, and its "null" SMEM offset register for codegen's 0x0."""
+    register, and its "null" SMEM offset register for codegen's 0x0; a
+    literal that could be inline, lit(...) or bare by LLVM version."""
     if BRANCH.match(t):
         return re.sub(r"\S+$", "<target>", t)
     t = re.sub(r"\b(v\d+)\.l\b", r"\1", t)
+    # a literal whose value could be inline: LLVM 22 prints lit(0xffffffff), 19 prints -1
+    t = re.sub(r"lit\((0x[0-9a-f]+)\)",
+               lambda m: str(int(m.group(1), 16) - (1 << 32 if int(m.group(1), 16) >> 31 else 0)), t)
     return re.sub(r"^(s_(?:buffer_)?load_\w+ .*), (?:null|0x0)$", r"\1, <zero>", t)
 
 

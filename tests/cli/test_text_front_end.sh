@@ -26,15 +26,26 @@ command -v python3 >/dev/null || skip "python3 not found"
 
 failures=0
 compared=0
+newer=0 # code objects the linked LLVM cannot decode: the text alone is checked
 # same TEXT BINARY LABEL: the two reports must match.
 same() {
-  "$TREG_ANALYZE" --no-assembly --format json "$2" >"$out/binary.json" 2>"$out/binary.err" ||
-    { echo "$prog: FAIL: $3: treg-analyze on the code object: $(head -c 300 "$out/binary.err")"; failures=$((failures + 1)); return; }
+  local binary_ok=1
+  if ! "$TREG_ANALYZE" --no-assembly --format json "$2" >"$out/binary.json" 2>"$out/binary.err"; then
+    if needs_newer_llvm "$out/binary.err" >/dev/null; then
+      binary_ok=0
+      newer=$((newer + 1))
+    else
+      echo "$prog: FAIL: $3: treg-analyze on the code object: $(head -c 300 "$out/binary.err")"
+      failures=$((failures + 1))
+      return
+    fi
+  fi
   "$TREG_ANALYZE" --format json "$1" >"$out/text.json" 2>"$out/text.err" ||
     { echo "$prog: FAIL: $3: treg-analyze on the text: $(head -c 300 "$out/text.err")"; failures=$((failures + 1)); return; }
   grep -Eq '"instruction_source": ?"assembly"' "$out/text.json" ||
     { echo "$prog: FAIL: $3: the text's report does not say its instructions came from the assembly"; failures=$((failures + 1)); return; }
   local diff
+  ((binary_ok)) || return 0
   if ! diff=$(python3 "$compare" "$out/binary.json" "$out/text.json" --max 5); then
     echo "$prog: FAIL: $3: text and code object differ:"
     echo "$diff"
@@ -102,5 +113,6 @@ bad list.s "list\\.s:[0-9]+: register list 'v\\[0:2:4:6\\]' is not 4 consecutive
 printf '\t.text\n' >"$out/nokernel.s"
 bad nokernel.s "nokernel\\.s: no \\.amdhsa_kernel"
 
+((newer == 0)) || echo "$prog: note: $newer code objects LLVM $TREG_LLVM_MAJOR cannot decode: their text alone was analyzed, not compared"
 ((failures == 0)) || fail "$failures of $compared kernels differ between text and code object"
 echo "$prog: ok: $compared kernels identical from text and from code object ($corpus_kernels corpus, $fixture_kernels fixtures); bad text refused"

@@ -2,6 +2,7 @@
 #include "testutil.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -43,4 +44,14 @@ void tu_require_dir(const char *dir, const char *what)
         printf("SKIP: %s not found at %s\n", what, dir);
         exit(77);
     }
+}
+
+int tu_needs_newer_llvm(const char *path, int llvm_major, const char *msg)
+{
+    if (llvm_major >= TU_REFERENCE_LLVM) return 0;
+    if (!strstr(msg, "no substitute ISA is known") && !strstr(msg, "undecodable instruction word"))
+        return 0;
+    printf("skipped %s: LLVM %d cannot decode it (%s); the reference is LLVM %d\n", path,
+           llvm_major, msg, TU_REFERENCE_LLVM);
+    return 1;
 }
