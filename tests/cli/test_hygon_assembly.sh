@@ -150,6 +150,18 @@ grep -Eq "VGPR peak live +[0-9]+ \(at least\)" "$out/binary.txt" ||
   fail "code object alone: the VGPR peak is not marked 'at least': $(cat "$out/binary.txt")"
 echo "$prog: ok: the code object alone: a lower bound (VGPR $peak of 18), 4 words, the first at +0x44"
 
+# A gfx928 note on a MACH upstream gives gfx940 (0x40): the name wins, said.
+mkdir -p "$out/mach"
+python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[48] = 0x40
+open(sys.argv[2], "wb").write(b)' "$out/entry/k.hsaco" "$out/mach/k.hsaco"
+cp "$out/entry/k.amdgcn" "$out/mach/k.amdgcn"
+"$TREG_ANALYZE" "$out/mach/k.hsaco" >"$out/mach.txt" 2>&1 || fail "MACH 0x40: $(cat "$out/mach.txt")"
+head -n1 "$out/mach.txt" | grep -q ": gfx928 (decoded as gfx906)" ||
+  fail "MACH 0x40 with a gfx928 note did not stay gfx928: $(head -n1 "$out/mach.txt")"
+tr '\n' ' ' <"$out/mach.txt" | grep -q "EF_AMDGPU_MACH 0x40 is gfx940 upstream, but the metadata names *gfx928: analyzed as gfx928" ||
+  fail "MACH 0x40 with a gfx928 note: the disagreement is not reported: $(head -n5 "$out/mach.txt")"
+echo "$prog: ok: a gfx928 note on MACH 0x40 (gfx940 upstream) stays gfx928, and the report says so"
+
 # The compiler's own count where it differs from treg's: DTK's clang counts no
 # XNACK_MASK pair (AMDGPU-NOTES.md); both are shown.  And the trailer's
 # occupancy, when it disagrees.
