@@ -106,6 +106,19 @@ try {
       fail(`LDS card says ${JSON.stringify(card)}, expected ${want.lds} B`);
     ok(`LDS card: ${card[0][0]}`);
   }
+  if (want.lower_bound !== undefined) {
+    // words nobody decoded: the live peaks are lower bounds, and a note says where
+    const card = await cardText('VGPR live peak');
+    const marked = card.length === 1 && card[0][0].startsWith('\u2265 ');
+    if (marked !== want.lower_bound)
+      fail(`VGPR card says ${JSON.stringify(card)}; expected a lower bound: ${want.lower_bound}`);
+    const notes = await page.$$eval('.note', (ns) => ns.map((n) => n.textContent));
+    const note = notes.some((n) => n.startsWith('lower bound: ') &&
+      n.includes(`the first at +0x${want.first_undecodable.toString(16)}`));
+    if (note !== want.lower_bound)
+      fail(`lower-bound note ${JSON.stringify(notes)}; expected one: ${want.lower_bound}`);
+    ok(`VGPR card: ${card[0][0]}${want.lower_bound ? ', lower-bound note' : ''}`);
+  }
   if (want.cannot_launch !== undefined) {
     const card = await cardText('at launch');
     const says = card.length === 1 && card[0][0] === 'cannot launch' && card[0][1].includes(`needs ${want.lds} B of LDS`);

@@ -48,6 +48,7 @@ want = {"kernels": len(kernels), "kernel": k["name"], "rows": k["instructions"],
         "spills": k["spill_instructions"],
         "lds": k["lds_bytes"] + k.get("dynamic_lds_bytes", 0),
         "cannot_launch": k["occupancy"]["launch_waves_per_simd"] == 0,
+        "lower_bound": k["lower_bound"], "first_undecodable": k.get("first_undecodable", 0),
         "peak": None, "click": None, "literal": literal}
 if peak.get("file") and peak.get("line"):
     want["peak"] = {"file": peak["file"], "line": peak["line"]}
@@ -84,6 +85,13 @@ page names busiest "$fx/html/names-src" "$fx/html/names/names.hsaco" '<script>al
   '</script><script>alert(3)</script> <b>not bold</b> &amp; \u003c' '<img src=x onerror=alert(2)>.py'
 page spill busiest "$TREG_SOURCE_ROOT/tests/fixtures/src" "$fx/gfx90a/spill_kernel.hsaco"
 page big none - "$fx/html/big/big_kernel.hsaco"
+# A Hygon object with a word the substitute ISA cannot decode: a lower bound.
+if command -v "${OBJDUMP:-llvm-objdump-22}" >/dev/null 2>&1; then
+  waitcnt=$(first_insn_addr "$fx/gfx906/loop_kernel.hsaco" gfx906 s_waitcnt)
+  patch "$fx/gfx906/loop_kernel.hsaco" "$work/lower.hsaco" \
+    "b[48] = 0; replace(b'amdgcn-amd-amdhsa--gfx906', b'amdgcn-amd-amdhsa--gfx926'); $(text_write "$waitcnt" "(0xffffffff,)")"
+  page lowerbound none "$TREG_SOURCE_ROOT/tests/fixtures/src" "$work/lower.hsaco"
+fi
 
 if [[ ! -d $TREG_CORPUS/triton-cache ]]; then
   skip "fixture pages passed; corpus $TREG_CORPUS/triton-cache absent: corpus pages not checked"
