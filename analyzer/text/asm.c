@@ -35,16 +35,6 @@ typedef struct item {
     uint64_t target;
 } item;
 
-typedef struct named {
-    const char *name;
-    size_t len;
-} named;
-
-typedef struct size_decl {
-    const char *name, *expr;
-    size_t len, expr_len;
-} size_decl;
-
 typedef struct kblock {
     const char *name;
     size_t len;
@@ -85,10 +75,6 @@ typedef struct parser {
     uint64_t off;
     item *items;
     size_t nitems, items_cap;
-    named *funcs;
-    size_t nfuncs, funcs_cap;
-    size_decl *sizes;
-    size_t nsizes, sizes_cap;
     kblock *kblocks;
     size_t nkblocks, kblocks_cap;
     func_start *starts;
@@ -100,6 +86,7 @@ typedef struct parser {
     uint32_t meta_line;
     unsigned code_object_version;
     uint64_t insn_off; /* where the instruction being read starts */
+    size_t text_len;
 } parser;
 
 #define GROW(ps, arr, n, cap)                                                                      \
@@ -945,13 +932,6 @@ static int instruction(parser *ps, const char *s, size_t len)
 
 /* ---- labels, symbols, sections ---- */
 
-static bool is_function(const parser *ps, const char *name, size_t len)
-{
-    for (size_t i = 0; i < ps->nfuncs; i++)
-        if (ps->funcs[i].len == len && memcmp(ps->funcs[i].name, name, len) == 0) return true;
-    return false;
-}
-
 static int define_label(parser *ps, const char *name, size_t len)
 {
     if (!ps->in_text) return TREG_OK; /* data labels play no part */
@@ -971,6 +951,7 @@ static int define_label(parser *ps, const char *name, size_t len)
     f->off = ps->off;
     f->line = ps->line;
     f->trailer = (treg_asm_trailer){-1, -1, -1, -1, -1, -1, -1};
+    s->start = (uint32_t)(ps->nstarts - 1);
     return TREG_OK;
 }
 
@@ -1085,11 +1066,9 @@ static int directive(parser *ps, const char *s, size_t len, const char **block_e
         if (split_args(args, alen, arg, arg_len, 2) == 2 &&
             (word_is(arg[1], arg_len[1], "@function") || word_is(arg[1], arg_len[1], "%function") ||
              word_is(arg[1], arg_len[1], "STT_FUNC"))) {
-            if (GROW(ps, ps->funcs, ps->nfuncs, ps->funcs_cap)) return TREG_E_NOMEM;
-            ps->funcs[ps->nfuncs++] =
-                (named){treg_arena_strndup(ps->a, arg[0], arg_len[0]), arg_len[0]};
-            if (!ps->funcs[ps->nfuncs - 1].name)
-                return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+            treg_sym *sym = treg_symtab_get(&ps->syms, arg[0], arg_len[0]);
+            if (!sym) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+            sym->function = true;
         }
         return TREG_OK;
     }
@@ -1098,11 +1077,10 @@ static int directive(parser *ps, const char *s, size_t len, const char **block_e
         size_t arg_len[2];
         if (split_args(args, alen, arg, arg_len, 2) != 2)
             return fail_at(ps, TREG_E_FORMAT, "malformed .size");
-        if (GROW(ps, ps->sizes, ps->nsizes, ps->sizes_cap)) return TREG_E_NOMEM;
-        size_decl *sd = &ps->sizes[ps->nsizes++];
-        *sd = (size_decl){treg_arena_strndup(ps->a, arg[0], arg_len[0]),
-                          treg_arena_strndup(ps->a, arg[1], arg_len[1]), arg_len[0], arg_len[1]};
-        if (!sd->name || !sd->expr) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+        treg_sym *sym = treg_symtab_get(&ps->syms, arg[0], arg_len[0]);
+        if (!sym || !(sym->size = treg_arena_strndup(ps->a, arg[1], arg_len[1])))
+            return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+        sym->size_len = arg_len[1];
         return TREG_OK;
     }
     if (word_is(d, dlen, ".file")) return directive_file(ps, args, alen);
@@ -1130,7 +1108,9 @@ static int directive(parser *ps, const char *s, size_t len, const char **block_e
         k->name = treg_arena_strndup(ps->a, args, alen);
         k->len = alen;
         k->line = ps->line;
-        if (!k->name) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+        treg_sym *sym = treg_symtab_get(&ps->syms, args, alen);
+        if (!k->name || !sym) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+        sym->function = true;
         treg_asm_kd_defaults(&k->kd);
         *block_end = ".end_amdhsa_kernel";
         return TREG_OK;
@@ -1286,62 +1266,83 @@ static int resolve(parser *ps)
     return TREG_OK;
 }
 
+typedef struct kernel_pair {
+    treg_kernel_sym sym;
+    treg_asm_kernel text;
+} kernel_pair;
+
 static int cmp_kernel_addr(const void *x, const void *y)
 {
-    const treg_kernel_sym *a = x, *b = y;
-    return a->addr < b->addr ? -1 : a->addr > b->addr;
+    const kernel_pair *a = x, *b = y;
+    return a->sym.addr < b->sym.addr ? -1 : a->sym.addr > b->sym.addr;
 }
 
-/* Where the function starting at start ends: its .size, else the next
- * function, else the end of the code. */
-static uint64_t function_end(parser *ps, const func_start *f)
+/* Where the function whose label is starts[i] ends: its .size, else the
+ * next function's label (a .type @function or a kernel: a plain label is a
+ * branch target inside it), else the end of the code. */
+static uint64_t function_end(parser *ps, size_t i)
 {
-    for (size_t i = 0; i < ps->nsizes; i++) {
-        const size_decl *d = &ps->sizes[i];
-        int64_t v;
-        if (d->len == f->len && memcmp(d->name, f->name, f->len) == 0 &&
-            treg_expr_eval(&ps->syms, d->expr, d->expr_len, true, &v) == TREG_EXPR_OK && v >= 0 &&
-            f->off + (uint64_t)v <= ps->off)
-            return f->off + (uint64_t)v;
+    const func_start *f = &ps->starts[i];
+    const treg_sym *s = treg_symtab_find(&ps->syms, f->name, f->len);
+    int64_t v;
+    if (s && s->size && treg_expr_eval(&ps->syms, s->size, s->size_len, true, &v) == TREG_EXPR_OK &&
+        v >= 0 && (uint64_t)v <= ps->off - f->off)
+        return f->off + (uint64_t)v;
+    for (size_t j = i + 1; j < ps->nstarts; j++) { /* starts are in address order */
+        const treg_sym *g = treg_symtab_find(&ps->syms, ps->starts[j].name, ps->starts[j].len);
+        if (ps->starts[j].off > f->off && g && g->function) return ps->starts[j].off;
     }
-    uint64_t end = ps->off;
-    for (size_t i = 0; i < ps->nstarts; i++) {
-        const func_start *g = &ps->starts[i];
-        if (g->off > f->off && g->off < end &&
-            (is_function(ps, g->name, g->len) || g->name[0] != '.'))
-            end = g->off;
-    }
-    return end;
+    return ps->off;
 }
 
-static int kernel_insns(parser *ps, uint64_t start, uint64_t end, treg_asm_kernel *k)
+/* Instructions of item it inside [start, end): indexes [*first, *last). */
+static void item_span(const item *it, uint64_t start, uint64_t end, uint32_t *first, uint32_t *last)
 {
+    uint64_t lo = it->off >= start ? 0 : (start - it->off + it->size - 1) / it->size;
+    uint64_t hi = end <= it->off || end - it->off < it->size ? 0 : (end - it->off) / it->size;
+    if (hi > it->count) hi = it->count;
+    *first = (uint32_t)(lo < hi ? lo : hi);
+    *last = (uint32_t)hi;
+}
+
+static int kernel_insns(parser *ps, uint64_t start, uint64_t end, treg_asm_kernel *k,
+                        size_t *budget)
+{
+    /* items are in address order: the first one ending after start */
+    size_t lo = 0, hi = ps->nitems;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const item *it = &ps->items[mid];
+        if (it->off + (uint64_t)it->size * it->count <= start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     size_t n = 0;
-    for (size_t i = 0; i < ps->nitems; i++) {
-        const item *it = &ps->items[i];
-        uint64_t it_end = it->off + (uint64_t)it->size * it->count;
-        if (it_end <= start || it->off >= end) continue;
-        for (uint32_t c = 0; c < it->count; c++) {
-            uint64_t at = it->off + (uint64_t)c * it->size;
-            if (at >= start && at + it->size <= end) n++;
-        }
+    for (size_t i = lo; i < ps->nitems && ps->items[i].off < end; i++) {
+        uint32_t a, b;
+        item_span(&ps->items[i], start, end, &a, &b);
+        n += b - a;
     }
+    if (n > *budget)
+        return treg_fail(ps->err, TREG_E_FORMAT,
+                         "%s: kernels of %zu instructions from so little text (padding or .fill "
+                         "in a kernel?)",
+                         ps->file, n);
+    *budget -= n;
     k->insns = treg_arena_calloc(ps->a, n ? n : 1, sizeof *k->insns);
     if (!k->insns) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
-    for (size_t i = 0; i < ps->nitems; i++) {
+    for (size_t i = lo; i < ps->nitems && ps->items[i].off < end; i++) {
         const item *it = &ps->items[i];
-        uint64_t it_end = it->off + (uint64_t)it->size * it->count;
-        if (it_end <= start || it->off >= end) continue;
-        uint32_t first = UINT32_MAX; /* a padding run decodes once */
-        for (uint32_t c = 0; c < it->count; c++) {
-            uint64_t at = it->off + (uint64_t)c * it->size;
-            if (at < start || at + it->size > end) continue;
-            if (first == UINT32_MAX) first = (uint32_t)k->ninsns;
+        uint32_t a, b;
+        item_span(it, start, end, &a, &b);
+        uint32_t first = (uint32_t)k->ninsns; /* a padding run decodes once */
+        for (uint32_t c = a; c < b; c++) {
             treg_insn *o = &k->insns[k->ninsns++];
-            o->addr = at;
+            o->addr = it->off + (uint64_t)c * it->size;
             o->size = it->size;
             o->text = it->text;
-            o->same_as = first < k->ninsns - 1 ? first : UINT32_MAX;
+            o->same_as = c > a ? first : UINT32_MAX;
             o->undecodable = it->undecodable;
             o->from_text = true;
             o->has_target = it->has_target;
@@ -1366,21 +1367,34 @@ static int build_kernels(parser *ps, treg_asm *out)
     co->target_id = ps->target_id ? ps->target_id : meta_target;
     co->kernels = treg_arena_calloc(ps->a, ps->nkblocks ? ps->nkblocks : 1, sizeof *co->kernels);
     treg_asm_kernel *ks = treg_arena_calloc(ps->a, ps->nkblocks ? ps->nkblocks : 1, sizeof *ks);
+    /* What one text can stand for: an instruction per two bytes of it, and
+     * its kernels' alignment padding (a .fill of millions of words in a
+     * kernel is not a kernel anyone compiled). */
+    size_t budget = ps->text_len / 2 + 65536;
     if (!co->kernels || !ks) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+    /* each entry describes the kernel its .symbol ("NAME.kd") names, else
+     * its .name; the first entry for a kernel wins */
+    for (size_t m = 0; m < nmeta && m < UINT32_MAX; m++) {
+        const char *n = meta[m].symbol ? meta[m].symbol : meta[m].name;
+        if (!n) continue;
+        size_t len = strlen(n);
+        if (meta[m].symbol && len > 3 && strcmp(n + len - 3, ".kd") == 0) len -= 3;
+        treg_sym *s = treg_symtab_get(&ps->syms, n, len);
+        if (!s) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+        if (s->meta == UINT32_MAX) s->meta = (uint32_t)m;
+    }
     for (size_t b = 0; b < ps->nkblocks; b++) {
         const kblock *kb = &ps->kblocks[b];
-        const func_start *f = NULL;
-        for (size_t i = 0; i < ps->nstarts && !f; i++)
-            if (ps->starts[i].len == kb->len && memcmp(ps->starts[i].name, kb->name, kb->len) == 0)
-                f = &ps->starts[i];
-        if (!f)
+        const treg_sym *ksym = treg_symtab_find(&ps->syms, kb->name, kb->len);
+        if (!ksym || ksym->start == UINT32_MAX)
             return treg_fail(ps->err, TREG_E_NOKERNEL,
                              "%s:%u: kernel %s has a descriptor but no code (no label '%s:')",
                              ps->file, kb->line, kb->name, kb->name);
+        const func_start *f = &ps->starts[ksym->start];
         treg_kernel_sym *sym = &co->kernels[co->nkernels];
         sym->name = kb->name;
         sym->addr = f->off;
-        sym->size = function_end(ps, f) - f->off;
+        sym->size = function_end(ps, ksym->start) - f->off;
         sym->code = NULL;
         sym->kd = kb->kd;
         sym->meta.present = false;
@@ -1390,34 +1404,25 @@ static int build_kernels(parser *ps, treg_asm *out)
         sym->meta.wavefront_size = sym->meta.kernarg_segment_size = -1;
         sym->meta.max_flat_workgroup_size = -1;
         sym->meta.uses_dynamic_stack = -1;
-        char symbol[512];
-        snprintf(symbol, sizeof symbol, "%s.kd", kb->name);
-        for (size_t m = 0; m < nmeta; m++)
-            if ((meta[m].symbol && strcmp(meta[m].symbol, symbol) == 0) ||
-                (!meta[m].symbol && meta[m].name && strcmp(meta[m].name, kb->name) == 0)) {
-                sym->meta = meta[m].meta;
-                break;
-            }
+        if (ksym->meta != UINT32_MAX) sym->meta = meta[ksym->meta].meta;
         treg_asm_kernel *k = &ks[co->nkernels];
         k->trailer = f->trailer;
         k->line = f->line;
-        int rc = kernel_insns(ps, sym->addr, sym->addr + sym->size, k);
+        int rc = kernel_insns(ps, sym->addr, sym->addr + sym->size, k, &budget);
         if (rc) return rc;
         co->nkernels++;
     }
     if (!co->nkernels)
         return treg_fail(ps->err, TREG_E_NOKERNEL, "%s: no .amdhsa_kernel in the text", ps->file);
     /* kernels sorted by address, as the loader gives them */
-    for (size_t i = 1; i < co->nkernels; i++)
-        for (size_t j = i; j > 0 && cmp_kernel_addr(&co->kernels[j - 1], &co->kernels[j]) > 0;
-             j--) {
-            treg_kernel_sym t = co->kernels[j - 1];
-            co->kernels[j - 1] = co->kernels[j];
-            co->kernels[j] = t;
-            treg_asm_kernel u = ks[j - 1];
-            ks[j - 1] = ks[j];
-            ks[j] = u;
-        }
+    kernel_pair *pairs = treg_arena_calloc(ps->a, co->nkernels, sizeof *pairs);
+    if (!pairs) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < co->nkernels; i++) pairs[i] = (kernel_pair){co->kernels[i], ks[i]};
+    qsort(pairs, co->nkernels, sizeof *pairs, cmp_kernel_addr);
+    for (size_t i = 0; i < co->nkernels; i++) {
+        co->kernels[i] = pairs[i].sym;
+        ks[i] = pairs[i].text;
+    }
     out->kernels = ks;
     return TREG_OK;
 }
@@ -1440,6 +1445,7 @@ int treg_asm_parse(treg_arena *a, const char *text, size_t len, const char *name
     ps.a = a;
     ps.file = name ? name : "<text>";
     ps.err = err;
+    ps.text_len = len;
     treg_symtab_init(&ps.syms, a);
     if (!text && len) return treg_fail(err, TREG_E_ARG, "no text");
     bool in_block_comment = false;

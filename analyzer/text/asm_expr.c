@@ -56,6 +56,8 @@ treg_sym *treg_symtab_get(treg_symtab *t, const char *name, size_t len)
         if (!copy) return NULL;
         s->name = copy;
         s->len = len;
+        s->start = UINT32_MAX;
+        s->meta = UINT32_MAX;
         t->count++;
     }
     return s;

@@ -20,6 +20,12 @@ typedef struct treg_sym {
     int64_t value;
     bool defined;
     bool label; /* a code address: value is an offset into the text section */
+    /* What the front end knows of the name besides its value: */
+    bool function;    /* .type NAME, @function, or an .amdhsa_kernel */
+    uint32_t start;   /* its label's index among the front end's function starts */
+    uint32_t meta;    /* its entry in the metadata block */
+    const char *size; /* its .size expression (a copy), or NULL */
+    size_t size_len;
 } treg_sym;
 
 typedef struct treg_symtab {
@@ -29,8 +35,8 @@ typedef struct treg_symtab {
 } treg_symtab;
 
 void treg_symtab_init(treg_symtab *t, treg_arena *a);
-/* The symbol name[0..len), created (undefined) when absent; NULL when out
- * of memory. */
+/* The symbol name[0..len), created (undefined; start and meta UINT32_MAX) when
+ * absent; NULL when out of memory. */
 treg_sym *treg_symtab_get(treg_symtab *t, const char *name, size_t len);
 /* The symbol or NULL, never creating it. */
 const treg_sym *treg_symtab_find(const treg_symtab *t, const char *name, size_t len);

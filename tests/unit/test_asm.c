@@ -322,6 +322,8 @@ static void test_bad_text(void **state)
         {"\tv_mov_b32_e32 v[0:3\n", "t.s:8: unbalanced register bracket"},
         {"\t.p2align 3, , 2, 7\n\t.p2align 40\n", "t.s:9: bad alignment in .p2align"},
         {"\t.fill 100000000, 4, 0\n", "t.s:8: code section larger than"},
+        /* 4 MB of padding inside a kernel from 30 bytes of text */
+        {"\t.fill 1000000, 4, 0xbf800000\n", "t.s: kernels of 1000000 instructions from so little"},
         {"1:\n", "t.s:8: numeric local label '1' is not supported"},
         {"\t.macro m\n", "t.s:8: unknown directive '.macro'"},
         {"\t.amdhsa_kernel\n", "t.s:8: malformed .amdhsa_kernel"},
