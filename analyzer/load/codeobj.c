@@ -600,7 +600,21 @@ static bool as_int(const msgpack_object *v, int *out)
     return false;
 }
 
-static void meta_init(treg_kernel_meta *m)
+const treg_meta_field treg_meta_fields[] = {
+    {".vgpr_count", offsetof(treg_kernel_meta, vgpr_count)},
+    {".sgpr_count", offsetof(treg_kernel_meta, sgpr_count)},
+    {".agpr_count", offsetof(treg_kernel_meta, agpr_count)},
+    {".vgpr_spill_count", offsetof(treg_kernel_meta, vgpr_spill_count)},
+    {".sgpr_spill_count", offsetof(treg_kernel_meta, sgpr_spill_count)},
+    {".private_segment_fixed_size", offsetof(treg_kernel_meta, private_segment_fixed_size)},
+    {".group_segment_fixed_size", offsetof(treg_kernel_meta, group_segment_fixed_size)},
+    {".wavefront_size", offsetof(treg_kernel_meta, wavefront_size)},
+    {".kernarg_segment_size", offsetof(treg_kernel_meta, kernarg_segment_size)},
+    {".max_flat_workgroup_size", offsetof(treg_kernel_meta, max_flat_workgroup_size)},
+};
+const size_t treg_meta_nfields = sizeof treg_meta_fields / sizeof treg_meta_fields[0];
+
+void treg_kernel_meta_init(treg_kernel_meta *m)
 {
     m->present = false;
     m->vgpr_count = m->sgpr_count = m->agpr_count = -1;
@@ -614,24 +628,9 @@ static void meta_init(treg_kernel_meta *m)
 static int meta_kernel(const msgpack_object *o, size_t idx, treg_kernel_meta *m,
                        msgpack_object_str *name, msgpack_object_str *sym, treg_error *err)
 {
-    static const struct {
-        const char *key;
-        size_t offset;
-    } fields[] = {
-        {".vgpr_count", offsetof(treg_kernel_meta, vgpr_count)},
-        {".sgpr_count", offsetof(treg_kernel_meta, sgpr_count)},
-        {".agpr_count", offsetof(treg_kernel_meta, agpr_count)},
-        {".vgpr_spill_count", offsetof(treg_kernel_meta, vgpr_spill_count)},
-        {".sgpr_spill_count", offsetof(treg_kernel_meta, sgpr_spill_count)},
-        {".private_segment_fixed_size", offsetof(treg_kernel_meta, private_segment_fixed_size)},
-        {".group_segment_fixed_size", offsetof(treg_kernel_meta, group_segment_fixed_size)},
-        {".wavefront_size", offsetof(treg_kernel_meta, wavefront_size)},
-        {".kernarg_segment_size", offsetof(treg_kernel_meta, kernarg_segment_size)},
-        {".max_flat_workgroup_size", offsetof(treg_kernel_meta, max_flat_workgroup_size)},
-    };
     if (o->type != MSGPACK_OBJECT_MAP)
         return treg_fail(err, TREG_E_METADATA, "metadata note: kernel %zu is not a map", idx);
-    meta_init(m);
+    treg_kernel_meta_init(m);
     m->present = true;
     for (uint32_t i = 0; i < o->via.map.size; i++) {
         const msgpack_object *k = &o->via.map.ptr[i].key, *v = &o->via.map.ptr[i].val;
@@ -655,12 +654,12 @@ static int meta_kernel(const msgpack_object *o, size_t idx, treg_kernel_meta *m,
                                  idx);
             continue;
         }
-        for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
-            if (!key_is(k, fields[f].key)) continue;
-            if (!as_int(v, (int *)((char *)m + fields[f].offset)))
+        for (size_t f = 0; f < treg_meta_nfields; f++) {
+            if (!key_is(k, treg_meta_fields[f].key)) continue;
+            if (!as_int(v, (int *)((char *)m + treg_meta_fields[f].offset)))
                 return treg_fail(err, TREG_E_METADATA,
                                  "metadata note: kernel %zu %s is not an integer", idx,
-                                 fields[f].key);
+                                 treg_meta_fields[f].key);
             break;
         }
     }
@@ -833,7 +832,7 @@ int treg_codeobj_load(treg_arena *a, const uint8_t *bytes, size_t len, treg_code
     rc = scan_sections(&l);
     if (rc == TREG_OK) rc = load_kernels(&l, out);
     if (rc == TREG_OK) {
-        for (size_t i = 0; i < out->nkernels; i++) meta_init(&out->kernels[i].meta);
+        for (size_t i = 0; i < out->nkernels; i++) treg_kernel_meta_init(&out->kernels[i].meta);
         const uint8_t *desc;
         size_t n;
         if (find_metadata(&l, &desc, &n)) rc = decode_metadata(&l, desc, n, out);

@@ -49,6 +49,19 @@ typedef struct treg_kernel_meta {
     int uses_dynamic_stack; /* -1 absent, 0/1 */
 } treg_kernel_meta;
 
+/* Every field -1 (absent), present false. */
+void treg_kernel_meta_init(treg_kernel_meta *m);
+
+/* The note's integer keys (".vgpr_count" ...) and where each goes in
+ * treg_kernel_meta, for both readers of the metadata: the msgpack note
+ * here and the assembly's YAML block (text/asm_meta.c). */
+typedef struct treg_meta_field {
+    const char *key;
+    size_t offset; /* of an int in treg_kernel_meta */
+} treg_meta_field;
+extern const treg_meta_field treg_meta_fields[];
+extern const size_t treg_meta_nfields;
+
 typedef struct treg_kernel_sym {
     const char *name;
     uint64_t addr; /* virtual address of the first instruction */

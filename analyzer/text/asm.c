@@ -900,13 +900,7 @@ static int build_kernels(parser *ps, treg_asm *out)
         sym->size = function_end(ps, ksym->start) - f->off;
         sym->code = NULL;
         sym->kd = kb->kd;
-        sym->meta.present = false;
-        sym->meta.vgpr_count = sym->meta.sgpr_count = sym->meta.agpr_count = -1;
-        sym->meta.vgpr_spill_count = sym->meta.sgpr_spill_count = -1;
-        sym->meta.private_segment_fixed_size = sym->meta.group_segment_fixed_size = -1;
-        sym->meta.wavefront_size = sym->meta.kernarg_segment_size = -1;
-        sym->meta.max_flat_workgroup_size = -1;
-        sym->meta.uses_dynamic_stack = -1;
+        treg_kernel_meta_init(&sym->meta);
         if (ksym->meta != UINT32_MAX) sym->meta = meta[ksym->meta].meta;
         treg_asm_kernel *k = &ks[co->nkernels];
         k->trailer = f->trailer;

@@ -262,29 +262,9 @@ static char *scalar_dup(treg_arena *a, const yaml_event_t *e)
 
 static int read_kernel(yreader *y, treg_arena *a, treg_asm_meta_kernel *k)
 {
-    static const struct {
-        const char *key;
-        size_t offset;
-    } fields[] = {
-        {".vgpr_count", offsetof(treg_kernel_meta, vgpr_count)},
-        {".sgpr_count", offsetof(treg_kernel_meta, sgpr_count)},
-        {".agpr_count", offsetof(treg_kernel_meta, agpr_count)},
-        {".vgpr_spill_count", offsetof(treg_kernel_meta, vgpr_spill_count)},
-        {".sgpr_spill_count", offsetof(treg_kernel_meta, sgpr_spill_count)},
-        {".private_segment_fixed_size", offsetof(treg_kernel_meta, private_segment_fixed_size)},
-        {".group_segment_fixed_size", offsetof(treg_kernel_meta, group_segment_fixed_size)},
-        {".wavefront_size", offsetof(treg_kernel_meta, wavefront_size)},
-        {".kernarg_segment_size", offsetof(treg_kernel_meta, kernarg_segment_size)},
-        {".max_flat_workgroup_size", offsetof(treg_kernel_meta, max_flat_workgroup_size)},
-    };
     treg_kernel_meta *m = &k->meta;
+    treg_kernel_meta_init(m);
     m->present = true;
-    m->vgpr_count = m->sgpr_count = m->agpr_count = -1;
-    m->vgpr_spill_count = m->sgpr_spill_count = -1;
-    m->private_segment_fixed_size = m->group_segment_fixed_size = -1;
-    m->wavefront_size = m->kernarg_segment_size = -1;
-    m->max_flat_workgroup_size = -1;
-    m->uses_dynamic_stack = -1;
     if (y->event.type != YAML_MAPPING_START_EVENT)
         return treg_fail(y->err, TREG_E_METADATA,
                          ".amdgpu_metadata line %u: a kernel entry is not a mapping", y->line);
@@ -324,10 +304,10 @@ static int read_kernel(yreader *y, treg_arena *a, treg_asm_meta_kernel *k)
             continue;
         }
         size_t f = 0;
-        for (; f < sizeof fields / sizeof fields[0]; f++)
-            if (strcmp(key, fields[f].key) == 0) break;
-        if (f < sizeof fields / sizeof fields[0]) {
-            if (!scalar_int(&y->event, (int *)((char *)m + fields[f].offset)))
+        for (; f < treg_meta_nfields; f++)
+            if (strcmp(key, treg_meta_fields[f].key) == 0) break;
+        if (f < treg_meta_nfields) {
+            if (!scalar_int(&y->event, (int *)((char *)m + treg_meta_fields[f].offset)))
                 return treg_fail(y->err, TREG_E_METADATA,
                                  ".amdgpu_metadata line %u: %s is not an integer", key_line, key);
             continue;
