@@ -29,8 +29,6 @@ typedef struct job {
     pool *owner;
     uint8_t *frame; /* the request, kept until the job ends: the write needs it */
     size_t frame_len;
-    char *amdgcn; /* Triton's .amdgcn, for the store (the worker gets it in the frame) */
-    size_t amdgcn_len;
     uint8_t *reply; /* FRAME_OK: the worker's reply, while the store write runs */
     size_t reply_len;
     write_req write;
@@ -69,7 +67,6 @@ static void job_free(job *j)
 {
     if (j == NULL) return;
     free(j->frame);
-    free(j->amdgcn);
     free(j->reply);
     free(j);
 }
@@ -332,8 +329,8 @@ static void complete(worker *w, const uint8_t *payload, size_t len)
                            .blob_len = q[4].len,
                            .json = q[5].data,
                            .json_len = q[5].len,
-                           .amdgcn = j->amdgcn,
-                           .amdgcn_len = j->amdgcn_len,
+                           .amdgcn = q[6].data,
+                           .amdgcn_len = q[6].len,
                            .report = report,
                            .report_len = f[1].len,
                            .done = written};
@@ -407,13 +404,10 @@ int pool_submit(pool *p, const pool_job_spec *s, pool_done_fn done, void *arg)
         {s->triton_json, s->triton_json_len},
         {s->amdgcn, s->amdgcn_len},
     };
-    if (frame_build(f, FRAME_REQUEST_FIELDS, &j->frame, &j->frame_len) != 0 ||
-        (s->amdgcn_len > 0 && (j->amdgcn = malloc(s->amdgcn_len)) == NULL)) {
+    if (frame_build(f, FRAME_REQUEST_FIELDS, &j->frame, &j->frame_len) != 0) {
         job_free(j);
         return -2;
     }
-    if (s->amdgcn_len > 0) memcpy(j->amdgcn, s->amdgcn, s->amdgcn_len);
-    j->amdgcn_len = s->amdgcn_len;
     j->owner = p;
     j->done = done;
     j->arg = arg;
