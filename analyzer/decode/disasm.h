@@ -20,8 +20,7 @@ typedef struct treg_insn {
     /* An earlier instruction of the same range with the same bytes (which
      * shares this text), or UINT32_MAX: later stages may reuse its work. */
     uint32_t same_as;
-    bool undecodable; /* lenient mode only: a ".long" word LLVM could not decode */
-    bool from_text;   /* supplied by the assembly text (text/asm.h), not decoded */
+    bool undecodable; /* lenient mode only: words LLVM could not decode (decode/encoding.h) */
     bool has_target;  /* a branch to a label (text): target is the label's address */
     uint64_t target;
 } treg_insn;

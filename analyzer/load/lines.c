@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "util/hash.h"
 
 /* Where rows and file names collect while the line programs are read;
  * rows carry their reading order so the sort can be stable. */
@@ -38,13 +39,6 @@ typedef struct builder {
     int32_t last_file;
 } builder;
 
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 static bool grow_slots(builder *b)
 {
     size_t n = b->nslots ? b->nslots * 2 : 64;
@@ -52,7 +46,7 @@ static bool grow_slots(builder *b)
     if (!slots) return false;
     for (size_t i = 0; i < n; i++) slots[i] = -1;
     for (size_t f = 0; f < b->nfiles; f++) {
-        size_t i = hash_str(b->files[f]) & (n - 1);
+        size_t i = treg_fnv1a(b->files[f], strlen(b->files[f])) & (n - 1);
         while (slots[i] >= 0) i = (i + 1) & (n - 1);
         slots[i] = (int32_t)f;
     }
@@ -67,7 +61,7 @@ static int32_t intern_file(builder *b, const char *path)
 {
     if (path == b->last_src && b->last_src) return b->last_file;
     if ((b->nfiles + 1) * 2 > b->nslots && !grow_slots(b)) return -1;
-    size_t i = hash_str(path) & (b->nslots - 1);
+    size_t i = treg_fnv1a(path, strlen(path)) & (b->nslots - 1);
     while (b->slots[i] >= 0) {
         if (strcmp(b->files[b->slots[i]], path) == 0) goto found;
         i = (i + 1) & (b->nslots - 1);

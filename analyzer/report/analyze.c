@@ -282,13 +282,7 @@ static int note_unknown(pipeline *p, treg_kernel_report *k, const treg_insn_effe
 /* The text's kernel of the same name, or NULL. */
 static const treg_asm_kernel *text_kernel(const pipeline *p, const char *name, uint64_t *start)
 {
-    if (!p->text) return NULL;
-    for (size_t i = 0; i < p->text->co.nkernels; i++)
-        if (strcmp(p->text->co.kernels[i].name, name) == 0) {
-            *start = p->text->co.kernels[i].addr;
-            return &p->text->kernels[i];
-        }
-    return NULL;
+    return p->text ? treg_asm_kernel_named(p->text, name, start) : NULL;
 }
 
 /* Decoded instructions, with the text's at the offsets where LLVM decoded

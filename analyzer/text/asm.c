@@ -59,6 +59,7 @@ typedef struct line_builder {
     size_t nnumbers;
     const char **files;
     size_t nfiles, files_cap;
+    treg_symtab paths; /* file path -> its files[] index (value) */
     treg_line_row *rows;
     size_t nrows, rows_cap;
     bool pending;
@@ -109,12 +110,13 @@ static int grow_array(parser *ps, void **arr, size_t n, size_t *cap, size_t size
 static int32_t intern_file(parser *ps, const char *path, size_t len)
 {
     line_builder *lb = &ps->lb;
-    for (size_t i = 0; i < lb->nfiles; i++)
-        if (strlen(lb->files[i]) == len && memcmp(lb->files[i], path, len) == 0) return (int32_t)i;
-    if (GROW(ps, lb->files, lb->nfiles, lb->files_cap)) return -1;
-    const char *copy = treg_arena_strndup(ps->a, path, len);
-    if (!copy) return -1;
-    lb->files[lb->nfiles] = copy;
+    treg_sym *known = treg_symtab_get(&lb->paths, path, len);
+    if (!known) return -1;
+    if (known->defined) return (int32_t)known->value;
+    if (lb->nfiles >= INT32_MAX || GROW(ps, lb->files, lb->nfiles, lb->files_cap)) return -1;
+    lb->files[lb->nfiles] = known->name; /* the table's own copy */
+    known->defined = true;
+    known->value = (int64_t)lb->nfiles;
     return (int32_t)lb->nfiles++;
 }
 
@@ -769,6 +771,26 @@ static int resolve(parser *ps)
     return TREG_OK;
 }
 
+struct treg_asm_name {
+    const char *name;
+    uint32_t index;
+};
+
+static int cmp_name(const void *x, const void *y)
+{
+    return strcmp(((const struct treg_asm_name *)x)->name, ((const struct treg_asm_name *)y)->name);
+}
+
+const treg_asm_kernel *treg_asm_kernel_named(const treg_asm *a, const char *name, uint64_t *start)
+{
+    struct treg_asm_name key = {name, 0};
+    const struct treg_asm_name *hit =
+        a->co.nkernels ? bsearch(&key, a->by_name, a->co.nkernels, sizeof key, cmp_name) : NULL;
+    if (!hit) return NULL;
+    *start = a->co.kernels[hit->index].addr;
+    return &a->kernels[hit->index];
+}
+
 typedef struct kernel_pair {
     treg_kernel_sym sym;
     treg_asm_kernel text;
@@ -847,7 +869,6 @@ static int kernel_insns(parser *ps, uint64_t start, uint64_t end, treg_asm_kerne
             o->text = it->text;
             o->same_as = c > a ? first : UINT32_MAX;
             o->undecodable = it->undecodable;
-            o->from_text = true;
             o->has_target = it->has_target;
             o->target = it->target;
         }
@@ -921,6 +942,11 @@ static int build_kernels(parser *ps, treg_asm *out)
         ks[i] = pairs[i].text;
     }
     out->kernels = ks;
+    out->by_name = treg_arena_calloc(ps->a, co->nkernels, sizeof *out->by_name);
+    if (!out->by_name) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < co->nkernels; i++)
+        out->by_name[i] = (struct treg_asm_name){co->kernels[i].name, (uint32_t)i};
+    qsort(out->by_name, co->nkernels, sizeof *out->by_name, cmp_name);
     return TREG_OK;
 }
 
@@ -944,6 +970,7 @@ int treg_asm_parse(treg_arena *a, const char *text, size_t len, const char *name
     ps.err = err;
     ps.text_len = len;
     treg_symtab_init(&ps.syms, a);
+    treg_symtab_init(&ps.lb.paths, a);
     if (!text && len) return treg_fail(err, TREG_E_ARG, "no text");
     bool in_block_comment = false;
     const char *block_end = NULL; /* inside .amdhsa_kernel / .amdgpu_metadata */

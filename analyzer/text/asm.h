@@ -49,7 +49,8 @@ typedef struct treg_asm {
     treg_codeobj co;
     treg_asm_kernel *kernels; /* parallel to co.kernels */
     treg_linetab lines;
-    unsigned code_object_version; /* .amdhsa_code_object_version, 0 when absent */
+    unsigned code_object_version;  /* .amdhsa_code_object_version, 0 when absent */
+    struct treg_asm_name *by_name; /* co.kernels' names, sorted, for treg_asm_kernel_named */
 } treg_asm;
 
 /* Parses text[0..len); name is the file name the errors give ("k.amdgcn").
@@ -58,5 +59,8 @@ typedef struct treg_asm {
  * TREG_E_METADATA for a malformed .amdgpu_metadata block. */
 int treg_asm_parse(treg_arena *a, const char *text, size_t len, const char *name, treg_asm *out,
                    treg_error *err);
+
+/* The kernel named name and its start (co.kernels[i].addr), or NULL. */
+const treg_asm_kernel *treg_asm_kernel_named(const treg_asm *a, const char *name, uint64_t *start);
 
 #endif

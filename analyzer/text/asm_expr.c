@@ -8,14 +8,9 @@
 
 #include <string.h>
 
-enum { MAX_DEPTH = 64 };
+#include "util/hash.h"
 
-static uint64_t hash_name(const char *s, size_t len)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
+enum { MAX_DEPTH = 64 };
 
 void treg_symtab_init(treg_symtab *t, treg_arena *a)
 {
@@ -25,7 +20,7 @@ void treg_symtab_init(treg_symtab *t, treg_arena *a)
 
 static treg_sym *lookup(treg_sym *slots, size_t nslots, const char *name, size_t len)
 {
-    for (size_t i = hash_name(name, len) & (nslots - 1);; i = (i + 1) & (nslots - 1)) {
+    for (size_t i = treg_fnv1a(name, len) & (nslots - 1);; i = (i + 1) & (nslots - 1)) {
         treg_sym *s = &slots[i];
         if (!s->name || (s->len == len && memcmp(s->name, name, len) == 0)) return s;
     }
