@@ -72,6 +72,10 @@ typedef struct treg_kernel_sym {
     treg_kernel_meta meta;
 } treg_kernel_sym;
 
+/* EF_AMDGPU_MACH_NONE: an object that names its processor only in its
+ * metadata (Hygon's, whose MACH values upstream has no entry for). */
+enum { TREG_MACH_NONE = 0 };
+
 typedef struct treg_codeobj {
     uint32_t e_flags;
     unsigned mach;          /* e_flags & EF_AMDGPU_MACH (0xff) */

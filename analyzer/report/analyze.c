@@ -6,6 +6,7 @@
 #define _GNU_SOURCE /* qsort_r */
 #include <json-c/json.h>
 #include <regex.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -608,6 +609,19 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     return TREG_OK;
 }
 
+/* Appends one sentence (and a space) to a note of cap bytes. */
+static void note_add(char *note, size_t cap, size_t *used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void note_add(char *note, size_t cap, size_t *used, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(note + *used, cap - *used, fmt, ap);
+    va_end(ap);
+    if (n > 0) *used = *used + (size_t)n < cap ? *used + (size_t)n : cap - 1;
+}
+
 static int resolve_target(pipeline *p, treg_report *r, treg_error *err)
 {
     const treg_codeobj *co = p->co;
@@ -640,18 +654,16 @@ static int resolve_target(pipeline *p, treg_report *r, treg_error *err)
     r->provisional = t->provisional;
     char note[512] = "";
     size_t used = 0;
-#define NOTE(...)                                                                                  \
-    (used +=                                                                                       \
-     (size_t)snprintf(note + used, used < sizeof note ? sizeof note - used : 0, __VA_ARGS__),      \
-     used = used < sizeof note ? used : sizeof note - 1)
-    if (!p->text_only && by_name && co->mach != 0 &&
-        by_mach != by_name) { /* 0: EF_AMDGPU_MACH_NONE */
+    if (!p->text_only && by_name && co->mach != TREG_MACH_NONE && by_mach != by_name) {
         if (by_mach)
-            NOTE("EF_AMDGPU_MACH 0x%x is %s upstream, but the metadata names %s: analyzed as %s. ",
-                 co->mach, by_mach->name, by_name->name, by_name->name);
+            note_add(
+                note, sizeof note, &used,
+                "EF_AMDGPU_MACH 0x%x is %s upstream, but the metadata names %s: analyzed as %s. ",
+                co->mach, by_mach->name, by_name->name, by_name->name);
         else
-            NOTE("EF_AMDGPU_MACH 0x%x is unknown upstream; the metadata names %s. ", co->mach,
-                 by_name->name);
+            note_add(note, sizeof note, &used,
+                     "EF_AMDGPU_MACH 0x%x is unknown upstream; the metadata names %s. ", co->mach,
+                     by_name->name);
     }
     const char *cpu = t->name;
     if (!p->text_only) {
@@ -661,14 +673,16 @@ static int resolve_target(pipeline *p, treg_report *r, treg_error *err)
                              "LLVM %s cannot decode %s and no substitute ISA is known",
                              treg_disasm_llvm_version(), t->name);
         if (cpu != t->name)
-            NOTE("%s decoded as %s: LLVM %s does not know %s; %s-only instructions %s. ", t->name,
-                 cpu, treg_disasm_llvm_version(), t->name, t->name,
-                 p->opt->asm_text ? "are read from the assembly text"
-                                  : "may be missing or mis-decoded");
+            note_add(note, sizeof note, &used,
+                     "%s decoded as %s: LLVM %s does not know %s; %s-only instructions %s. ",
+                     t->name, cpu, treg_disasm_llvm_version(), t->name, t->name,
+                     p->opt->asm_text ? "are read from the assembly text"
+                                      : "may be missing or mis-decoded");
     }
     if (t->provisional)
-        NOTE("Register file and occupancy figures for %s are provisional (unverified). ", t->name);
-#undef NOTE
+        note_add(note, sizeof note, &used,
+                 "Register file and occupancy figures for %s are provisional (unverified). ",
+                 t->name);
     while (used && note[used - 1] == ' ') note[--used] = '\0';
     if (used && !(r->target_note = treg_arena_strdup(p->arena, note)))
         return treg_fail(err, TREG_E_NOMEM, "out of memory");
