@@ -285,6 +285,7 @@ int treg_pb_pack_report(const treg_report *r, const treg_pb_info *info, uint8_t 
     pr.hash = str(info ? info->hash : NULL);
     pr.file_name = str(info ? info->file_name : NULL);
     pr.client_host = str(info ? info->client_host : NULL);
+    pr.bundle_entry = str(info ? info->bundle_entry : NULL);
     pr.created_unix = info ? info->created_unix : 0;
     pr.target = str(r->target);
     pr.target_id = str(r->target_id);

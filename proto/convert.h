@@ -15,6 +15,7 @@ typedef struct treg_pb_info {
     const char *file_name;   /* or NULL */
     const char *client_host; /* or NULL */
     int64_t created_unix;
+    const char *bundle_entry; /* the offload bundle entry it came from, or NULL */
 } treg_pb_info;
 
 /* Packs r as a treg.v1.Report into a malloc'd buffer. 0 on success, -1 when

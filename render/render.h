@@ -106,6 +106,28 @@ int treg_text_option(treg_text_settings *t, int opt, const char *arg, char *err,
 void treg_text_finish(treg_text_settings *t);
 void treg_text_free(treg_text_settings *t);
 
+/* --- the same kernel across targets ------------------------------------------------ */
+
+/* Reports are added as they come (their figures copied); a kernel whose
+ * name appears in reports for two or more targets gets one table, a column
+ * per report: VGPR/AGPR/SGPR peak and allocated, waves per SIMD and what
+ * limits them, registers to the next wave, scratch, spill instructions.
+ * Peaks that are lower bounds are marked ">=", provisional targets "*". */
+typedef struct treg_cross treg_cross;
+treg_cross *treg_cross_new(void);
+void treg_cross_free(treg_cross *x);
+/* 0, or -1 when out of memory. */
+int treg_cross_add(treg_cross *x, const Treg__V1__Report *r);
+/* How many kernels have a table. */
+size_t treg_cross_kernels(treg_cross *x);
+/* The tables, or nothing when no kernel has one. */
+void treg_cross_text(FILE *out, treg_cross *x, const treg_text_options *o);
+/* [{"kernel", "targets": [{"target", "file", "bundle_entry", "provisional", "vgpr":
+ * {"peak_live", "allocated", "lower_bound"}, "agpr", "sgpr", "waves_per_simd",
+ * "max_waves", "limited_by", "vgprs_to_next", "sgprs_to_next", "scratch_bytes",
+ * "spill_instructions"}]}] */
+json_object *treg_cross_json(treg_cross *x);
+
 /* --- HTML ------------------------------------------------------------------------- */
 
 /* One self-contained page (inline CSS and script, no network: its

@@ -252,6 +252,7 @@ json_object *treg_render_json(const Treg__V1__Report *r, int with_rows)
 {
     json_object *o = json_object_new_object();
     put_str(o, "file", r->file_name);
+    if (r->bundle_entry[0]) put_str(o, "bundle_entry", r->bundle_entry);
     if (r->hash[0]) put_str(o, "hash", r->hash);
     put_str(o, "target", r->target);
     if (r->target_id[0]) put_str(o, "target_id", r->target_id);

@@ -269,6 +269,10 @@ void treg_render_views(FILE *out, const Treg__V1__Report *r, const treg_text_opt
      * people copy it and tests match it. */
     if (o->color) fputs("\033[1m", out);
     treg_print_clean(out, r->file_name);
+    if (r->bundle_entry[0]) {
+        fputs(", entry ", out);
+        treg_print_clean(out, r->bundle_entry);
+    }
     fputs(": ", out);
     treg_print_clean(out, r->target);
     if (strcmp(r->decoded_as, r->target) != 0) {

@@ -1,6 +1,8 @@
 /* treg-analyze: the analyzer on local files, for tests, benches and people
  * without a server.  Accepts code objects, Triton cache entries (a folder
- * with <kernel>.hsaco and <kernel>.json) and whole cache folders. */
+ * with <kernel>.hsaco and <kernel>.json) and whole cache folders, and the
+ * containers of code objects (HIP executables and libraries, offload
+ * bundles): one report per embedded code object. */
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -17,6 +19,7 @@
 #include "convert.h"
 #include "render.h"
 #include "treg/analyzer.h"
+#include "treg/container.h"
 
 typedef struct tool {
     const char *kernel_regex;
@@ -32,6 +35,13 @@ typedef struct tool {
     const char *output;       /* -o FILE (HTML), else stdout */
     Treg__V1__Report **pages; /* --format html: every report, in order */
     size_t npages;
+    const char **targets; /* --target: keep only these processors (NULL: all) */
+    size_t ntargets;
+    int target_dropped;        /* code objects of the file at hand that --target left out */
+    char held[200];            /* the targets they were for, for the message */
+    json_object *containers;   /* --format json: what each container held */
+    treg_cross *cross;         /* the same kernel across targets */
+    const char *entry;         /* the bundle entry being analyzed, for messages */
 } tool;
 
 static void usage(FILE *f)
@@ -50,6 +60,10 @@ static void usage(FILE *f)
             "  -o, --output FILE      write the HTML page to FILE (else standard output)\n"
             "  --no-rows              leave per-instruction rows out (not with --asm)\n"
             "  --no-assembly          ignore a code object's sibling .amdgcn\n"
+            "  --target GFX           only code objects for GFX (gfx906, gfx90a...); repeatable\n"
+            "  FILE may also hold code objects: a HIP executable or shared library (.hip_fatbin,\n"
+            "  .llvm.offloading), an offload bundle (.hipfb) or a compressed one (CCOB): one\n"
+            "  report per code object inside, with its bundle entry.\n"
             "%s",
             treg_text_help);
 }
@@ -64,13 +78,16 @@ static void fail(tool *t, const char *path, const char *raw)
         if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
     t->failures++;
     size_t plen = strlen(path);
-    if (strncmp(msg, path, plen) == 0 && msg[plen] == ':') /* the message names the file */
+    if (t->entry)
+        fprintf(stderr, "treg-analyze: %s, entry %s: %s\n", path, t->entry, msg);
+    else if (strncmp(msg, path, plen) == 0 && msg[plen] == ':') /* the message names the file */
         fprintf(stderr, "treg-analyze: %s\n", msg);
     else
         fprintf(stderr, "treg-analyze: %s: %s\n", path, msg);
     if (t->json) {
         json_object *e = json_object_new_object();
         json_object_object_add(e, "file", json_object_new_string(path));
+        if (t->entry) json_object_object_add(e, "bundle_entry", json_object_new_string(t->entry));
         json_object_object_add(e, "message", json_object_new_string(msg));
         json_object_array_add(t->errors, e);
     }
@@ -132,8 +149,8 @@ static int write_all(int fd, const void *buf, size_t n)
     return 0;
 }
 
-static void child_analyze(int fd, const char *path, const uint8_t *bytes, size_t len,
-                          const treg_options *opt)
+static void child_analyze(int fd, const char *path, const char *entry, const uint8_t *bytes,
+                          size_t len, const treg_options *opt)
 {
     treg_report *r;
     treg_error err = {0, ""};
@@ -145,7 +162,7 @@ static void child_analyze(int fd, const char *path, const uint8_t *bytes, size_t
         code = err.code;
         plen = strlen(err.msg);
     } else {
-        treg_pb_info info = {NULL, path, NULL, 0};
+        treg_pb_info info = {.file_name = path, .bundle_entry = entry};
         code = treg_pb_pack_report(r, &info, &payload, &plen) == 0 ? TREG_OK : TREG_E_NOMEM;
         treg_report_free(r);
         if (code == TREG_OK) {
@@ -186,6 +203,23 @@ static uint8_t *read_all(int fd, size_t *len)
     return NULL;
 }
 
+/* --target: no list keeps everything. */
+static bool wanted_target(const tool *t, const char *target)
+{
+    if (!t->ntargets) return true;
+    for (size_t i = 0; i < t->ntargets; i++)
+        if (treg_target_matches(target, t->targets[i])) return true;
+    return false;
+}
+
+static void note_dropped(tool *t, const char *target)
+{
+    t->target_dropped++;
+    size_t at = strlen(t->held), n = strlen(target);
+    if (strstr(t->held, target) || at + n + 3 >= sizeof t->held) return;
+    snprintf(t->held + at, sizeof t->held - at, "%s%s", at ? ", " : "", target);
+}
+
 /* Renders a packed report, as tregc renders a served one. */
 static void show(tool *t, const uint8_t *packed, size_t len, const char *path)
 {
@@ -194,7 +228,13 @@ static void show(tool *t, const uint8_t *packed, size_t len, const char *path)
         fail(t, path, "the analysis returned a malformed report");
         return;
     }
+    if (!wanted_target(t, pb->target)) {
+        note_dropped(t, pb->target);
+        treg__v1__report__free_unpacked(pb, NULL);
+        return;
+    }
     t->analyzed++;
+    if (treg_cross_add(t->cross, pb) != 0) fail(t, path, "out of memory");
     if (t->html) {
         Treg__V1__Report **grown = realloc(t->pages, (t->npages + 1) * sizeof *grown);
         if (!grown) {
@@ -225,8 +265,8 @@ static void analysis_failed(tool *t, const char *path, const char *json_path, in
         fail(t, path, msg);
 }
 
-static void analyze_isolated(tool *t, const char *path, const uint8_t *bytes, size_t len,
-                             const treg_options *opt, const char *json_path)
+static void analyze_isolated(tool *t, const char *path, const char *entry, const uint8_t *bytes,
+                             size_t len, const treg_options *opt, const char *json_path)
 {
     int fds[2];
     if (pipe(fds) != 0) {
@@ -243,7 +283,7 @@ static void analyze_isolated(tool *t, const char *path, const uint8_t *bytes, si
     }
     if (pid == 0) {
         close(fds[0]);
-        child_analyze(fds[1], path, bytes, len, opt);
+        child_analyze(fds[1], path, entry, bytes, len, opt);
         close(fds[1]);
         /* _exit: the parent's buffers and atexit work are the parent's
          * (in-process leak checks of the analysis are the unit tests'). */
@@ -303,6 +343,87 @@ static char *sibling(const char *path, size_t stem, const char *ext)
     return p;
 }
 
+/* One code object inside a container: analyzed alone (a sibling .json or
+ * .amdgcn belongs to a Triton .hsaco, not to a bundle entry), or skipped
+ * by --target before it costs an analysis. */
+typedef struct container_walk {
+    tool *t;
+    const char *path;
+    json_object *objects, *skipped; /* --format json */
+    char skipped_text[300];         /* text: the entries skipped, for the file's note */
+} container_walk;
+
+static int analyze_entry(void *ctx, const treg_embedded *e, treg_error *err)
+{
+    container_walk *w = ctx;
+    tool *t = w->t;
+    if (e->skipped) {
+        if (w->skipped) {
+            json_object *o = json_object_new_object();
+            json_object_object_add(o, "bundle_entry", json_object_new_string(e->entry_id));
+            json_object_object_add(o, "where", json_object_new_string(e->where));
+            json_object_object_add(o, "reason", json_object_new_string(e->skipped));
+            json_object_array_add(w->skipped, o);
+        }
+        size_t at = strlen(w->skipped_text);
+        if (at + 1 < sizeof w->skipped_text)
+            snprintf(w->skipped_text + at, sizeof w->skipped_text - at, "%s%s (%s)",
+                     at ? ", " : "", e->entry_id, e->skipped);
+        return TREG_OK;
+    }
+    if (e->target && !wanted_target(t, e->target)) {
+        note_dropped(t, e->target);
+        return TREG_OK;
+    }
+    if (w->objects) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "bundle_entry", json_object_new_string(e->entry_id));
+        json_object_object_add(o, "where", json_object_new_string(e->where));
+        json_object_object_add(o, "bytes", json_object_new_int64((int64_t)e->len));
+        json_object_array_add(w->objects, o);
+    }
+    treg_options opt = {0};
+    opt.kernel_regex = t->kernel_regex;
+    opt.keep_rows = t->rows;
+    t->entry = e->entry_id;
+    analyze_isolated(t, w->path, e->entry_id, e->bytes, e->len, &opt, NULL);
+    t->entry = NULL;
+    (void)err;
+    return TREG_OK;
+}
+
+/* A file that is not a code object itself: every code object inside, then
+ * what it held (JSON: the "containers" list; text: one line). */
+static void analyze_container(tool *t, const char *path, const uint8_t *bytes, size_t len)
+{
+    container_walk w = {.t = t, .path = path};
+    if (t->json) {
+        w.objects = json_object_new_array();
+        w.skipped = json_object_new_array();
+    }
+    treg_error err = {0, ""};
+    treg_container_stats st;
+    int rc = treg_container_each(bytes, len, NULL, analyze_entry, &w, &st, &err);
+    if (rc != TREG_OK) fail(t, path, err.msg);
+    if (t->json) {
+        json_object *c = json_object_new_object();
+        json_object_object_add(c, "file", json_object_new_string(path));
+        json_object_object_add(c, "format",
+                               st.format ? json_object_new_string(st.format) : NULL);
+        json_object_object_add(c, "code_objects", w.objects);
+        json_object_object_add(c, "skipped", w.skipped);
+        json_object_object_add(c, "decompressed_bytes",
+                               json_object_new_int64((int64_t)st.decompressed));
+        json_object_array_add(t->containers, c);
+    } else if (!t->html && rc == TREG_OK) {
+        printf("%s: %s with %zu AMDGPU code object%s", path, st.format, st.objects,
+               st.objects == 1 ? "" : "s");
+        if (t->target_dropped) printf(" (%d not for --target)", t->target_dropped);
+        if (w.skipped_text[0]) printf("; skipped %s", w.skipped_text);
+        fputs("\n\n", stdout);
+    }
+}
+
 static void analyze_file(tool *t, const char *path)
 {
     char why[256];
@@ -312,11 +433,20 @@ static void analyze_file(tool *t, const char *path)
         fail(t, path, why);
         return;
     }
+    int before = t->analyzed;
+    t->target_dropped = 0;
+    t->held[0] = 0;
+    bool text = has_suffix(path, ".amdgcn") || has_suffix(path, ".s");
+    /* Not a code object (nor its text): what it holds. */
+    if (!text && !(len >= 20 && memcmp(bytes, "\177ELF", 4) == 0 &&
+                   ((const uint8_t *)bytes)[18] == 0xE0 && ((const uint8_t *)bytes)[19] == 0)) {
+        analyze_container(t, path, (const uint8_t *)bytes, len);
+        goto done;
+    }
     /* Triton keeps <kernel>.json and <kernel>.amdgcn next to <kernel>.hsaco. */
     treg_options opt = {0};
     opt.kernel_regex = t->kernel_regex;
     opt.keep_rows = t->rows;
-    bool text = has_suffix(path, ".amdgcn") || has_suffix(path, ".s");
     char *json = NULL, *jp = NULL, *asm_text = NULL, *ap = NULL;
     size_t stem = strlen(path) - (has_suffix(path, ".hsaco")    ? 6
                                   : has_suffix(path, ".amdgcn") ? 7
@@ -342,12 +472,21 @@ static void analyze_file(tool *t, const char *path)
             opt.asm_name = ap;
         }
     }
-    analyze_isolated(t, path, text ? NULL : (const uint8_t *)bytes, text ? 0 : len, &opt,
+    analyze_isolated(t, path, NULL, text ? NULL : (const uint8_t *)bytes, text ? 0 : len, &opt,
                      json ? jp : NULL);
     free(ap);
     free(asm_text);
     free(jp);
     free(json);
+done:
+    /* --target left every code object of a file out: say so, unless a
+     * folder is being walked (a cache holds many targets). */
+    if (t->analyzed == before && t->target_dropped && !t->walking) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "no code object for --target %s%s (it holds %s)",
+                 t->targets[0], t->ntargets > 1 ? " ..." : "", t->held);
+        fail(t, path, msg);
+    }
     free(bytes);
 }
 
@@ -417,6 +556,7 @@ int main(int argc, char **argv)
                                              {"no-rows", no_argument, NULL, 'R'},
                                              {"no-assembly", no_argument, NULL, 'A'},
                                              {"output", required_argument, NULL, 'o'},
+                                             {"target", required_argument, NULL, 'T'},
                                              {"help", no_argument, NULL, 'h'},
                                              TREG_TEXT_LONGOPTS,
                                              {NULL, 0, NULL, 0}};
@@ -448,6 +588,25 @@ int main(int argc, char **argv)
         case 'o':
             t.output = optarg;
             break;
+        case 'T': {
+            if (strncmp(optarg, "gfx", 3) != 0 || strlen(optarg) < 6 || strchr(optarg, ':')) {
+                fprintf(stderr,
+                        "treg-analyze: --target takes a processor such as gfx906 or gfx90a, not "
+                        "'%s'\n",
+                        optarg);
+                free(t.targets);
+                treg_text_free(&t.text);
+                return 2;
+            }
+            const char **grown = realloc(t.targets, (t.ntargets + 1) * sizeof *grown);
+            if (!grown) {
+                fprintf(stderr, "treg-analyze: out of memory\n");
+                return 2;
+            }
+            t.targets = grown;
+            t.targets[t.ntargets++] = optarg;
+            break;
+        }
         case 'h':
             usage(stdout);
             treg_text_free(&t.text);
@@ -506,6 +665,12 @@ int main(int argc, char **argv)
     if (t.json) {
         t.reports = json_object_new_array();
         t.errors = json_object_new_array();
+        t.containers = json_object_new_array();
+    }
+    t.cross = treg_cross_new();
+    if (!t.cross) {
+        fprintf(stderr, "treg-analyze: out of memory\n");
+        return 1;
     }
     for (int i = optind; i < argc; i++) {
         struct stat st;
@@ -536,11 +701,18 @@ int main(int argc, char **argv)
         json_object_object_add(root, "analyzer_version",
                                json_object_new_string(TREG_ANALYZER_VERSION));
         json_object_object_add(root, "reports", t.reports);
+        if (json_object_array_length(t.containers))
+            json_object_object_add(root, "containers", t.containers);
+        else
+            json_object_put(t.containers);
+        if (treg_cross_kernels(t.cross))
+            json_object_object_add(root, "cross_target", treg_cross_json(t.cross));
         json_object_object_add(root, "errors", t.errors);
         fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN), stdout);
         fputc('\n', stdout);
         json_object_put(root);
     }
+    if (!t.json && !t.html) treg_cross_text(stdout, t.cross, &t.text.options);
     if (t.html) {
         char why[600];
         if (treg_render_html_page(t.output, (const Treg__V1__Report *const *)t.pages, t.npages,
@@ -552,6 +724,8 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < t.npages; i++) treg__v1__report__free_unpacked(t.pages[i], NULL);
         free(t.pages);
     }
+    treg_cross_free(t.cross);
+    free(t.targets);
     treg_text_free(&t.text);
     return t.failures ? 1 : 0;
 }

@@ -130,8 +130,8 @@ printf 'notes\n' >"$work/no-hsaco/README.txt"
 bad_file "folder with no .hsaco" "no .hsaco" "$work/no-hsaco"
 
 # --- not AMDGPU code objects -------------------------------------------------------
-bad_file "empty file" "not an ELF" "$fx/bad/empty.hsaco"
-bad_file "text file" "not an ELF" "$fx/bad/text.hsaco"
+bad_file "empty file" "empty file" "$fx/bad/empty.hsaco"
+bad_file "text file" "not a code object, offload bundle or ELF" "$fx/bad/text.hsaco"
 bad_file "x86-64 ELF" "not AMDGPU" "$fx/bad/x86_64-elf.hsaco"
 bad_file "truncated code object" "truncated" "$fx/bad/truncated.hsaco"
 
@@ -241,14 +241,14 @@ fi
 # --- one good and one bad file ---------------------------------------------------------
 run "$o" "$good" "$fx/bad/text.hsaco"
 ((rc == 1)) || fail "good + bad (text): exit $rc, expected 1"
-one_line "$o.err" "treg-analyze: $fx/bad/text.hsaco: " "not an ELF" "good + bad (text)"
+one_line "$o.err" "treg-analyze: $fx/bad/text.hsaco: " "not a code object" "good + bad (text)"
 head -n1 "$o.out" | grep -qxF "$good: gfx906" ||
   fail "good + bad (text): no report on $good: $(head -c 300 "$o.out")"
 grep -qF "kernel loop_kernel:" "$o.out" || fail "good + bad (text): no kernel summary"
 run "$o" --format json "$fx/bad/text.hsaco" "$good"
 ((rc == 1)) || fail "good + bad (json): exit $rc, expected 1"
-one_line "$o.err" "treg-analyze: $fx/bad/text.hsaco: " "not an ELF" "good + bad (json)"
-json_check "$o.out" "good + bad (json)" 1 "$fx/bad/text.hsaco" "not an ELF"
+one_line "$o.err" "treg-analyze: $fx/bad/text.hsaco: " "not a code object" "good + bad (json)"
+json_check "$o.out" "good + bad (json)" 1 "$fx/bad/text.hsaco" "not a code object"
 python3 - "$o.out" "$good" <<'PY' || fail "good + bad (json): see above"
 import json, sys
 doc = json.load(open(sys.argv[1]))

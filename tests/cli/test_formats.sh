@@ -189,7 +189,8 @@ check() {
 }
 
 # text_matches TEXT JSON: one "FILE: TARGET" header per report and one
-# "  kernel NAME: N instructions" summary per kernel, in the JSON's order.
+# "  kernel NAME: N instructions" summary per kernel, in the JSON's order;
+# then one "kernel NAME across N code objects" table per cross_target entry.
 text_matches() {
   local what=$1
   python3 - "$2" "$3" <<'PY' || fail "$what: text output: see above"
@@ -203,10 +204,16 @@ for r in doc["reports"]:
         head += f" (decoded as {r['decoded_as']})"
     want.append(head)
     want += [f"  kernel {k['name']}: {k['instructions']} instructions" for k in r["kernels"]]
-got = [l for l in text if not l.startswith("  ") or l.startswith("  kernel ")]
+across = re.compile(r"^kernel (\S+) across (\d+) code objects$")
+cut = next((i for i, l in enumerate(text) if across.match(l)), len(text))
+got = [l for l in text[:cut] if not l.startswith("  ") or l.startswith("  kernel ")]
 got = [re.sub(r"(instructions),.*", r"\1", l) for l in got]
 if got != want:
     sys.exit("text headers/summaries:\n  " + "\n  ".join(got) + "\nexpected:\n  " + "\n  ".join(want))
+tables = [across.match(l).groups() for l in text[cut:] if across.match(l)]
+want_tables = [(c["kernel"], str(len(c["targets"]))) for c in doc.get("cross_target", [])]
+if tables != want_tables:
+    sys.exit(f"cross-target tables {tables}, JSON cross_target {want_tables}")
 PY
   echo "$prog: ok: $what: text has one summary per kernel"
 }

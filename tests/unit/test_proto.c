@@ -99,7 +99,7 @@ static void roundtrip(const char *rel)
     treg_options opt = {.keep_rows = 1};
     if (treg_analyze(bytes, len, &opt, &r, &err)) fail_msg("%s: %s", rel, err.msg);
 
-    treg_pb_info info = {"00ff", rel, "node7", 1700000000};
+    treg_pb_info info = {"00ff", rel, "node7", 1700000000, "hipv4-amdgcn-amd-amdhsa--gfx906"};
     uint8_t *packed;
     size_t plen;
     assert_int_equal(treg_pb_pack_report(r, &info, &packed, &plen), 0);
@@ -109,6 +109,7 @@ static void roundtrip(const char *rel)
     assert_string_equal(p->file_name, rel);
     assert_string_equal(p->client_host, "node7");
     assert_int_equal(p->created_unix, 1700000000);
+    assert_string_equal(p->bundle_entry, "hipv4-amdgcn-amd-amdhsa--gfx906");
     same_report(p, r);
 
     /* UploadResponse around the packed bytes, without unpacking them. */
@@ -134,6 +135,8 @@ static void roundtrip(const char *rel)
     assert_true(json_object_object_get_ex(v, "peak_live", &peak));
     assert_int_equal(json_object_get_int(peak), r->kernels[0].vgpr.peak_live);
     assert_false(json_object_object_get_ex(k0, "rows", &v)); /* with_rows 0 */
+    assert_true(json_object_object_get_ex(j, "bundle_entry", &v));
+    assert_string_equal(json_object_get_string(v), "hipv4-amdgcn-amd-amdhsa--gfx906");
     json_object_put(j);
 
     treg__v1__report__free_unpacked(p, NULL);

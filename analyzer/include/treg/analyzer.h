@@ -30,7 +30,8 @@ enum treg_status {
     TREG_E_NOKERNEL = 5, /* no kernel symbols (or none matched) */
     TREG_E_DECODE = 6,   /* undecodable instruction words */
     TREG_E_ARG = 7,      /* bad argument from the caller */
-    TREG_E_METADATA = 8  /* malformed metadata note or Triton .json */
+    TREG_E_METADATA = 8, /* malformed metadata note or Triton .json */
+    TREG_E_LIMIT = 9     /* a stated size or count past a limit (a decompression bomb) */
 };
 
 typedef struct treg_error {
