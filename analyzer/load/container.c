@@ -68,7 +68,7 @@ typedef struct reader {
     treg_container_fn fn;
     void *ctx;
     treg_container_stats stats;
-    char skipped_names[200]; /* the first few skipped entries, for the no-object error */
+    char skipped_names[240]; /* the first two skipped entries, for the no-object error */
     size_t skipped_at;
     treg_error *err;
 } reader;
@@ -167,7 +167,7 @@ static int emit(reader *r, const char *id, const char *where, const char *why,
     if (why) {
         r->stats.skipped++;
         size_t room = sizeof r->skipped_names - r->skipped_at;
-        if (room > 1) {
+        if (r->stats.skipped <= 2 && room > 1) { /* the rest are counted in the message */
             int w = snprintf(r->skipped_names + r->skipped_at, room, "%s%s (%s)",
                              r->skipped_at ? ", " : "", id ? id : "?", why);
             r->skipped_at += w < 0 ? 0 : (size_t)w < room ? (size_t)w : room - 1;
@@ -191,7 +191,7 @@ static int classify(reader *r, const char *id, const char *where, const uint8_t 
     else if (is_amdgpu_elf(b, n))
         return emit(r, id, where, NULL, b, n);
     else if (is_bitcode(b, n))
-        why = "LLVM bitcode (-fgpu-rdc): its code object is made when the program is linked";
+        why = "LLVM bitcode (-fgpu-rdc): code objects are made when the program is linked";
     else if (is_elf64le(b, n))
         why = fmt(r, "an ELF for machine %u, not AMDGPU", rd16(b + 18));
     else
@@ -761,8 +761,9 @@ int treg_container_each(const uint8_t *bytes, size_t len, const treg_container_l
                        len > 3 ? bytes[3] : 0);
     }
     if (rc == TREG_OK && r.stats.objects == 0)
-        rc = treg_fail(err, TREG_E_NOKERNEL, "no AMDGPU code object inside; skipped %s",
-                       r.stats.skipped ? r.skipped_names : "nothing");
+        rc = treg_fail(err, TREG_E_NOKERNEL, "no AMDGPU code object inside; skipped %s%s",
+                       r.stats.skipped ? r.skipped_names : "nothing",
+                       r.stats.skipped > 2 ? " and more" : "");
     r.stats.format = format;
     if (stats) *stats = r.stats;
     treg_arena_free(&arena);
