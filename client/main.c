@@ -14,7 +14,12 @@
  * here and GET /v1/reports/{hash} tried first; only a 404 POSTs the blob
  * (--reanalyze POSTs straight away).  Reports come without per-instruction
  * rows (?rows=0, UploadRequest.omit_rows) unless they will be printed:
- * --format json without --no-rows, or the text view --asm. */
+ * --format json without --no-rows, or the text view --asm.
+ *
+ * A HIP executable, shared library or offload bundle is opened here (the
+ * container reader needs no LLVM): each AMDGPU code object inside is sent
+ * on its own, by its own SHA-256, so the server stores and dedupes code
+ * objects, never executables. */
 #include <errno.h>
 #include <event2/http.h>
 #include <getopt.h>
@@ -34,6 +39,7 @@
 #include "https.h"
 #include "render.h"
 #include "treg.pb-c.h"
+#include "treg/container.h"
 
 #ifndef TREGC_VERSION
 #define TREGC_VERSION "0"
@@ -53,6 +59,9 @@ typedef struct cli {
     tregc_https https;
     int failures;
     json_object *reports, *errors; /* --format json */
+    json_object *containers;       /* --format json: what each container held */
+    treg_cross *cross;             /* the same kernel across targets */
+    const char *entry;             /* the bundle entry being sent, for messages */
     char *analyzer_version;        /* of the first report, for the JSON top level */
     char host_name[256];
     treg_text_settings text; /* --lines, --peak, --asm, sources, colour */
@@ -65,6 +74,8 @@ static void usage(FILE *f)
         "usage: tregc [options] upload FILE|DIR...\n"
         "       tregc [options] fetch HASH\n"
         "       tregc [options] list [--kernel NAME] [--target GFX] [--limit N] [--offset N]\n"
+        "FILE: a code object (.hsaco), or a HIP executable, shared library or offload bundle:\n"
+        "each code object inside is sent alone (upload --target GFX: only those for GFX)\n"
         "       tregc [options] health\n"
         "options:\n"
         "  --server https://HOST:PORT   tregd (else TREG_SERVER, else server in client.conf)\n"
@@ -98,10 +109,14 @@ static void item_failed(cli *c, const char *key, const char *name, const char *m
     snprintf(line, sizeof line, "%s", msg);
     one_line(line);
     c->failures++;
-    fprintf(stderr, "tregc: %s: %s\n", name, line);
+    if (c->entry)
+        fprintf(stderr, "tregc: %s, entry %s: %s\n", name, c->entry, line);
+    else
+        fprintf(stderr, "tregc: %s: %s\n", name, line);
     if (c->json) {
         json_object *e = json_object_new_object();
         json_object_object_add(e, key, json_object_new_string(name));
+        if (c->entry) json_object_object_add(e, "bundle_entry", json_object_new_string(c->entry));
         json_object_object_add(e, "message", json_object_new_string(line));
         json_object_array_add(c->errors, e);
     }
@@ -157,6 +172,8 @@ static void add_report(cli *c, const Treg__V1__Report *r, int stored_before)
 {
     if (!c->analyzer_version && r->analyzer_version[0])
         c->analyzer_version = strdup(r->analyzer_version);
+    if (treg_cross_add(c->cross, r) != 0)
+        item_failed(c, "file", r->file_name, "out of memory keeping the cross-target figures");
     if (c->html) {
         size_t len = treg__v1__report__get_packed_size(r);
         uint8_t *buf = malloc(len ? len : 1);
@@ -193,6 +210,10 @@ static void print_document(cli *c)
         json_object_object_add(root, "analyzer_version",
                                json_object_new_string(c->analyzer_version));
     json_object_object_add(root, "reports", json_object_get(c->reports));
+    if (c->containers && json_object_array_length(c->containers))
+        json_object_object_add(root, "containers", json_object_get(c->containers));
+    if (treg_cross_kernels(c->cross))
+        json_object_object_add(root, "cross_target", treg_cross_json(c->cross));
     json_object_object_add(root, "errors", json_object_get(c->errors));
     puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
     json_object_put(root);
@@ -218,7 +239,7 @@ static void sha256_hex(const void *data, size_t len, char out[65])
 
 /* Asks whether the server has hash's report: GO_ON (shown as stored before),
  * NOT_STORED (send the blob) or STOP (the server cannot take requests). */
-static int try_stored(cli *c, const char *path, const char *hash)
+static int try_stored(cli *c, const char *path, const char *entry, const char *hash)
 {
     char url[120], err[600];
     snprintf(url, sizeof url, "/v1/reports/%s%s", hash, wants_rows(c) ? "" : "?rows=0");
@@ -233,10 +254,12 @@ static int try_stored(cli *c, const char *path, const char *hash)
         if (r) {
             /* The stored report keeps its first uploader's name; show this
              * upload's, as treg-analyze would. */
-            char *stored_name = r->file_name;
+            char *stored_name = r->file_name, *stored_entry = r->bundle_entry;
             r->file_name = (char *)path;
+            r->bundle_entry = (char *)(entry ? entry : "");
             add_report(c, r, 1);
             r->file_name = stored_name;
+            r->bundle_entry = stored_entry;
             treg__v1__report__free_unpacked(r, NULL);
             outcome = GO_ON;
         }
@@ -248,68 +271,56 @@ static int try_stored(cli *c, const char *path, const char *hash)
     return outcome;
 }
 
-/* Sends one code object.  Returns STOP when the server cannot take more. */
-static int upload_one(cli *c, const char *path)
+/* Sends one code object (from path, or from its bundle entry) with
+ * Triton's siblings when it has them.  Returns STOP when the server cannot
+ * take more. */
+static int upload_blob(cli *c, const char *path, const char *entry, const uint8_t *bytes,
+                       size_t len, const char *triton_json, const char *amdgcn)
 {
-    size_t len;
-    char *bytes = tregc_slurp(path, &len);
-    if (!bytes) {
-        item_failed(c, "file", path, strerror(errno));
-        return GO_ON;
-    }
-    if (!tregc_is_amdgpu_elf((const unsigned char *)bytes, len)) {
-        item_failed(c, "file", path, "not an AMDGPU code object");
-        free(bytes);
-        return GO_ON;
-    }
     if (!c->reanalyze) {
         char hash[65];
         sha256_hex(bytes, len, hash);
-        int asked = try_stored(c, path, hash);
-        if (asked != NOT_STORED) {
-            free(bytes);
-            return asked;
-        }
+        int asked = try_stored(c, path, entry, hash);
+        if (asked != NOT_STORED) return asked;
     }
-    /* Triton's siblings travel with the blob; a missing one is normal. */
-    char *json_path = tregc_sibling(path, "json"), *asm_path = tregc_sibling(path, "amdgcn");
-    size_t sibling_len;
-    char *triton_json = json_path ? tregc_slurp(json_path, &sibling_len) : NULL;
-    char *amdgcn = asm_path ? tregc_slurp(asm_path, &sibling_len) : NULL;
-
     Treg__V1__UploadRequest req = TREG__V1__UPLOAD_REQUEST__INIT;
     req.code_object.data = (uint8_t *)bytes;
     req.code_object.len = len;
     req.file_name = (char *)path;
-    req.triton_json = triton_json ? triton_json : "";
-    req.amdgcn = amdgcn ? amdgcn : "";
+    req.bundle_entry = (char *)(entry ? entry : "");
+    req.triton_json = (char *)(triton_json ? triton_json : "");
+    req.amdgcn = (char *)(amdgcn ? amdgcn : "");
     req.client_host = c->host_name;
     req.reanalyze = c->reanalyze;
     req.omit_rows = !wants_rows(c);
     size_t packed_len = treg__v1__upload_request__get_packed_size(&req);
     uint8_t *packed = malloc(packed_len ? packed_len : 1);
-    int outcome = GO_ON;
     if (!packed) {
         item_failed(c, "file", path, "out of memory");
-        goto done;
+        return GO_ON;
     }
     treg__v1__upload_request__pack(&req, packed);
 
+    int outcome = GO_ON;
     tregc_response resp;
     char err[600];
     if (tregc_https_request(&c->https, "/v1/analyze", packed, packed_len, &resp, err, sizeof err) !=
         TREGC_NET_OK) {
         server_failed(c, "file", path, err);
-        outcome = STOP;
-    } else if (resp.status == 200) {
+        free(packed);
+        return STOP;
+    }
+    if (resp.status == 200) {
         Treg__V1__UploadResponse *up = treg__v1__upload_response__unpack(NULL, resp.len, resp.body);
         if (up && up->report) {
-            /* A blob stored before keeps its first uploader's name; show
+            /* A blob stored before keeps its first uploader's names; show
              * this upload's, as treg-analyze would. */
-            char *stored_name = up->report->file_name;
+            char *stored_name = up->report->file_name, *stored_entry = up->report->bundle_entry;
             up->report->file_name = (char *)path;
+            up->report->bundle_entry = (char *)(entry ? entry : "");
             add_report(c, up->report, up->stored_before);
             up->report->file_name = stored_name;
+            up->report->bundle_entry = stored_entry;
         } else
             item_failed(c, "file", path, "the server's answer is not an UploadResponse");
         if (up) treg__v1__upload_response__free_unpacked(up, NULL);
@@ -329,12 +340,127 @@ static int upload_one(cli *c, const char *path)
         item_failed(c, "file", path, line);
     }
     tregc_response_free(&resp);
-done:
     free(packed);
-    free(triton_json);
-    free(amdgcn);
-    free(json_path);
-    free(asm_path);
+    return outcome;
+}
+
+/* A container's walk: each code object inside is sent as it is met (its
+ * bytes live only as long as its bundle is being read). */
+typedef struct container_upload {
+    cli *c;
+    const char *path;
+    int outcome;
+    int sent, dropped;
+    char held[200];          /* targets --target left out */
+    char skipped_text[300];  /* entries that are not AMDGPU code objects */
+    json_object *objects, *skipped;
+} container_upload;
+
+static int upload_entry(void *ctx, const treg_embedded *e, treg_error *err)
+{
+    container_upload *u = ctx;
+    cli *c = u->c;
+    (void)err;
+    if (e->skipped) {
+        size_t at = strlen(u->skipped_text);
+        if (at + 1 < sizeof u->skipped_text)
+            snprintf(u->skipped_text + at, sizeof u->skipped_text - at, "%s%s (%s)",
+                     at ? ", " : "", e->entry_id, e->skipped);
+        if (u->skipped) {
+            json_object *o = json_object_new_object();
+            json_object_object_add(o, "bundle_entry", json_object_new_string(e->entry_id));
+            json_object_object_add(o, "where", json_object_new_string(e->where));
+            json_object_object_add(o, "reason", json_object_new_string(e->skipped));
+            json_object_array_add(u->skipped, o);
+        }
+        return 0;
+    }
+    if (c->target && e->target && !treg_target_matches(e->target, c->target)) {
+        u->dropped++;
+        size_t at = strlen(u->held);
+        if (!strstr(u->held, e->target) && at + strlen(e->target) + 3 < sizeof u->held)
+            snprintf(u->held + at, sizeof u->held - at, "%s%s", at ? ", " : "", e->target);
+        return 0;
+    }
+    char hash[65];
+    sha256_hex(e->bytes, e->len, hash);
+    if (u->objects) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "bundle_entry", json_object_new_string(e->entry_id));
+        json_object_object_add(o, "where", json_object_new_string(e->where));
+        json_object_object_add(o, "hash", json_object_new_string(hash));
+        json_object_object_add(o, "bytes", json_object_new_int64((int64_t)e->len));
+        json_object_array_add(u->objects, o);
+    }
+    u->sent++;
+    c->entry = e->entry_id;
+    u->outcome = upload_blob(c, u->path, e->entry_id, e->bytes, e->len, NULL, NULL);
+    c->entry = NULL;
+    fflush(stdout);
+    return u->outcome == STOP ? TREG_E_ARG : 0; /* stop the walk; the server said why */
+}
+
+static int upload_container(cli *c, const char *path, const uint8_t *bytes, size_t len)
+{
+    container_upload u = {.c = c, .path = path, .outcome = GO_ON};
+    if (c->json) {
+        u.objects = json_object_new_array();
+        u.skipped = json_object_new_array();
+    }
+    treg_error err = {0, ""};
+    treg_container_stats st;
+    int rc = treg_container_each(bytes, len, NULL, upload_entry, &u, &st, &err);
+    if (rc != TREG_OK && u.outcome != STOP) item_failed(c, "file", path, err.msg);
+    if (rc == TREG_OK && u.sent == 0 && u.dropped) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "no code object for --target %s (it holds %s)", c->target,
+                 u.held);
+        item_failed(c, "file", path, msg);
+    }
+    if (c->json) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "file", json_object_new_string(path));
+        json_object_object_add(o, "format", st.format ? json_object_new_string(st.format) : NULL);
+        json_object_object_add(o, "code_objects", u.objects);
+        json_object_object_add(o, "skipped", u.skipped);
+        json_object_object_add(o, "decompressed_bytes",
+                               json_object_new_int64((int64_t)st.decompressed));
+        json_object_array_add(c->containers, o);
+    } else if (!c->html && rc == TREG_OK) {
+        printf("%s: %s with %zu AMDGPU code object%s", path, st.format, st.objects,
+               st.objects == 1 ? "" : "s");
+        if (u.dropped) printf(" (%d not for --target)", u.dropped);
+        if (u.skipped_text[0]) printf("; skipped %s", u.skipped_text);
+        fputs("\n\n", stdout);
+    }
+    return u.outcome;
+}
+
+/* Sends one file: a code object with its Triton siblings, or every code
+ * object inside a container.  Returns STOP when the server cannot take more. */
+static int upload_one(cli *c, const char *path)
+{
+    size_t len;
+    char *bytes = tregc_slurp(path, &len);
+    if (!bytes) {
+        item_failed(c, "file", path, strerror(errno));
+        return GO_ON;
+    }
+    int outcome;
+    if (!tregc_is_amdgpu_elf((const unsigned char *)bytes, len)) {
+        outcome = upload_container(c, path, (const uint8_t *)bytes, len);
+    } else {
+        /* Triton's siblings travel with the blob; a missing one is normal. */
+        char *json_path = tregc_sibling(path, "json"), *asm_path = tregc_sibling(path, "amdgcn");
+        size_t sibling_len;
+        char *triton_json = json_path ? tregc_slurp(json_path, &sibling_len) : NULL;
+        char *amdgcn = asm_path ? tregc_slurp(asm_path, &sibling_len) : NULL;
+        outcome = upload_blob(c, path, NULL, (const uint8_t *)bytes, len, triton_json, amdgcn);
+        free(triton_json);
+        free(amdgcn);
+        free(json_path);
+        free(asm_path);
+    }
     free(bytes);
     return outcome;
 }
@@ -363,7 +489,10 @@ static int cmd_upload(cli *c, int argc, char **argv)
         fflush(stdout);
     }
     tregc_items_free(&items);
-    if (c->json) print_document(c);
+    if (c->json)
+        print_document(c);
+    else if (!c->html)
+        treg_cross_text(stdout, c->cross, &c->text.options);
     return c->failures ? 1 : 0;
 }
 
@@ -575,7 +704,7 @@ static int parse_count(const char *opt, const char *s, long min, long max, long 
 }
 
 /* Options of one command only: naming one elsewhere is a usage error. */
-enum { OPT_LIST = 1, OPT_UPLOAD = 2, OPT_REPORTS = 4 };
+enum { OPT_LIST = 1, OPT_UPLOAD = 2, OPT_REPORTS = 4, OPT_TARGET = 8 };
 
 /* --format html: every report of the run on one page, written at the end. */
 static int write_page(cli *c, char **inputs, int ninputs)
@@ -639,7 +768,7 @@ static int run(cli *c, int argc, char **argv)
             break;
         case 'g':
             c->target = optarg;
-            seen |= OPT_LIST;
+            seen |= OPT_TARGET;
             break;
         case 'l':
             if (parse_count("--limit", optarg, 0, INT_MAX, &c->limit)) return EXIT_USAGE;
@@ -699,7 +828,7 @@ static int run(cli *c, int argc, char **argv)
     char **args = argv + optind + 1;
     int allowed;
     if (strcmp(cmd, "upload") == 0) {
-        allowed = OPT_UPLOAD | OPT_REPORTS;
+        allowed = OPT_UPLOAD | OPT_REPORTS | OPT_TARGET;
         if (nargs < 1) {
             fprintf(stderr, "tregc: upload: give at least one FILE or DIR\n");
             return EXIT_USAGE;
@@ -715,7 +844,7 @@ static int run(cli *c, int argc, char **argv)
             return EXIT_USAGE;
         }
     } else if (strcmp(cmd, "list") == 0 || strcmp(cmd, "health") == 0) {
-        allowed = cmd[0] == 'l' ? OPT_LIST : 0;
+        allowed = cmd[0] == 'l' ? OPT_LIST | OPT_TARGET : 0;
         if (nargs != 0) {
             fprintf(stderr, "tregc: %s: takes no arguments, got '%.80s'\n", cmd, args[0]);
             return EXIT_USAGE;
@@ -725,8 +854,10 @@ static int run(cli *c, int argc, char **argv)
         return EXIT_USAGE;
     }
     if (seen & ~allowed) {
-        const char *which = (seen & ~allowed) & OPT_LIST
-                                ? "--kernel, --target, --limit and --offset are for list"
+        const char *which = (seen & ~allowed) & OPT_TARGET
+                                ? "--target is for list and upload"
+                            : (seen & ~allowed) & OPT_LIST
+                                ? "--kernel, --limit and --offset are for list"
                             : (seen & ~allowed) & OPT_UPLOAD
                                 ? "--reanalyze is for upload"
                                 : "--no-rows and the text views (--lines, --peak, --asm, ...) are "
@@ -775,6 +906,11 @@ static int run(cli *c, int argc, char **argv)
     if (c->json) {
         c->reports = json_object_new_array();
         c->errors = json_object_new_array();
+        c->containers = json_object_new_array();
+    }
+    if (!(c->cross = treg_cross_new())) {
+        fprintf(stderr, "tregc: out of memory\n");
+        return 1;
     }
     if (cmd[0] == 'u' || cmd[0] == 'f') {
         int status = cmd[0] == 'u' ? cmd_upload(c, nargs, args) : cmd_fetch(c, args[0]);
@@ -798,6 +934,8 @@ int main(int argc, char **argv)
     free(c.pages);
     json_object_put(c.reports);
     json_object_put(c.errors);
+    json_object_put(c.containers);
+    treg_cross_free(c.cross);
     free(c.analyzer_version);
     tregc_https_close(&c.https);
     tregc_config_free(&c.cfg);

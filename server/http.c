@@ -529,7 +529,8 @@ static void handle_analyze(request *r)
                           .triton_json = up->triton_json ? up->triton_json : "",
                           .triton_json_len = up->triton_json ? strlen(up->triton_json) : 0,
                           .amdgcn = up->amdgcn ? up->amdgcn : "",
-                          .amdgcn_len = up->amdgcn ? strlen(up->amdgcn) : 0};
+                          .amdgcn_len = up->amdgcn ? strlen(up->amdgcn) : 0,
+                          .bundle_entry = up->bundle_entry ? up->bundle_entry : ""};
     f->waiters = r;
     f->next = s->running;
     s->running = f;

@@ -403,6 +403,7 @@ int pool_submit(pool *p, const pool_job_spec *s, pool_done_fn done, void *arg)
         {s->code, s->code_len},
         {s->triton_json, s->triton_json_len},
         {s->amdgcn, s->amdgcn_len},
+        {s->bundle_entry, s->bundle_entry ? strlen(s->bundle_entry) : 0},
     };
     if (frame_build(f, FRAME_REQUEST_FIELDS, &j->frame, &j->frame_len) != 0) {
         job_free(j);

@@ -53,6 +53,7 @@ typedef struct pool_job_spec {
     size_t triton_json_len;
     const char *amdgcn;
     size_t amdgcn_len;
+    const char *bundle_entry; /* "" when the upload was a code object itself */
 } pool_job_spec;
 
 /* Called exactly once per submitted job, on the loop thread (for POOL_OK

@@ -97,10 +97,12 @@ static int run_job(int fd, const frame_field *f)
 {
     char *hash = field_str(&f[0]), *file_name = field_str(&f[1]), *client_host = field_str(&f[2]);
     char *json = f[5].len ? field_str(&f[5]) : NULL;
+    char *entry = f[7].len ? field_str(&f[7]) : NULL;
     int64_t created = 0;
     if (f[3].len == sizeof created) memcpy(&created, f[3].data, sizeof created);
     int rc;
-    if (hash == NULL || file_name == NULL || client_host == NULL || (f[5].len && json == NULL)) {
+    if (hash == NULL || file_name == NULL || client_host == NULL || (f[5].len && json == NULL) ||
+        (f[7].len && entry == NULL)) {
         rc = reply_text(fd, FRAME_FAILED, "worker: out of memory");
         goto out;
     }
@@ -123,7 +125,8 @@ static int run_job(int fd, const frame_field *f)
         goto out;
     }
     treg_pb_info info = {
-        .hash = hash, .file_name = file_name, .client_host = client_host, .created_unix = created};
+        .hash = hash, .file_name = file_name, .client_host = client_host, .created_unix = created,
+        .bundle_entry = entry};
     uint8_t *packed = NULL, *summary = NULL;
     size_t packed_len = 0, names_len = 0, summary_len = 0;
     char *names = kernel_names(report, &names_len);
@@ -143,6 +146,7 @@ out:
     free(file_name);
     free(client_host);
     free(json);
+    free(entry);
     return rc;
 }
 

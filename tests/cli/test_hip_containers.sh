@@ -17,7 +17,14 @@
 #     targets marked in text and JSON;
 #   - hostile containers (truncated, lying offsets and counts, a CCOB stating
 #     1 TiB, zstd and zlib bombs, a 2 GiB honest bomb, a lying section size
-#     and pointer): one line of error each, exit 1, and a bounded peak RSS.
+#     and pointer): one line of error each, exit 1, and a bounded peak RSS;
+#   - tregc against a real tregd (TLS on 127.0.0.1): `tregc upload app`
+#     extracts and sends each code object, every report's hash is the
+#     SHA-256 of its clang-offload-bundler twin and its figures are
+#     treg-analyze's; the server lists those 8 code objects and not the
+#     executable; app.hipfb's 4 objects (the same as app's first bundle) and
+#     a second upload of app are served as stored before; --target sends
+#     only gfx90a's; a hostile bundle is one line of error with nothing sent.
 set -uo pipefail
 prog=test_hip_containers.sh
 # shellcheck source=tests/cli/lib.sh
@@ -211,5 +218,80 @@ bad zstd-bomb-2g.hipfb "CCOB v3 states 2147483648 bytes uncompressed, past the l
 bad fatbin-size.exe "lies outside the file's"
 bad segment-pointer.exe ".hipFatBinSegment+0x0 points at .hip_fatbin+0x10, which is not the start of a bundle"
 bad not-a-bundle.hipfb "not a code object, offload bundle or ELF with GPU code"
+
+# --- tregc and tregd ------------------------------------------------------
+build=$(cd "$(dirname "$TREG_ANALYZE")/.." && pwd)
+TREGD=${TREGD:-$build/server/tregd}
+TREGC=${TREGC:-$build/client/tregc}
+if [[ -x $TREGD && -x $TREGC ]] && command -v openssl >/dev/null && command -v setsid >/dev/null; then
+  server_pid=""
+  trap '[[ -z $server_pid ]] || kill -KILL -- "-$server_pid" 2>/dev/null || true' EXIT
+  "$TREG_SOURCE_ROOT/deploy/make-certs.sh" "$out/certs" 127.0.0.1 >/dev/null || fail "deploy/make-certs.sh failed"
+  token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  printf 'test %s\n' "$("$TREGD" hash-token "$token" | grep -oE '[0-9a-f]{64}' | head -n1)" >"$out/tokens"
+  setsid "$TREGD" --listen 127.0.0.1:0 --port-file "$out/port" --cert "$out/certs/server.pem" \
+    --key "$out/certs/server.key" --store "$out/store" --tokens-file "$out/tokens" --workers 2 \
+    2>"$out/tregd.log" &
+  server_pid=$!
+  wait_port "$out/port" "$server_pid" "$out/tregd.log"
+  port=$(tr -dc '0-9' <"$out/port")
+  tc() { timeout 120 "$TREGC" --server "https://127.0.0.1:$port" --ca "$out/certs/ca.pem" --token "$token" "$@"; }
+  tc --format json upload "$hx/app" >"$out/tc-app.json" 2>"$out/tc.err" || fail "tregc upload app: $(cat "$out/tc.err")"
+  tc --format json upload "$hx/app" >"$out/tc-app2.json" 2>"$out/tc.err" || fail "tregc upload app (again): $(cat "$out/tc.err")"
+  tc --format json upload "$hx/app.hipfb" >"$out/tc-hipfb.json" 2>"$out/tc.err" || fail "tregc upload app.hipfb: $(cat "$out/tc.err")"
+  tc --format json --no-rows --target gfx90a upload "$hx/app" >"$out/tc-t.json" 2>"$out/tc.err" || fail "tregc upload --target: $(cat "$out/tc.err")"
+  tc --format json list >"$out/tc-list.json" 2>"$out/tc.err" || fail "tregc list: $(cat "$out/tc.err")"
+  msg=$(python3 - "$hx" "$out" <<'PY'
+import csv, hashlib, json, re, sys
+hx, out = sys.argv[1:3]
+sha = lambda p: hashlib.sha256(open(p, "rb").read()).hexdigest()
+rows = [r for r in csv.DictReader(open(f"{hx}/ENTRIES.tsv"), delimiter="\t")]
+twins = {(r["container"], r["bundle"], r["entry"]): sha(f"{hx}/{r['unbundled']}") for r in rows}
+local = json.load(open(f"{out}/app.json"))
+served = json.load(open(f"{out}/tc-app.json"))
+objs = served["containers"][0]["code_objects"]
+if len(served["reports"]) != 8 or len(objs) != 8:
+    sys.exit(f"tregc upload app: {len(served['reports'])} reports, {len(objs)} code objects")
+strip = lambda r: {k: v for k, v in r.items() if k not in ("file", "hash", "stored_before")}
+for r, o, l in zip(served["reports"], objs, local["reports"]):
+    bundle = re.search(r"bundle (\d+)", o["where"]).group(1)
+    want = twins[("app", bundle, r["bundle_entry"])]
+    if r["hash"] != want or o["hash"] != want:
+        sys.exit(f"{r['bundle_entry']} (bundle {bundle}): hash {r['hash']}, its unbundled twin {want}")
+    if r["stored_before"]:
+        sys.exit(f"{r['bundle_entry']}: stored before on a fresh store")
+    if strip(r) != strip(l):
+        sys.exit(f"{r['bundle_entry']}: tregc's report differs from treg-analyze's")
+again = json.load(open(f"{out}/tc-app2.json"))["reports"]
+if not all(r["stored_before"] for r in again) or len(again) != 8:
+    sys.exit("a second upload of app was analyzed again")
+hipfb = json.load(open(f"{out}/tc-hipfb.json"))["reports"]
+if len(hipfb) != 4 or not all(r["stored_before"] for r in hipfb):
+    sys.exit(f"app.hipfb: {[(r['target'], r['stored_before']) for r in hipfb]}: want 4 stored before")
+t = json.load(open(f"{out}/tc-t.json"))["reports"]
+if [r["target"] for r in t] != ["gfx90a", "gfx90a"]:
+    sys.exit(f"--target gfx90a sent {[r['target'] for r in t]}")
+listed = json.load(open(f"{out}/tc-list.json"))["reports"]
+hashes = {r["hash"] for r in listed}
+if hashes != {twins[k] for k in twins if k[0] == "app"} or sha(f"{hx}/app") in hashes:
+    sys.exit(f"the server lists {len(hashes)} reports, not app's 8 code objects")
+print("8 code objects sent by their own SHA-256 (their unbundled twins'), treg-analyze's figures; "
+      "the server holds those 8 and not the executable; app again and app.hipfb stored before; "
+      "--target sent gfx90a's 2")
+PY
+  ) || fail "tregc: $msg"
+  ok "tregc/tregd: $msg"
+  posts=$(grep -c '/v1/analyze' "$out/tregd.log" || true)
+  tc upload "$hx/bad/lying-offset.hipfb" >/dev/null 2>"$out/tc-bad.err" && fail "tregc: a hostile bundle was accepted"
+  [[ $(wc -l <"$out/tc-bad.err") -eq 1 ]] && grep -q "lying-offset.hipfb: offset 0x0, bundle 1: offload bundle entry 2" "$out/tc-bad.err" ||
+    fail "tregc on a hostile bundle: $(cat "$out/tc-bad.err")"
+  [[ $(grep -c '/v1/analyze' "$out/tregd.log" || true) == "$posts" ]] || fail "tregc sent something for a hostile bundle"
+  ok "tregc: a hostile bundle is one line of error, nothing sent"
+  kill -TERM "$server_pid"
+  wait "$server_pid" 2>/dev/null
+  server_pid=""
+else
+  echo "$prog: note: tregd/tregc or openssl not available; the served case skipped"
+fi
 
 echo "$prog: PASS ($checks checks)"
