@@ -351,8 +351,8 @@ typedef struct container_upload {
     const char *path;
     int outcome;
     int sent, dropped;
-    char held[200];          /* targets --target left out */
-    char skipped_text[300];  /* entries that are not AMDGPU code objects */
+    char held[200];         /* targets --target left out */
+    char skipped_text[300]; /* entries that are not AMDGPU code objects */
     json_object *objects, *skipped;
 } container_upload;
 
@@ -364,8 +364,8 @@ static int upload_entry(void *ctx, const treg_embedded *e, treg_error *err)
     if (e->skipped) {
         size_t at = strlen(u->skipped_text);
         if (at + 1 < sizeof u->skipped_text)
-            snprintf(u->skipped_text + at, sizeof u->skipped_text - at, "%s%s (%s)",
-                     at ? ", " : "", e->entry_id, e->skipped);
+            snprintf(u->skipped_text + at, sizeof u->skipped_text - at, "%s%s (%s)", at ? ", " : "",
+                     e->entry_id, e->skipped);
         if (u->skipped) {
             json_object *o = json_object_new_object();
             json_object_object_add(o, "bundle_entry", json_object_new_string(e->entry_id));
@@ -854,8 +854,7 @@ static int run(cli *c, int argc, char **argv)
         return EXIT_USAGE;
     }
     if (seen & ~allowed) {
-        const char *which = (seen & ~allowed) & OPT_TARGET
-                                ? "--target is for list and upload"
+        const char *which = (seen & ~allowed) & OPT_TARGET ? "--target is for list and upload"
                             : (seen & ~allowed) & OPT_LIST
                                 ? "--kernel, --limit and --offset are for list"
                             : (seen & ~allowed) & OPT_UPLOAD

@@ -172,10 +172,9 @@ enum { LABEL_W = 20, MAX_COLS_PER_TABLE = 4, CELL_W = 18, CELL = 64 };
 static void text_table(FILE *out, const treg_text_options *o, const treg_cross *x,
                        const cross_cell *g, size_t n, size_t w)
 {
-    static const char *const labels[] = {"VGPR peak / alloc", "AGPR peak / alloc",
-                                          "SGPR peak / alloc", "waves/SIMD (limit)",
-                                          "VGPRs to next wave", "SGPRs to next wave",
-                                          "scratch bytes",     "spill instructions"};
+    static const char *const labels[] = {
+        "VGPR peak / alloc",  "AGPR peak / alloc",  "SGPR peak / alloc", "waves/SIMD (limit)",
+        "VGPRs to next wave", "SGPRs to next wave", "scratch bytes",     "spill instructions"};
     char line[512];
     int at = snprintf(line, sizeof line, "    %-*s", LABEL_W, "");
     for (size_t i = 0; i < n && at < (int)sizeof line; i++) {
@@ -250,8 +249,8 @@ void treg_cross_text(FILE *out, treg_cross *x, const treg_text_options *o)
                            "bounds (see the kernel's report)");
         if (provisional)
             treg_text_line(out, o, NULL,
-                           "    * provisional: this target's register file and occupancy rules "
-                           "are not confirmed (see its report's note)");
+                           "    * provisional target: its register file and occupancy rules are "
+                           "unconfirmed (its report's note)");
         /* Which column is which input, when a target alone does not say. */
         if (legend)
             for (size_t k = 0; k < n; k++) {
@@ -290,9 +289,12 @@ json_object *treg_cross_json(treg_cross *x)
             if (c->entry[0])
                 json_object_object_add(t, "bundle_entry", json_object_new_string(c->entry));
             json_object_object_add(t, "provisional", json_object_new_boolean(c->provisional));
-            json_object_object_add(t, "vgpr", class_json(e->lower_bound, e->vgpr_peak, e->vgpr_alloc));
-            json_object_object_add(t, "agpr", class_json(e->lower_bound, e->agpr_peak, e->agpr_alloc));
-            json_object_object_add(t, "sgpr", class_json(e->lower_bound, e->sgpr_peak, e->sgpr_alloc));
+            json_object_object_add(t, "vgpr",
+                                   class_json(e->lower_bound, e->vgpr_peak, e->vgpr_alloc));
+            json_object_object_add(t, "agpr",
+                                   class_json(e->lower_bound, e->agpr_peak, e->agpr_alloc));
+            json_object_object_add(t, "sgpr",
+                                   class_json(e->lower_bound, e->sgpr_peak, e->sgpr_alloc));
             json_object_object_add(t, "waves_per_simd", json_object_new_int64(e->waves));
             json_object_object_add(t, "max_waves", json_object_new_int64(e->max_waves));
             json_object_object_add(t, "limited_by", json_object_new_string(e->limited_by));

@@ -267,6 +267,7 @@ static void j_report(FILE *out, const Treg__V1__Report *r)
     bool f = true;
     fputc('{', out);
     j_kstr(out, "file", r->file_name, &f);
+    j_kstr(out, "entry", r->bundle_entry, &f);
     j_kstr(out, "hash", r->hash, &f);
     j_kstr(out, "target", r->target, &f);
     j_kstr(out, "decoded_as", r->decoded_as, &f);

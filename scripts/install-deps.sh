@@ -2,7 +2,9 @@
 # Installs (or, with --check, only verifies) the Debian 12 packages needed to
 # build treg and run its whole test suite: compilers, CMake, Debian's LLVM 22
 # (libraries, llc/clang/lld for the fixtures and the oracle test, compiler-rt
-# for ASan/UBSan/libFuzzer builds with clang), libelf/libdw, msgpack-c, json-c,
+# for ASan/UBSan/libFuzzer builds with clang, clang-tools-22's
+# clang-offload-bundler for the HIP fixtures), libelf/libdw, zlib and zstd
+# (compressed offload bundles; the zstd command for fixtures), msgpack-c, json-c,
 # cmocka, python3 (oracle test), shellcheck (lint of the shell scripts), and
 # for the HTML report's browser test Debian's chromium with a font, Node.js
 # (Debian's nodejs and npm unless a node is already installed) and
@@ -23,8 +25,9 @@ die() {
 
 PACKAGES=(
   build-essential cmake pkg-config git ca-certificates
-  llvm-22 llvm-22-dev llvm-22-tools clang-22 lld-22 libclang-rt-22-dev
+  llvm-22 llvm-22-dev llvm-22-tools clang-22 clang-tools-22 lld-22 libclang-rt-22-dev
   libelf-dev libdw-dev libmsgpack-dev libjson-c-dev libyaml-dev libcmocka-dev
+  zlib1g-dev libzstd-dev zstd
   libprotobuf-c-dev protobuf-c-compiler libevent-dev libssl-dev libsqlite3-dev openssl curl
   python3 shellcheck clang-format cppcheck
   chromium fonts-dejavu-core
@@ -38,7 +41,8 @@ browser_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../tests/browser" && pwd)
 TOOLS=(
   cc:build-essential make:build-essential cmake:cmake pkg-config:pkg-config git:git
   clang-22:clang-22 llc-22:llvm-22 llvm-objdump-22:llvm-22 llvm-readelf-22:llvm-22
-  llvm-strip-22:llvm-22 ld.lld-22:lld-22 python3:python3 shellcheck:shellcheck
+  llvm-strip-22:llvm-22 llvm-objcopy-22:llvm-22 ld.lld-22:lld-22 zstd:zstd
+  /usr/lib/llvm-22/bin/clang-offload-bundler:clang-tools-22 python3:python3 shellcheck:shellcheck
   clang-format:clang-format cppcheck:cppcheck protoc-c:protobuf-c-compiler openssl:openssl
   curl:curl chromium:chromium node:nodejs npm:npm
 )

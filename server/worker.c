@@ -124,9 +124,11 @@ static int run_job(int fd, const frame_field *f)
         rc = reply_text(fd, FRAME_REJECTED, err.msg[0] ? err.msg : treg_status_name(err.code));
         goto out;
     }
-    treg_pb_info info = {
-        .hash = hash, .file_name = file_name, .client_host = client_host, .created_unix = created,
-        .bundle_entry = entry};
+    treg_pb_info info = {.hash = hash,
+                         .file_name = file_name,
+                         .client_host = client_host,
+                         .created_unix = created,
+                         .bundle_entry = entry};
     uint8_t *packed = NULL, *summary = NULL;
     size_t packed_len = 0, names_len = 0, summary_len = 0;
     char *names = kernel_names(report, &names_len);

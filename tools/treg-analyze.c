@@ -37,11 +37,11 @@ typedef struct tool {
     size_t npages;
     const char **targets; /* --target: keep only these processors (NULL: all) */
     size_t ntargets;
-    int target_dropped;        /* code objects of the file at hand that --target left out */
-    char held[200];            /* the targets they were for, for the message */
-    json_object *containers;   /* --format json: what each container held */
-    treg_cross *cross;         /* the same kernel across targets */
-    const char *entry;         /* the bundle entry being analyzed, for messages */
+    int target_dropped;      /* code objects of the file at hand that --target left out */
+    char held[200];          /* the targets they were for, for the message */
+    json_object *containers; /* --format json: what each container held */
+    treg_cross *cross;       /* the same kernel across targets */
+    const char *entry;       /* the bundle entry being analyzed, for messages */
 } tool;
 
 static void usage(FILE *f)
@@ -367,8 +367,8 @@ static int analyze_entry(void *ctx, const treg_embedded *e, treg_error *err)
         }
         size_t at = strlen(w->skipped_text);
         if (at + 1 < sizeof w->skipped_text)
-            snprintf(w->skipped_text + at, sizeof w->skipped_text - at, "%s%s (%s)",
-                     at ? ", " : "", e->entry_id, e->skipped);
+            snprintf(w->skipped_text + at, sizeof w->skipped_text - at, "%s%s (%s)", at ? ", " : "",
+                     e->entry_id, e->skipped);
         return TREG_OK;
     }
     if (e->target && !wanted_target(t, e->target)) {
@@ -408,8 +408,7 @@ static void analyze_container(tool *t, const char *path, const uint8_t *bytes, s
     if (t->json) {
         json_object *c = json_object_new_object();
         json_object_object_add(c, "file", json_object_new_string(path));
-        json_object_object_add(c, "format",
-                               st.format ? json_object_new_string(st.format) : NULL);
+        json_object_object_add(c, "format", st.format ? json_object_new_string(st.format) : NULL);
         json_object_object_add(c, "code_objects", w.objects);
         json_object_object_add(c, "skipped", w.skipped);
         json_object_object_add(c, "decompressed_bytes",
@@ -483,8 +482,8 @@ done:
      * folder is being walked (a cache holds many targets). */
     if (t->analyzed == before && t->target_dropped && !t->walking) {
         char msg[400];
-        snprintf(msg, sizeof msg, "no code object for --target %s%s (it holds %s)",
-                 t->targets[0], t->ntargets > 1 ? " ..." : "", t->held);
+        snprintf(msg, sizeof msg, "no code object for --target %s%s (it holds %s)", t->targets[0],
+                 t->ntargets > 1 ? " ..." : "", t->held);
         fail(t, path, msg);
     }
     free(bytes);

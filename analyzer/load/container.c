@@ -43,9 +43,9 @@
 static const char BUNDLE_MAGIC[] = "__CLANG_OFFLOAD_BUNDLE__"; /* 24 bytes, no NUL */
 enum {
     BUNDLE_MAGIC_LEN = 24,
-    BUNDLE_HEADER = 32,      /* magic + u64 entry count */
-    BUNDLE_ENTRY_MIN = 24,   /* offset, size, id length */
-    BUNDLE_ID_MAX = 1024,    /* an id is a target triple and features */
+    BUNDLE_HEADER = 32,    /* magic + u64 entry count */
+    BUNDLE_ENTRY_MIN = 24, /* offset, size, id length */
+    BUNDLE_ID_MAX = 1024,  /* an id is a target triple and features */
     CCOB_V1_HEADER = 20,
     CCOB_V2_HEADER = 24,
     CCOB_V3_HEADER = 32,
@@ -155,8 +155,8 @@ static const char *id_target(reader *r, const char *id)
     return NULL;
 }
 
-static int emit(reader *r, const char *id, const char *where, const char *why,
-                const uint8_t *bytes, size_t len)
+static int emit(reader *r, const char *id, const char *where, const char *why, const uint8_t *bytes,
+                size_t len)
 {
     treg_embedded e = {.entry_id = id,
                        .target = id ? id_target(r, id) : NULL,
@@ -239,7 +239,8 @@ static int read_bundle_table(reader *r, const uint8_t *b, size_t avail, const ch
         return treg_fail(r->err, TREG_E_FORMAT, "%s: truncated offload bundle header (%zu bytes)",
                          where, avail);
     uint64_t n = rd64(b + BUNDLE_MAGIC_LEN);
-    if (n == 0) return treg_fail(r->err, TREG_E_FORMAT, "%s: offload bundle with no entries", where);
+    if (n == 0)
+        return treg_fail(r->err, TREG_E_FORMAT, "%s: offload bundle with no entries", where);
     if (n > (avail - BUNDLE_HEADER) / BUNDLE_ENTRY_MIN)
         return treg_fail(r->err, TREG_E_FORMAT,
                          "%s: offload bundle states %llu entries; its %zu bytes hold at most %zu",
@@ -311,8 +312,8 @@ static int inflate_zlib(reader *r, const uint8_t *src, size_t n, uint8_t *dst, s
     if (zr == Z_STREAM_END && got == want) return TREG_OK;
     if (zr == Z_STREAM_END)
         return treg_fail(r->err, TREG_E_FORMAT,
-                         "%s: decompresses to %zu bytes, not the %zu its header states", where,
-                         got, want);
+                         "%s: decompresses to %zu bytes, not the %zu its header states", where, got,
+                         want);
     if ((zr == Z_BUF_ERROR || zr == Z_OK) && z.avail_out == 0)
         return treg_fail(r->err, TREG_E_FORMAT,
                          "%s: decompresses past the %zu bytes its header states", where, want);
@@ -344,17 +345,15 @@ static int inflate_zstd(reader *r, const uint8_t *src, size_t n, bool sized, uin
     }
     if (got != want)
         return treg_fail(r->err, TREG_E_FORMAT,
-                         "%s: decompresses to %zu bytes, not the %zu its header states", where,
-                         got, want);
+                         "%s: decompresses to %zu bytes, not the %zu its header states", where, got,
+                         want);
     return TREG_OK;
 }
 
 /* A compressed bundle: inflated into the arena, then read as a bundle. */
-static int read_ccob(reader *r, const uint8_t *b, size_t avail, const char *where,
-                     size_t *consumed)
+static int read_ccob(reader *r, const uint8_t *b, size_t avail, const char *where, size_t *consumed)
 {
-    if (avail < 8)
-        return treg_fail(r->err, TREG_E_FORMAT, "%s: truncated CCOB header", where);
+    if (avail < 8) return treg_fail(r->err, TREG_E_FORMAT, "%s: truncated CCOB header", where);
     unsigned version = rd16(b + 4), method = rd16(b + 6);
     size_t header;
     uint64_t total = 0, want;
@@ -374,8 +373,8 @@ static int read_ccob(reader *r, const uint8_t *b, size_t avail, const char *wher
                          version);
     }
     if (avail < header)
-        return treg_fail(r->err, TREG_E_FORMAT, "%s: truncated CCOB v%u header (%zu bytes)",
-                         where, version, avail);
+        return treg_fail(r->err, TREG_E_FORMAT, "%s: truncated CCOB v%u header (%zu bytes)", where,
+                         version, avail);
     if (version == 1) {
         want = rd32(b + 8);
     } else if (version == 2) {
@@ -409,12 +408,12 @@ static int read_ccob(reader *r, const uint8_t *b, size_t avail, const char *wher
                          (unsigned long long)r->lim.max_total, (unsigned long long)budget);
     if (want > UINT32_MAX)
         return treg_fail(r->err, TREG_E_LIMIT,
-                         "%s: CCOB v%u states %llu bytes uncompressed, past 4 GiB", where,
-                         version, (unsigned long long)want);
+                         "%s: CCOB v%u states %llu bytes uncompressed, past 4 GiB", where, version,
+                         (unsigned long long)want);
     if (want < BUNDLE_HEADER)
         return treg_fail(r->err, TREG_E_FORMAT,
-                         "%s: CCOB v%u states %llu bytes uncompressed, too few for a bundle",
-                         where, version, (unsigned long long)want);
+                         "%s: CCOB v%u states %llu bytes uncompressed, too few for a bundle", where,
+                         version, (unsigned long long)want);
     uint8_t *dst = malloc((size_t)want);
     if (!dst)
         return treg_fail(r->err, TREG_E_NOMEM, "%s: out of memory for %llu bytes", where,
@@ -545,7 +544,8 @@ static int read_any(reader *r, const uint8_t *b, size_t avail, const char *where
                          MAX_DEPTH);
     if (is_bundle(b, avail)) return read_bundle(r, b, avail, where, consumed);
     if (is_ccob(b, avail)) return read_ccob(r, b, avail, where, consumed);
-    if (is_offload_binary(b, avail)) return read_offload_binary(r, b, avail, where, depth, consumed);
+    if (is_offload_binary(b, avail))
+        return read_offload_binary(r, b, avail, where, depth, consumed);
     return treg_fail(r->err, TREG_E_FORMAT,
                      "%s: not an offload bundle, compressed bundle or offload binary", where);
 }
@@ -654,7 +654,10 @@ static int read_host_elf(reader *r, const uint8_t *bytes, size_t len, const char
         return treg_fail(r->err, TREG_E_MACHINE,
                          "an ELF for machine %u%s with no GPU code: not AMDGPU (224), and no "
                          ".hip_fatbin or .llvm.offloading section",
-                         machine, machine == 62 ? " (x86-64)" : machine == 183 ? " (AArch64)" : "");
+                         machine,
+                         machine == 62    ? " (x86-64)"
+                         : machine == 183 ? " (AArch64)"
+                                          : "");
     int rc = TREG_OK;
     size_t *starts = NULL, nstarts = 0;
     if (fatbin) {
@@ -709,8 +712,8 @@ static int read_host_elf(reader *r, const uint8_t *bytes, size_t len, const char
                              "bytes",
                              (unsigned long long)offloading->sh.sh_size,
                              (unsigned long long)offloading->sh.sh_offset, len);
-        rc = read_all(r, offloading->data, (size_t)offloading->sh.sh_size, ".llvm.offloading", 0,
-                      1, NULL, NULL);
+        rc = read_all(r, offloading->data, (size_t)offloading->sh.sh_size, ".llvm.offloading", 0, 1,
+                      NULL, NULL);
     }
     *format = fatbin && offloading ? "host ELF (.hip_fatbin, .llvm.offloading)"
               : fatbin             ? "host ELF (.hip_fatbin)"
@@ -731,7 +734,7 @@ int treg_container_each(const uint8_t *bytes, size_t len, const treg_container_l
     reader r = {.arena = &arena, .fn = fn, .ctx = ctx, .err = err};
     r.lim.max_bundle = lim && lim->max_bundle ? lim->max_bundle : DEFAULT_MAX_BUNDLE;
     uint64_t total = len > DEFAULT_MIN_TOTAL / TOTAL_PER_INPUT_BYTE ? len * TOTAL_PER_INPUT_BYTE
-                                                                  : DEFAULT_MIN_TOTAL;
+                                                                    : DEFAULT_MIN_TOTAL;
     r.lim.max_total = lim && lim->max_total ? lim->max_total : total;
     r.lim.max_entries = lim && lim->max_entries ? lim->max_entries : DEFAULT_MAX_ENTRIES;
 
@@ -749,7 +752,7 @@ int treg_container_each(const uint8_t *bytes, size_t len, const treg_container_l
                        "ELF class %u, data %u: only little-endian ELF64 files are read",
                        len > EI_CLASS ? bytes[EI_CLASS] : 0, len > EI_DATA ? bytes[EI_DATA] : 0);
     } else if (is_bundle(bytes, len) || is_ccob(bytes, len) || is_offload_binary(bytes, len)) {
-        format = is_bundle(bytes, len)  ? "offload bundle"
+        format = is_bundle(bytes, len) ? "offload bundle"
                  : is_ccob(bytes, len) ? "compressed offload bundle"
                                        : "offload binary";
         rc = read_all(&r, bytes, len, "", 0, 0, NULL, NULL);

@@ -786,9 +786,8 @@ void treg_report_free(treg_report *r)
 
 const char *treg_status_name(int code)
 {
-    static const char *const names[] = {"ok",          "out of memory",  "bad format",
-                                        "not AMDGPU",  "unknown target", "no kernel",
-                                        "undecodable", "bad argument",   "bad metadata",
-                                        "past a limit"};
+    static const char *const names[] = {
+        "ok",        "out of memory", "bad format",   "not AMDGPU",   "unknown target",
+        "no kernel", "undecodable",   "bad argument", "bad metadata", "past a limit"};
     return code >= 0 && code < (int)(sizeof names / sizeof names[0]) ? names[code] : "error";
 }

@@ -68,9 +68,68 @@
     }
     index.append(t);
     main.append(index);
+    const matrix = crossMatrix();
+    if (matrix) main.append(matrix);
   }
   const view = el('div', 'kernel-view');
   main.append(view);
+
+  /* The same kernel across targets (a fat binary's code objects, several
+   * caches): kernels x reports, each cell a link to that kernel's page. */
+  function crossMatrix() {
+    const byName = new Map();
+    for (const x of kernels) {
+      if (!byName.has(x.k.name)) byName.set(x.k.name, []);
+      byName.get(x.k.name).push(x);
+    }
+    const names = [...byName.keys()].filter((n) => new Set(byName.get(n).map((x) => x.r.target)).size > 1).sort();
+    if (names.length === 0) return null;
+    /* a column per input and target: a file's bundles of one entry are one column */
+    const key = (r) => [r.file, r.entry || '', r.target].join('\0');
+    const cols = [];
+    for (const r of DATA.reports)
+      if (!cols.some((c) => c.key === key(r)) && names.some((n) => byName.get(n).some((x) => x.r === r)))
+        cols.push({ key: key(r), r });
+    const nav = el('nav', 'matrix');
+    nav.append(el('h2', null, 'Across targets: VGPR peak / allocated · waves per SIMD (limited by)'));
+    const t = el('table');
+    const h = el('tr');
+    h.append(el('th', null, 'kernel'));
+    for (const { r } of cols) {
+      const th = el('th', 'target num', r.target + (r.provisional ? '*' : ''));
+      th.title = r.file + (r.entry ? ', entry ' + r.entry : '');
+      /* two columns of one target: say which input each is */
+      if (cols.filter((c) => c.r.target === r.target).length > 1) th.append(el('div', 'small', base(r.file)));
+      h.append(th);
+    }
+    t.append(h);
+    let lower = false;
+    for (const n of names) {
+      const tr = el('tr', 'kernel');
+      tr.append(el('td', null, n));
+      for (const c of cols) {
+        const x = byName.get(n).find((y) => key(y.r) === c.key);
+        const td = el('td', 'num');
+        if (x) {
+          const o = x.k.occ || {};
+          lower = lower || x.k.undecodable > 0;
+          const a = el('a', 'cell', (x.k.undecodable > 0 ? '≥' : '') + x.k.vgpr[0] + ' / ' + x.k.vgpr[1] +
+            ' · ' + o.waves + ' (' + (o.by || '?') + ')');
+          a.href = '#' + x.id;
+          td.append(a);
+        } else {
+          td.textContent = '—';
+        }
+        tr.append(td);
+      }
+      t.append(tr);
+    }
+    nav.append(t);
+    if (cols.some((c) => c.r.provisional))
+      nav.append(el('div', 'legend', '* provisional: this target\'s register file and occupancy rules are not confirmed (see its note)'));
+    if (lower) nav.append(el('div', 'legend', '≥ at least: words no one could decode; the peak is a lower bound'));
+    return nav;
+  }
 
   function choose() {
     const id = location.hash.slice(1);
@@ -93,6 +152,7 @@
     view.replaceChildren();
     document.title = k.name + ' — treg';
     sub.textContent = [r.target + (r.decoded_as && r.decoded_as !== r.target ? ' (decoded as ' + r.decoded_as + ')' : ''),
+      r.entry ? 'entry ' + r.entry : '',
       'kernel ' + k.name, r.hash ? 'sha256 ' + r.hash : '', 'treg ' + r.analyzer].filter(Boolean).join(' · ');
     if (r.note) view.append(el('div', 'note', r.note));
 

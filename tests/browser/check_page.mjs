@@ -17,6 +17,9 @@
 // of that line).  rows: the listing reaches the last instruction when
 // scrolled to the end, and hovering the plot shows an instruction.
 // kernels > 1: an index with one row per kernel, and choosing one shows it.
+// matrix {rows, cols, cells, provisional, last: {kernel, target}}: the kernel x
+// target matrix has that many kernels, target columns (that many marked
+// provisional) and linked cells; the last kernel's last cell shows its page.
 // literal: each text appears on the page as text (escaping), with only the
 // page's own two script elements and no img/b elements.
 // Prints "ok: ..." lines; exits 1 on the first failure.
@@ -79,6 +82,27 @@ try {
     if (cur !== 1) fail('the chosen kernel is not marked in the index');
     ok(`index of ${n} kernels; choosing "${label}" shows it`);
     await page.screenshot({ path: path.join(shots, `${name}-index.png`) });
+    await page.locator('nav.index tr.kernel').nth(0).click();
+    await page.waitForFunction((k) => document.querySelector('header .sub').textContent.includes('kernel ' + k), want.kernel);
+  }
+  if (want.matrix) {
+    const m = want.matrix;
+    const rows = await page.locator('nav.matrix tr.kernel').count();
+    const cols = await page.locator('nav.matrix th.target').count();
+    const cells = await page.locator('nav.matrix a.cell').count();
+    const prov = await page.$$eval('nav.matrix th.target', (ts) => ts.filter((t) => t.firstChild.textContent.endsWith('*')).length);
+    if (rows !== m.rows || cols !== m.cols || cells !== m.cells || prov !== m.provisional)
+      fail(`matrix ${rows} kernels x ${cols} targets (${prov} provisional), ${cells} cells; expected ` +
+        `${m.rows} x ${m.cols} (${m.provisional}), ${m.cells}`);
+    if (m.provisional && !(await page.textContent('nav.matrix')).includes('* provisional'))
+      fail('the matrix does not explain its provisional mark');
+    await page.screenshot({ path: path.join(shots, `${name}-matrix.png`) });
+    await page.locator('nav.matrix tr.kernel').last().locator('a.cell').last().click();
+    await page.waitForFunction(([k, t]) => {
+      const s = document.querySelector('header .sub').textContent;
+      return s.includes('kernel ' + k) && s.startsWith(t);
+    }, [m.last.kernel, m.last.target]);
+    ok(`matrix of ${rows} kernels x ${cols} targets (${prov} provisional); its last cell shows ${m.last.kernel} on ${m.last.target}`);
     await page.locator('nav.index tr.kernel').nth(0).click();
     await page.waitForFunction((k) => document.querySelector('header .sub').textContent.includes('kernel ' + k), want.kernel);
   }

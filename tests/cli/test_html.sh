@@ -52,6 +52,12 @@ want = {"kernels": len(kernels), "kernel": k["name"], "rows": k["instructions"],
         "peak": None, "click": None, "literal": literal}
 if peak.get("file") and peak.get("line"):
     want["peak"] = {"file": peak["file"], "line": peak["line"]}
+cross = doc.get("cross_target", [])
+if cross:
+    cols = {(t["file"], t.get("bundle_entry"), t["target"]): t["provisional"] for c in cross for t in c["targets"]}
+    want["matrix"] = {"rows": len(cross), "cols": len(cols), "cells": sum(len(c["targets"]) for c in cross),
+                      "provisional": sum(cols.values()),
+                      "last": {"kernel": cross[-1]["kernel"], "target": cross[-1]["targets"][-1]["target"]}}
 pick = None
 if mode == "peak" and want["peak"]:
     pick = next(l for l in lines if l["file"] == peak["file"] and l["line"] == peak["line"])
@@ -85,6 +91,11 @@ page names busiest "$fx/html/names-src" "$fx/html/names/names.hsaco" '<script>al
   '</script><script>alert(3)</script> <b>not bold</b> &amp; \u003c' '<img src=x onerror=alert(2)>.py'
 page spill busiest "$TREG_SOURCE_ROOT/tests/fixtures/src" "$fx/gfx90a/spill_kernel.hsaco"
 page big none - "$fx/html/big/big_kernel.hsaco"
+# One kernel on four targets (three of them Hygon's, provisional): the kernel x target matrix.
+hx=${TREG_HIP_FIXTURES:-}
+[[ -f $hx/hygon.hipfb ]] || fail "no HIP fixtures at ${hx:-(TREG_HIP_FIXTURES unset)}"
+page hygon none - "$hx/hygon.hipfb"
+page fatbin none "$TREG_SOURCE_ROOT/tests/fixtures/src/hip" "$hx/app"
 # A Hygon object with a word the substitute ISA cannot decode: a lower bound.
 if command -v "${OBJDUMP:-llvm-objdump-22}" >/dev/null 2>&1; then
   waitcnt=$(first_insn_addr "$fx/gfx906/loop_kernel.hsaco" gfx906 s_waitcnt)

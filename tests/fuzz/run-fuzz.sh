@@ -5,6 +5,8 @@
 #   fuzz_analyze  the whole pipeline, treg_analyze on the input bytes
 #   fuzz_asm      the assembly text front end (seeds: every .amdgcn and .s of the
 #                 corpus and the fixtures, and tests/cli/data)
+#   fuzz_container  the container reader (seeds: the HIP fixtures' executables,
+#                 libraries and bundles, small ones, and their hostile variants)
 #   fuzz_render   a server's answer as tregc takes it: unpack a Report, draw
 #                 every text view, the HTML page and the JSON (seeds: the
 #                 .hsaco seeds analyzed and packed by report_seeds)
@@ -30,7 +32,7 @@ seconds=${2:-60}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=${TREG_CORPUS:-$src/../shared/corpus}
 cc=${CC:-clang-22}
-read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze fuzz_asm fuzz_render}"
+read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze fuzz_asm fuzz_container fuzz_render}"
 read -r -a extra <<<"${FUZZ_ARGS:-}"
 
 cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER="$cc" -DTREG_FUZZ=ON \
@@ -69,6 +71,20 @@ find "$corpus" "$fixtures" "$src/tests/cli/data" \( -name '*.amdgcn' -o -name '*
   cp -f "$f" "$asm_seeds/$(echo "$f" | md5sum | cut -c1-16).s"
 done
 
+# Container seeds: the HIP fixtures under 200 KB (the bombs excluded: they
+# state more than the fuzz target's limits and only say so).
+hip_fixtures=${TREG_HIP_FIXTURES:-$build/fixtures-hip}
+if [[ ! -d $hip_fixtures ]]; then
+  "$src/tests/fixtures/make-hip-fixtures.sh" "$hip_fixtures" >&2 ||
+    echo "note: could not build the HIP fixtures; fuzz_container without them" >&2
+fi
+container_seeds=$build/fuzz-seeds-container
+mkdir -p "$container_seeds"
+find "$hip_fixtures" -maxdepth 2 -type f -size -200k ! -name '*bomb*' ! -name '*.tsv' -print0 2>/dev/null |
+  while IFS= read -r -d '' f; do
+    cp -f "$f" "$container_seeds/$(echo "$f" | md5sum | cut -c1-16)"
+  done
+
 render_seeds=$build/fuzz-seeds-render
 mkdir -p "$render_seeds"
 if [[ " ${targets[*]} " == *" fuzz_render "* ]]; then
@@ -86,6 +102,9 @@ for t in "${targets[@]}"; do
   elif [[ $t == fuzz_asm ]]; then
     seed_dir=$asm_seeds
     maxlen=262144
+  elif [[ $t == fuzz_container ]]; then
+    seed_dir=$container_seeds
+    maxlen=262144 # the executables run to ~96 KB
   fi
   echo "== $t for ${seconds}s" >&2
   "$build/tests/fuzz/$t" -max_total_time="$seconds" -max_len="$maxlen" \
