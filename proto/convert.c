@@ -3,6 +3,7 @@
  * copied twice and everything is freed before returning. */
 #include "convert.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -292,6 +293,22 @@ int treg_pb_pack_report(const treg_report *r, const treg_pb_info *info, uint8_t 
     pr.decoded_as = str(r->decoded_as);
     pr.provisional = r->provisional != 0;
     pr.target_note = str(r->target_note);
+    /* A bundle entry labelled for another processor than its code object
+     * (a hand-made or relabelled bundle): the object's own target is the
+     * one analyzed, and the report says so. */
+    char note[600];
+    const char *named = info && info->bundle_entry ? strstr(info->bundle_entry, "--gfx") : NULL;
+    size_t named_len = named ? strcspn(named + 2, ":") : 0;
+    if (named && r->target &&
+        (strlen(r->target) != named_len || strncmp(named + 2, r->target, named_len) != 0)) {
+        snprintf(note, sizeof note,
+                 "%s%sthe bundle entry names %.*s, the code object %s: %s's "
+                 "figures are shown",
+                 r->target_note ? r->target_note : "",
+                 r->target_note && r->target_note[0] ? " " : "", (int)named_len, named + 2,
+                 r->target, r->target);
+        pr.target_note = note;
+    }
     pr.asm_note = str(r->asm_note);
     pr.analyzer_version = str(r->analyzer_version);
     pr.llvm_version = str(r->llvm_version);

@@ -14,6 +14,7 @@
 #include "convert.h"
 #include "frame.h"
 #include "store.h"
+#include "treg/container.h"
 #include "treg/analyzer.h"
 
 static int read_full(int fd, void *buf, size_t len)
@@ -121,6 +122,16 @@ static int run_job(int fd, const frame_field *f)
     treg_report *report = NULL;
     treg_error err = {0};
     if (treg_analyze(f[4].data, f[4].len, &opt, &report, &err) != TREG_OK) {
+        /* The store holds code objects, never the programs around them:
+         * say what to do with a HIP executable or bundle sent as it is. */
+        treg_container_stats st;
+        treg_error cerr = {0, ""};
+        if ((err.code == TREG_E_MACHINE || err.code == TREG_E_FORMAT) &&
+            treg_container_each(f[4].data, f[4].len, NULL, NULL, NULL, &st, &cerr) == TREG_OK)
+            snprintf(err.msg, sizeof err.msg,
+                     "a %s with %zu AMDGPU code objects inside, not a code object: tregc upload "
+                     "extracts and sends each one",
+                     st.format, st.objects);
         rc = reply_text(fd, FRAME_REJECTED, err.msg[0] ? err.msg : treg_status_name(err.code));
         goto out;
     }

@@ -192,6 +192,16 @@ grep -q "^    \* provisional target: " "$out/hygon.txt" || fail "hygon (text): t
 awk '/across 4 code objects/,/^$/' "$out/hygon.txt" | awk 'length > 100 { exit 1 }' || fail "hygon (text): a table line past 100 columns"
 ok "text: the cross-target table, provisional targets marked and explained, within 100 columns"
 
+# an entry labelled for another processor than its object: the object's target, and a note
+"$TREG_ANALYZE" --format json --no-rows "$hx/mislabelled.hipfb" >"$out/mis.json" || fail "mislabelled.hipfb failed"
+python3 - "$out/mis.json" <<'PY' || fail "mislabelled.hipfb: see above"
+import json, sys
+r = json.load(open(sys.argv[1]))["reports"][0]
+if r["target"] != "gfx906" or "the bundle entry names gfx926, the code object gfx906" not in r.get("target_note", ""):
+    sys.exit(f"mislabelled.hipfb: target {r['target']}, note {r.get('target_note')!r}")
+PY
+ok "an entry labelled gfx926 over a gfx906 object: analyzed as gfx906, the note says so"
+
 # --- hostile containers ------------------------------------------------------
 bad() { # FILE PHRASE
   local f=$hx/bad/$1 rc

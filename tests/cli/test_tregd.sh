@@ -246,6 +246,15 @@ code=$(post "$work/up-g.bin" "$work/e.bin")
 [[ $code == 422 ]] || fail "garbage ELF: HTTP $code"
 [[ $(pb error "$work/e.bin") == "status=422 message="?* ]] || fail "422 body: $(pb error "$work/e.bin")"
 
+# a HIP executable sent as it is (tregc would extract it) -> 422 saying what to do
+if [[ -f ${TREG_HIP_FIXTURES:-}/app ]]; then
+  pb upload "$TREG_HIP_FIXTURES/app" app >"$work/up-x.bin"
+  code=$(post "$work/up-x.bin" "$work/ex.bin")
+  [[ $code == 422 && $(pb error "$work/ex.bin") == *"host ELF (.hip_fatbin) with 8 AMDGPU code objects inside, not a code object: tregc upload extracts and sends each one"* ]] ||
+    fail "HIP executable: HTTP $code $(pb error "$work/ex.bin")"
+  echo "$prog: ok: a HIP executable sent whole: 422, naming its 8 code objects and tregc upload"
+fi
+
 # listing: newest first, filters, paging
 code=$(req GET /v1/reports "$work/l.bin" "${auth[@]}")
 [[ $code == 200 ]] || fail "list: HTTP $code"
