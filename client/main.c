@@ -22,6 +22,7 @@
  * objects, never executables. */
 #include <errno.h>
 #include <event2/http.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <json-c/json.h>
 #include <limits.h>
@@ -29,6 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -440,6 +443,24 @@ static int upload_container(cli *c, const char *path, const uint8_t *bytes, size
  * object inside a container.  Returns STOP when the server cannot take more. */
 static int upload_one(cli *c, const char *path)
 {
+    /* A container is mapped, not read: a ROCm library runs to gigabytes,
+     * of which only the offload sections are touched. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    unsigned char head[20];
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (off_t)sizeof head &&
+        pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head &&
+        !tregc_is_amdgpu_elf(head, sizeof head)) {
+        void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        close(fd);
+        if (map != MAP_FAILED) {
+            int outcome = upload_container(c, path, map, (size_t)st.st_size);
+            munmap(map, (size_t)st.st_size);
+            return outcome;
+        }
+    } else if (fd >= 0) {
+        close(fd);
+    }
     size_t len;
     char *bytes = tregc_slurp(path, &len);
     if (!bytes) {

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -423,22 +425,50 @@ static void analyze_container(tool *t, const char *path, const uint8_t *bytes, s
     }
 }
 
+static bool is_code_object(const uint8_t *b, size_t n)
+{
+    return n >= 20 && memcmp(b, "\177ELF", 4) == 0 && b[18] == 0xE0 && b[19] == 0;
+}
+
+/* A regular file that is not a code object is mapped, not read: a ROCm
+ * library runs to gigabytes, of which only the offload sections are
+ * touched.  1 when it was handled here. */
+static int mapped_container(tool *t, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    uint8_t head[20];
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof head ||
+        pread(fd, head, sizeof head, 0) != (ssize_t)sizeof head ||
+        is_code_object(head, sizeof head)) {
+        if (fd >= 0) close(fd);
+        return 0;
+    }
+    size_t len = (size_t)st.st_size;
+    void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) return 0;
+    analyze_container(t, path, map, len);
+    munmap(map, len);
+    return 1;
+}
+
 static void analyze_file(tool *t, const char *path)
 {
     char why[256];
     size_t len;
-    char *bytes = slurp(path, &len, why, sizeof why);
-    if (!bytes) {
-        fail(t, path, why);
-        return;
-    }
     int before = t->analyzed;
     t->target_dropped = 0;
     t->held[0] = 0;
     bool text = has_suffix(path, ".amdgcn") || has_suffix(path, ".s");
+    char *bytes = NULL;
+    if (!text && mapped_container(t, path)) goto done;
+    if (!(bytes = slurp(path, &len, why, sizeof why))) {
+        fail(t, path, why);
+        return;
+    }
     /* Not a code object (nor its text): what it holds. */
-    if (!text && !(len >= 20 && memcmp(bytes, "\177ELF", 4) == 0 &&
-                   ((const uint8_t *)bytes)[18] == 0xE0 && ((const uint8_t *)bytes)[19] == 0)) {
+    if (!text && !is_code_object((const uint8_t *)bytes, len)) {
         analyze_container(t, path, (const uint8_t *)bytes, len);
         goto done;
     }
