@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "targets/targets.h"
+#include "util/bytes.h"
 #include "util/error.h"
 
 #ifndef EM_AMDGPU
@@ -75,21 +76,6 @@ typedef struct loader {
     size_t nsyms;
 } loader;
 
-static uint16_t rd16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-    return rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
-
 /* [off, off + size) lies inside a buffer of len bytes. */
 static bool in_bounds(uint64_t off, uint64_t size, size_t len)
 {
@@ -143,15 +129,15 @@ static int check_header(const uint8_t *b, size_t len, treg_error *err)
     if (len < ELF64_EHDR_SIZE)
         return treg_fail(err, TREG_E_FORMAT, "truncated: ELF header needs %d bytes, file has %zu",
                          ELF64_EHDR_SIZE, len);
-    unsigned machine = rd16(b + 18);
+    unsigned machine = treg_rd16(b + 18);
     if (machine != EM_AMDGPU)
         return treg_fail(err, TREG_E_MACHINE, "ELF machine %u (%s) is not AMDGPU (0xE0)", machine,
                          machine_name(machine));
 
-    uint64_t shoff = rd64(b + 40);
-    unsigned shentsize = rd16(b + 58), shnum = rd16(b + 60);
-    uint64_t phoff = rd64(b + 32);
-    unsigned phentsize = rd16(b + 54), phnum = rd16(b + 56);
+    uint64_t shoff = treg_rd64(b + 40);
+    unsigned shentsize = treg_rd16(b + 58), shnum = treg_rd16(b + 60);
+    uint64_t phoff = treg_rd64(b + 32);
+    unsigned phentsize = treg_rd16(b + 54), phnum = treg_rd16(b + 56);
     uint64_t nsections = shnum;
     if (shoff == 0 && shnum != 0)
         return treg_fail(err, TREG_E_FORMAT, "section header table at offset 0");
@@ -163,8 +149,8 @@ static int check_header(const uint8_t *b, size_t len, treg_error *err)
             return treg_fail(err, TREG_E_FORMAT,
                              "truncated: section header table past end of file");
         /* Extended numbering: the real counts sit in section header 0. */
-        if (shnum == 0) nsections = rd64(b + shoff + 32);
-        if (phnum == PN_XNUM) phnum = rd32(b + shoff + 44);
+        if (shnum == 0) nsections = treg_rd64(b + shoff + 32);
+        if (phnum == PN_XNUM) phnum = treg_rd32(b + shoff + 44);
         if (nsections > (len - shoff) / ELF64_SHDR_SIZE)
             return treg_fail(err, TREG_E_FORMAT,
                              "truncated: section header table past end of file");
@@ -331,15 +317,15 @@ static bool has_accum_offset(unsigned mach)
 /* Bit positions from llvm/Support/AMDHSAKernelDescriptor.h. */
 static void decode_kd(const uint8_t *d, unsigned mach, treg_kd *kd)
 {
-    kd->group_segment_fixed_size = rd32(d + KD_GROUP_SEGMENT_FIXED_SIZE);
-    kd->private_segment_fixed_size = rd32(d + KD_PRIVATE_SEGMENT_FIXED_SIZE);
-    kd->kernarg_size = rd32(d + KD_KERNARG_SIZE);
-    kd->entry_byte_offset = (int64_t)rd64(d + KD_ENTRY_BYTE_OFFSET);
-    kd->rsrc3 = rd32(d + KD_RSRC3);
-    kd->rsrc1 = rd32(d + KD_RSRC1);
-    kd->rsrc2 = rd32(d + KD_RSRC2);
-    kd->code_properties = rd16(d + KD_CODE_PROPERTIES);
-    kd->kernarg_preload = rd16(d + KD_KERNARG_PRELOAD);
+    kd->group_segment_fixed_size = treg_rd32(d + KD_GROUP_SEGMENT_FIXED_SIZE);
+    kd->private_segment_fixed_size = treg_rd32(d + KD_PRIVATE_SEGMENT_FIXED_SIZE);
+    kd->kernarg_size = treg_rd32(d + KD_KERNARG_SIZE);
+    kd->entry_byte_offset = (int64_t)treg_rd64(d + KD_ENTRY_BYTE_OFFSET);
+    kd->rsrc3 = treg_rd32(d + KD_RSRC3);
+    kd->rsrc1 = treg_rd32(d + KD_RSRC1);
+    kd->rsrc2 = treg_rd32(d + KD_RSRC2);
+    kd->code_properties = treg_rd16(d + KD_CODE_PROPERTIES);
+    kd->kernarg_preload = treg_rd16(d + KD_KERNARG_PRELOAD);
 
     kd->vgpr_blocks = kd->rsrc1 & 0x3f;
     kd->sgpr_blocks = (kd->rsrc1 >> 6) & 0xf;

@@ -34,6 +34,7 @@
 #include <zstd_errors.h>
 
 #include "util/arena.h"
+#include "util/bytes.h"
 #include "util/error.h"
 
 #ifndef EM_AMDGPU
@@ -73,19 +74,6 @@ typedef struct reader {
     treg_error *err;
 } reader;
 
-static uint16_t rd16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-static uint32_t rd32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static uint64_t rd64(const uint8_t *p)
-{
-    return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
-
 static bool is_bundle(const uint8_t *b, size_t n)
 {
     return n >= BUNDLE_MAGIC_LEN && memcmp(b, BUNDLE_MAGIC, BUNDLE_MAGIC_LEN) == 0;
@@ -105,7 +93,7 @@ static bool is_elf64le(const uint8_t *b, size_t n)
 }
 static bool is_amdgpu_elf(const uint8_t *b, size_t n)
 {
-    return is_elf64le(b, n) && rd16(b + 18) == EM_AMDGPU;
+    return is_elf64le(b, n) && treg_rd16(b + 18) == EM_AMDGPU;
 }
 static bool is_bitcode(const uint8_t *b, size_t n)
 {
@@ -193,7 +181,7 @@ static int classify(reader *r, const char *id, const char *where, const uint8_t 
     else if (is_bitcode(b, n))
         why = "LLVM bitcode (-fgpu-rdc): code objects are made when the program is linked";
     else if (is_elf64le(b, n))
-        why = fmt(r, "an ELF for machine %u, not AMDGPU", rd16(b + 18));
+        why = fmt(r, "an ELF for machine %u, not AMDGPU", treg_rd16(b + 18));
     else
         why = "not an AMDGPU code object";
     if (!why) return treg_fail(r->err, TREG_E_NOMEM, "out of memory");
@@ -238,7 +226,7 @@ static int read_bundle_table(reader *r, const uint8_t *b, size_t avail, const ch
     if (avail < BUNDLE_HEADER)
         return treg_fail(r->err, TREG_E_FORMAT, "%s: truncated offload bundle header (%zu bytes)",
                          where, avail);
-    uint64_t n = rd64(b + BUNDLE_MAGIC_LEN);
+    uint64_t n = treg_rd64(b + BUNDLE_MAGIC_LEN);
     if (n == 0)
         return treg_fail(r->err, TREG_E_FORMAT, "%s: offload bundle with no entries", where);
     if (n > (avail - BUNDLE_HEADER) / BUNDLE_ENTRY_MIN)
@@ -260,9 +248,9 @@ static int read_bundle_table(reader *r, const uint8_t *b, size_t avail, const ch
             return treg_fail(r->err, TREG_E_FORMAT,
                              "%s: offload bundle truncated in entry %llu of %llu", where,
                              (unsigned long long)i + 1, (unsigned long long)n);
-        off[i] = rd64(b + pos);
-        size[i] = rd64(b + pos + 8);
-        uint64_t idlen = rd64(b + pos + 16);
+        off[i] = treg_rd64(b + pos);
+        size[i] = treg_rd64(b + pos + 8);
+        uint64_t idlen = treg_rd64(b + pos + 16);
         pos += BUNDLE_ENTRY_MIN;
         if (idlen == 0 || idlen > BUNDLE_ID_MAX || idlen > avail - pos)
             return treg_fail(r->err, TREG_E_FORMAT,
@@ -354,7 +342,7 @@ static int inflate_zstd(reader *r, const uint8_t *src, size_t n, bool sized, uin
 static int read_ccob(reader *r, const uint8_t *b, size_t avail, const char *where, size_t *consumed)
 {
     if (avail < 8) return treg_fail(r->err, TREG_E_FORMAT, "%s: truncated CCOB header", where);
-    unsigned version = rd16(b + 4), method = rd16(b + 6);
+    unsigned version = treg_rd16(b + 4), method = treg_rd16(b + 6);
     size_t header;
     uint64_t total = 0, want;
     switch (version) {
@@ -376,13 +364,13 @@ static int read_ccob(reader *r, const uint8_t *b, size_t avail, const char *wher
         return treg_fail(r->err, TREG_E_FORMAT, "%s: truncated CCOB v%u header (%zu bytes)", where,
                          version, avail);
     if (version == 1) {
-        want = rd32(b + 8);
+        want = treg_rd32(b + 8);
     } else if (version == 2) {
-        total = rd32(b + 8);
-        want = rd32(b + 12);
+        total = treg_rd32(b + 8);
+        want = treg_rd32(b + 12);
     } else {
-        total = rd64(b + 8);
-        want = rd64(b + 16);
+        total = treg_rd64(b + 8);
+        want = treg_rd64(b + 16);
     }
     if (version > 1 && (total < header || total > avail))
         return treg_fail(r->err, TREG_E_FORMAT,
@@ -476,8 +464,8 @@ static int read_offload_binary(reader *r, const uint8_t *b, size_t avail, const 
 {
     if (avail < OFFLOAD_HEADER)
         return treg_fail(r->err, TREG_E_FORMAT, "%s: truncated offload binary header", where);
-    unsigned version = rd32(b + 4);
-    uint64_t size = rd64(b + 8), eoff = rd64(b + 16), esize = rd64(b + 24);
+    unsigned version = treg_rd32(b + 4);
+    uint64_t size = treg_rd64(b + 8), eoff = treg_rd64(b + 16), esize = treg_rd64(b + 24);
     if (version != 1)
         return treg_fail(r->err, TREG_E_FORMAT,
                          "%s: offload binary version %u (version 1 is known)", where, version);
@@ -494,8 +482,9 @@ static int read_offload_binary(reader *r, const uint8_t *b, size_t avail, const 
     int rc = count_entries(r, 1, where);
     if (rc != TREG_OK) return rc;
     const uint8_t *e = b + eoff;
-    unsigned image_kind = rd16(e), kind = rd16(e + 2);
-    uint64_t soff = rd64(e + 8), nstr = rd64(e + 16), ioff = rd64(e + 24), isize = rd64(e + 32);
+    unsigned image_kind = treg_rd16(e), kind = treg_rd16(e + 2);
+    uint64_t soff = treg_rd64(e + 8), nstr = treg_rd64(e + 16), ioff = treg_rd64(e + 24),
+             isize = treg_rd64(e + 32);
     if (soff > size || nstr > (size - soff) / 16)
         return treg_fail(r->err, TREG_E_FORMAT,
                          "%s: offload binary string table (%llu strings at %llu) lies outside "
@@ -510,8 +499,8 @@ static int read_offload_binary(reader *r, const uint8_t *b, size_t avail, const 
                          (unsigned long long)size);
     const char *triple = NULL, *arch = NULL;
     for (uint64_t i = 0; i < nstr; i++) {
-        const char *k = string_at(b, (size_t)size, rd64(b + soff + 16 * i));
-        const char *v = string_at(b, (size_t)size, rd64(b + soff + 16 * i + 8));
+        const char *k = string_at(b, (size_t)size, treg_rd64(b + soff + 16 * i));
+        const char *v = string_at(b, (size_t)size, treg_rd64(b + soff + 16 * i + 8));
         if (!k || !v)
             return treg_fail(r->err, TREG_E_FORMAT,
                              "%s: offload binary string %llu lies outside its bytes", where,
@@ -596,26 +585,120 @@ static const section *find_section(const section *s, size_t n, const char *name)
     return NULL;
 }
 
-/* The address a .hipFatBinSegment pointer holds: the field itself in an
- * executable, or a shared library's R_X86_64_RELATIVE addend for it
- * (lld leaves the field 0). */
-static uint64_t hipf_pointer(const section *s, size_t n, uint64_t field_addr, uint64_t value)
+static int cmp_size(const void *a, const void *b)
 {
-    if (value) return value;
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct relative {
+    uint64_t where, addend;
+} relative;
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_section_addr(const void *a, const void *b)
+{
+    uint64_t x = (*(const section *const *)a)->sh.sh_addr;
+    uint64_t y = (*(const section *const *)b)->sh.sh_addr;
+    return x < y ? -1 : x > y;
+}
+
+/* Every R_X86_64_RELATIVE relocation of the file, sorted by the address
+ * it fills (a shared library's .hipFatBinSegment pointers are these: lld
+ * leaves the fields 0). */
+static relative *relatives(reader *r, const section *s, size_t n, size_t *count)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i].sh.sh_type == SHT_RELA && s[i].data && s[i].sh.sh_entsize == 24)
+            total += (size_t)(s[i].sh.sh_size / 24);
+    relative *v = treg_arena_calloc(r->arena, total ? total : 1, sizeof *v);
+    if (!v) return NULL;
+    size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         if (s[i].sh.sh_type != SHT_RELA || !s[i].data || s[i].sh.sh_entsize != 24) continue;
         for (uint64_t o = 0; o + 24 <= s[i].sh.sh_size; o += 24) {
             const uint8_t *rel = s[i].data + o;
-            if (rd64(rel) == field_addr && (rd64(rel + 8) & 0xffffffff) == R_X86_64_RELATIVE_TYPE)
-                return rd64(rel + 16);
+            if ((treg_rd64(rel + 8) & 0xffffffff) != R_X86_64_RELATIVE_TYPE) continue;
+            v[k].where = treg_rd64(rel);
+            v[k++].addend = treg_rd64(rel + 16);
         }
     }
-    return 0;
+    qsort(v, k, sizeof *v, cmp_u64); /* where is the first member */
+    *count = k;
+    return v;
+}
+
+/* The .hipFatBinSegment wrappers (one per translation unit) point at their
+ * bundles: one inside .hip_fatbin must be at a bundle read there, one
+ * elsewhere is read where it points.  Pointers are taken once each, and
+ * every lookup is a binary search, so a hostile table costs n log n. */
+static int read_wrappers(reader *r, const section *secs, size_t n, const section *segment,
+                         const section *fatbin, const size_t *starts, size_t nstarts)
+{
+    size_t nrec = (size_t)(segment->sh.sh_size / HIPF_RECORD), np = 0, nrel = 0, nalloc = 0;
+    uint64_t *ptr = treg_arena_calloc(r->arena, nrec ? nrec : 1, sizeof *ptr);
+    const section **alloc = treg_arena_calloc(r->arena, n ? n : 1, sizeof *alloc);
+    if (!ptr || !alloc) return treg_fail(r->err, TREG_E_NOMEM, "out of memory");
+    relative *rel = NULL;
+    for (size_t i = 0; i < nrec; i++) {
+        const uint8_t *w = segment->data + i * HIPF_RECORD;
+        if (treg_rd32(w) != 0x48495046u) continue; /* "HIPF" */
+        uint64_t p = treg_rd64(w + 8), field = segment->sh.sh_addr + i * HIPF_RECORD + 8;
+        if (!p) {
+            if (!rel && !(rel = relatives(r, secs, n, &nrel)))
+                return treg_fail(r->err, TREG_E_NOMEM, "out of memory");
+            const relative *hit = bsearch(&field, rel, nrel, sizeof *rel, cmp_u64);
+            p = hit ? hit->addend : 0;
+        }
+        if (p) ptr[np++] = p; /* 0: a relocatable object, resolved at link time */
+    }
+    qsort(ptr, np, sizeof *ptr, cmp_u64);
+    for (size_t i = 0; i < n; i++)
+        if ((secs[i].sh.sh_flags & SHF_ALLOC) && secs[i].data) alloc[nalloc++] = &secs[i];
+    qsort(alloc, nalloc, sizeof *alloc, cmp_section_addr);
+    for (size_t i = 0; i < np; i++) {
+        uint64_t p = ptr[i];
+        if (i && p == ptr[i - 1]) continue;
+        /* the last section starting at or below p */
+        size_t lo = 0, hi = nalloc;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (alloc[mid]->sh.sh_addr <= p)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        const section *in = lo ? alloc[lo - 1] : NULL;
+        if (!in || p - in->sh.sh_addr >= in->sh.sh_size)
+            return treg_fail(r->err, TREG_E_FORMAT,
+                             ".hipFatBinSegment points at 0x%llx, outside every section",
+                             (unsigned long long)p);
+        size_t at = (size_t)(p - in->sh.sh_addr);
+        if (in == fatbin) {
+            if (!bsearch(&at, starts, nstarts, sizeof *starts, cmp_size))
+                return treg_fail(r->err, TREG_E_FORMAT,
+                                 ".hipFatBinSegment points at .hip_fatbin+0x%zx, which is not the "
+                                 "start of a bundle",
+                                 at);
+            continue;
+        }
+        size_t used;
+        int rc = read_any(r, in->data + at, (size_t)in->sh.sh_size - at,
+                          fmt(r, "%s+0x%zx", in->name ? in->name : "?", at), 1, &used);
+        if (rc != TREG_OK) return rc;
+    }
+    return TREG_OK;
 }
 
 static int read_host_elf(reader *r, const uint8_t *bytes, size_t len, const char **format)
 {
-    unsigned machine = rd16(bytes + 18);
+    unsigned machine = treg_rd16(bytes + 18);
     elf_version(EV_CURRENT);
     Elf *elf = elf_memory((char *)(uintptr_t)bytes, len); /* read only, as in load/codeobj.c */
     size_t nsec = 0, shstrndx = 0;
@@ -624,7 +707,7 @@ static int read_host_elf(reader *r, const uint8_t *bytes, size_t len, const char
         if (elf) elf_end(elf);
         return treg_fail(r->err, TREG_E_FORMAT, "unreadable ELF (libelf: %s)", elf_errmsg(-1));
     }
-    uint64_t shoff = rd64(bytes + 40);
+    uint64_t shoff = treg_rd64(bytes + 40);
     if (nsec && (shoff > len || nsec > (len - shoff) / 64)) {
         elf_end(elf);
         return treg_fail(r->err, TREG_E_FORMAT, "truncated: section header table past end of file");
@@ -669,42 +752,8 @@ static int read_host_elf(reader *r, const uint8_t *bytes, size_t len, const char
         rc = read_all(r, fatbin->data, (size_t)fatbin->sh.sh_size, ".hip_fatbin", 0, 1, &starts,
                       &nstarts);
     }
-    /* Each translation unit's wrapper points at its bundle: one outside
-     * .hip_fatbin is read where it points, one inside must be at a bundle. */
-    if (rc == TREG_OK && segment && segment->data) {
-        for (uint64_t o = 0; rc == TREG_OK && o + HIPF_RECORD <= segment->sh.sh_size;
-             o += HIPF_RECORD) {
-            const uint8_t *w = segment->data + o;
-            if (rd32(w) != 0x48495046u) continue; /* "HIPF" */
-            uint64_t p = hipf_pointer(secs, n, segment->sh.sh_addr + o + 8, rd64(w + 8));
-            if (!p) continue; /* a relocatable object: resolved at link time */
-            const section *in = NULL;
-            for (size_t i = 0; i < n; i++)
-                if ((secs[i].sh.sh_flags & SHF_ALLOC) && secs[i].data && p >= secs[i].sh.sh_addr &&
-                    p - secs[i].sh.sh_addr < secs[i].sh.sh_size)
-                    in = &secs[i];
-            if (!in) {
-                rc = treg_fail(r->err, TREG_E_FORMAT,
-                               ".hipFatBinSegment+0x%llx points at 0x%llx, outside every section",
-                               (unsigned long long)o, (unsigned long long)p);
-                break;
-            }
-            size_t at = (size_t)(p - in->sh.sh_addr);
-            if (in == fatbin) {
-                bool known = false;
-                for (size_t i = 0; i < nstarts; i++) known |= starts[i] == at;
-                if (!known)
-                    rc = treg_fail(r->err, TREG_E_FORMAT,
-                                   ".hipFatBinSegment+0x%llx points at .hip_fatbin+0x%zx, which "
-                                   "is not the start of a bundle",
-                                   (unsigned long long)o, at);
-                continue;
-            }
-            size_t used;
-            rc = read_any(r, in->data + at, (size_t)in->sh.sh_size - at,
-                          fmt(r, "%s+0x%zx", in->name ? in->name : "?", at), 1, &used);
-        }
-    }
+    if (rc == TREG_OK && segment && segment->data)
+        rc = read_wrappers(r, secs, n, segment, fatbin, starts, nstarts);
     if (rc == TREG_OK && offloading) {
         if (!offloading->data)
             return treg_fail(r->err, TREG_E_FORMAT,

@@ -42,6 +42,37 @@ wait_port() {
   done
 }
 
+# start_tregd DIR [TREGD ARGS...]: a tregd of its own on 127.0.0.1 (a fresh CA
+# and certificate from deploy/make-certs.sh, a random token, store DIR/store,
+# log DIR/tregd.log), in its own process group, killed by an EXIT trap; sets
+# server_pid and port.  tregc_to ARGS... runs tregc against it, bounded;
+# stop_tregd sends SIGTERM and waits.  Needs TREGD, TREGC and openssl.
+start_tregd() {
+  local dir=$1
+  shift
+  "$TREG_SOURCE_ROOT/deploy/make-certs.sh" "$dir/certs" 127.0.0.1 >/dev/null || fail "deploy/make-certs.sh failed"
+  tregd_dir=$dir
+  tregd_token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  printf 'test %s\n' "$("$TREGD" hash-token "$tregd_token" | grep -oE '[0-9a-f]{64}' | head -n1)" >"$dir/tokens"
+  server_pid=""
+  trap '[[ -z $server_pid ]] || kill -KILL -- "-$server_pid" 2>/dev/null || true' EXIT
+  setsid "$TREGD" --listen 127.0.0.1:0 --port-file "$dir/port" --cert "$dir/certs/server.pem" \
+    --key "$dir/certs/server.key" --store "$dir/store" --tokens-file "$dir/tokens" "$@" \
+    2>"$dir/tregd.log" &
+  server_pid=$!
+  wait_port "$dir/port" "$server_pid" "$dir/tregd.log"
+  port=$(tr -dc '0-9' <"$dir/port")
+}
+tregc_to() {
+  timeout 120 "$TREGC" --server "https://127.0.0.1:$port" --ca "$tregd_dir/certs/ca.pem" \
+    --token "$tregd_token" "$@"
+}
+stop_tregd() {
+  kill -TERM "$server_pid"
+  wait "$server_pid" 2>/dev/null
+  server_pid=""
+}
+
 # needs_newer_llvm ERRFILE: true, with a note, when a failure in ERRFILE is
 # only the linked LLVM (TREG_LLVM_MAJOR, set by CTest) being older than the
 # suite's reference, LLVM 22, and unable to decode the target or a word

@@ -231,7 +231,7 @@ bad zstd-bomb.hipfb "decompresses past the 1048576 bytes its header states"
 bad zlib-bomb.hipfb "decompresses past the 1048576 bytes its header states"
 bad zstd-bomb-2g.hipfb "CCOB v3 states 2147483648 bytes uncompressed, past the limit"
 bad fatbin-size.exe "lies outside the file's"
-bad segment-pointer.exe ".hipFatBinSegment+0x0 points at .hip_fatbin+0x10, which is not the start of a bundle"
+bad segment-pointer.exe ".hipFatBinSegment points at .hip_fatbin+0x10, which is not the start of a bundle"
 bad not-a-bundle.hipfb "not a code object, offload bundle or ELF with GPU code"
 
 # --- tregc and tregd ------------------------------------------------------
@@ -239,23 +239,12 @@ build=$(cd "$(dirname "$TREG_ANALYZE")/.." && pwd)
 TREGD=${TREGD:-$build/server/tregd}
 TREGC=${TREGC:-$build/client/tregc}
 if [[ -x $TREGD && -x $TREGC ]] && command -v openssl >/dev/null && command -v setsid >/dev/null; then
-  server_pid=""
-  trap '[[ -z $server_pid ]] || kill -KILL -- "-$server_pid" 2>/dev/null || true' EXIT
-  "$TREG_SOURCE_ROOT/deploy/make-certs.sh" "$out/certs" 127.0.0.1 >/dev/null || fail "deploy/make-certs.sh failed"
-  token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
-  printf 'test %s\n' "$("$TREGD" hash-token "$token" | grep -oE '[0-9a-f]{64}' | head -n1)" >"$out/tokens"
-  setsid "$TREGD" --listen 127.0.0.1:0 --port-file "$out/port" --cert "$out/certs/server.pem" \
-    --key "$out/certs/server.key" --store "$out/store" --tokens-file "$out/tokens" --workers 2 \
-    2>"$out/tregd.log" &
-  server_pid=$!
-  wait_port "$out/port" "$server_pid" "$out/tregd.log"
-  port=$(tr -dc '0-9' <"$out/port")
-  tc() { timeout 120 "$TREGC" --server "https://127.0.0.1:$port" --ca "$out/certs/ca.pem" --token "$token" "$@"; }
-  tc --format json upload "$hx/app" >"$out/tc-app.json" 2>"$out/tc.err" || fail "tregc upload app: $(cat "$out/tc.err")"
-  tc --format json upload "$hx/app" >"$out/tc-app2.json" 2>"$out/tc.err" || fail "tregc upload app (again): $(cat "$out/tc.err")"
-  tc --format json upload "$hx/app.hipfb" >"$out/tc-hipfb.json" 2>"$out/tc.err" || fail "tregc upload app.hipfb: $(cat "$out/tc.err")"
-  tc --format json --no-rows --target gfx90a upload "$hx/app" >"$out/tc-t.json" 2>"$out/tc.err" || fail "tregc upload --target: $(cat "$out/tc.err")"
-  tc --format json list >"$out/tc-list.json" 2>"$out/tc.err" || fail "tregc list: $(cat "$out/tc.err")"
+  start_tregd "$out" --workers 2
+  tregc_to --format json upload "$hx/app" >"$out/tc-app.json" 2>"$out/tc.err" || fail "tregc upload app: $(cat "$out/tc.err")"
+  tregc_to --format json upload "$hx/app" >"$out/tc-app2.json" 2>"$out/tc.err" || fail "tregc upload app (again): $(cat "$out/tc.err")"
+  tregc_to --format json upload "$hx/app.hipfb" >"$out/tc-hipfb.json" 2>"$out/tc.err" || fail "tregc upload app.hipfb: $(cat "$out/tc.err")"
+  tregc_to --format json --no-rows --target gfx90a upload "$hx/app" >"$out/tc-t.json" 2>"$out/tc.err" || fail "tregc upload --target: $(cat "$out/tc.err")"
+  tregc_to --format json list >"$out/tc-list.json" 2>"$out/tc.err" || fail "tregc list: $(cat "$out/tc.err")"
   msg=$(python3 - "$hx" "$out" <<'PY'
 import csv, hashlib, json, re, sys
 hx, out = sys.argv[1:3]
@@ -297,16 +286,14 @@ PY
   ) || fail "tregc: $msg"
   ok "tregc/tregd: $msg"
   posts=$(grep -c '/v1/analyze' "$out/tregd.log" || true)
-  tc upload "$hx/bad/lying-offset.hipfb" >/dev/null 2>"$out/tc-bad.err" && fail "tregc: a hostile bundle was accepted"
+  tregc_to upload "$hx/bad/lying-offset.hipfb" >/dev/null 2>"$out/tc-bad.err" && fail "tregc: a hostile bundle was accepted"
   if [[ $(wc -l <"$out/tc-bad.err") -ne 1 ]] ||
     ! grep -q "lying-offset.hipfb: offset 0x0, bundle 1: offload bundle entry 2" "$out/tc-bad.err"; then
     fail "tregc on a hostile bundle: $(cat "$out/tc-bad.err")"
   fi
   [[ $(grep -c '/v1/analyze' "$out/tregd.log" || true) == "$posts" ]] || fail "tregc sent something for a hostile bundle"
   ok "tregc: a hostile bundle is one line of error, nothing sent"
-  kill -TERM "$server_pid"
-  wait "$server_pid" 2>/dev/null
-  server_pid=""
+  stop_tregd
 else
   echo "$prog: note: tregd/tregc or openssl not available; the served case skipped"
 fi

@@ -181,28 +181,14 @@ build=$(cd "$(dirname "$TREG_ANALYZE")/.." && pwd)
 TREGD=${TREGD:-$build/server/tregd}
 TREGC=${TREGC:-$build/client/tregc}
 if [[ -x $TREGD && -x $TREGC ]] && command -v openssl >/dev/null && command -v setsid >/dev/null; then
-  server_pid=""
-  trap '[[ -z $server_pid ]] || kill -KILL -- "-$server_pid" 2>/dev/null || true' EXIT
-  "$TREG_SOURCE_ROOT/deploy/make-certs.sh" "$out/certs" 127.0.0.1 >/dev/null ||
-    fail "deploy/make-certs.sh failed"
-  token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
-  printf 'test %s\n' "$("$TREGD" hash-token "$token" | grep -oE '[0-9a-f]{64}' | head -n1)" >"$out/tokens"
-  setsid "$TREGD" --listen 127.0.0.1:0 --port-file "$out/port" --cert "$out/certs/server.pem" \
-    --key "$out/certs/server.key" --store "$out/store" --tokens-file "$out/tokens" --workers 1 \
-    2>"$out/tregd.log" &
-  server_pid=$!
-  wait_port "$out/port" "$server_pid" "$out/tregd.log"
-  port=$(tr -dc '0-9' <"$out/port")
-  timeout 60 "$TREGC" --server "https://127.0.0.1:$port" --ca "$out/certs/ca.pem" --token "$token" \
-    --format json upload "$out/entry/k.hsaco" >"$out/served.json" 2>"$out/tregc.err" ||
+  start_tregd "$out" --workers 1
+  tregc_to --format json upload "$out/entry/k.hsaco" >"$out/served.json" 2>"$out/tregc.err" ||
     fail "tregc upload: $(cat "$out/tregc.err"; tail -n3 "$out/tregd.log")"
   fields "$out/served.json" >"$out/served.f"
   expect "$out/served.f" peak 18 "tregc/tregd"
   expect "$out/served.f" source "code object + assembly" "tregc/tregd"
   expect "$out/served.f" undecodable 0 "tregc/tregd"
-  kill -TERM "$server_pid"
-  wait "$server_pid" 2>/dev/null
-  server_pid=""
+  stop_tregd
   echo "$prog: ok: tregc upload to tregd: VGPR peak 18, code object + assembly"
 else
   echo "$prog: note: tregd/tregc or openssl not available; the served case skipped"
