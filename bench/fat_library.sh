@@ -6,7 +6,7 @@
 # analyzed in one treg-analyze run (--format json --no-rows, Release build in
 # build-bench/).  The reference, in the same script: the same 32 code objects
 # extracted by clang-offload-bundler and analyzed as files in one run.
-# Prints wall time (best of 3), instructions/s, and peak RSS of the run
+# Prints wall time (best of 5), instructions/s, and peak RSS of the run
 # (treg-analyze and the analysis processes it forks), and the container /
 # reference ratios.  Needs clang-22 and clang-tools-22 (scripts/install-deps.sh).
 #
@@ -90,7 +90,7 @@ for ((u = 0; u < units; u++)); do
     clang-offload-bundler -type=o -targets="$targets" -input="$work/u$u.fatbin" -unbundle "${outs[@]}"
 done
 
-# run NAME ARGS...: best of 3 wall times and the peak RSS of the run, into NAME.*
+# run NAME ARGS...: best of 5 wall times and the peak RSS of the run, into NAME.*
 run() {
     local name=$1
     shift
@@ -98,7 +98,7 @@ run() {
 import resource, subprocess, sys, time
 out, cmd = sys.argv[1], sys.argv[2:]
 best = None
-for _ in range(3):
+for _ in range(5):
     t0 = time.perf_counter()
     with open(out + ".json", "wb") as f:
         rc = subprocess.run(cmd, stdout=f, stderr=subprocess.DEVNULL).returncode
