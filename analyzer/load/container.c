@@ -25,6 +25,7 @@
 
 #include <gelf.h>
 #include <libelf.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,19 +54,24 @@ enum {
     OFFLOAD_HEADER = 32,
     OFFLOAD_ENTRY = 40,
     OFFLOAD_ALIGN = 8,
+    OFFLOAD_STRINGS_MAX = 64, /* LLVM writes a handful: triple, arch, kind */
+    OFFLOAD_STRING_MAX = 4096,
     HIPF_RECORD = 24,
     MAX_DEPTH = 4, /* host ELF > offload binary > bundle > CCOB > bundle */
     R_X86_64_RELATIVE_TYPE = 8,
 };
 static const uint64_t DEFAULT_MAX_BUNDLE = 1ull << 30;
-static const uint64_t DEFAULT_MIN_TOTAL = 4ull << 30;
-static const uint64_t TOTAL_PER_INPUT_BYTE = 32;
+static const uint64_t DEFAULT_MIN_TOTAL = 256ull << 20;
+static const uint64_t TOTAL_PER_INPUT_BYTE = 64;
 static const uint32_t DEFAULT_MAX_ENTRIES = 65536;
 
 typedef struct reader {
     treg_arena *arena; /* names and tables of the container being read; see scoped() */
     treg_container_limits lim;
     uint32_t nentries;
+    const uint8_t *file; /* the caller's buffer */
+    size_t file_len;
+    uint64_t delivered; /* bytes of entries from the caller's buffer: at most file_len */
     treg_container_fn fn;
     void *ctx;
     treg_container_stats stats;
@@ -146,6 +152,18 @@ static const char *id_target(reader *r, const char *id)
 static int emit(reader *r, const char *id, const char *where, const char *why, const uint8_t *bytes,
                 size_t len)
 {
+    /* Entries of a well-formed file never share bytes, so together they
+     * cannot pass its size; overlapping ones (one code object handed out
+     * again and again) are refused before they cost an analysis each. */
+    uintptr_t at = (uintptr_t)bytes, file = (uintptr_t)r->file;
+    if (len && at >= file && at - file < r->file_len) {
+        if (len > r->file_len - r->delivered)
+            return treg_fail(r->err, TREG_E_FORMAT,
+                             "%s: entries overlap: together they hold more than the file's %zu "
+                             "bytes",
+                             where, r->file_len);
+        r->delivered += len;
+    }
     treg_embedded e = {.entry_id = id,
                        .target = id ? id_target(r, id) : NULL,
                        .where = where,
@@ -262,6 +280,7 @@ static int read_bundle_table(reader *r, const uint8_t *b, size_t avail, const ch
         pos += (size_t)idlen;
     }
     size_t end = pos;
+    uint64_t sum = 0;
     for (uint64_t i = 0; i < n; i++) {
         if (size[i] == 0) continue; /* the host entry is often empty */
         if (off[i] < pos || off[i] > avail || size[i] > avail - off[i])
@@ -271,7 +290,14 @@ static int read_bundle_table(reader *r, const uint8_t *b, size_t avail, const ch
                              where, (unsigned long long)i + 1, id[i], (unsigned long long)off[i],
                              (unsigned long long)size[i], pos, avail);
         if (off[i] + size[i] > end) end = (size_t)(off[i] + size[i]);
+        sum += size[i];
     }
+    if (sum > avail - pos)
+        return treg_fail(
+            r->err, TREG_E_FORMAT,
+            "%s: offload bundle entries overlap: %llu bytes of entries in %zu bytes of "
+            "data",
+            where, (unsigned long long)sum, avail - pos);
     for (uint64_t i = 0; i < n; i++) {
         rc = classify(r, id[i], fmt(r, "%s, entry %llu", where, (unsigned long long)i + 1),
                       size[i] ? b + off[i] : b, (size_t)size[i]);
@@ -302,11 +328,12 @@ static int inflate_zlib(reader *r, const uint8_t *src, size_t n, uint8_t *dst, s
         return treg_fail(r->err, TREG_E_FORMAT,
                          "%s: decompresses to %zu bytes, not the %zu its header states", where, got,
                          want);
-    if ((zr == Z_BUF_ERROR || zr == Z_OK) && z.avail_out == 0)
+    /* input used up first: the stream is cut; output full first: it runs on */
+    if ((zr == Z_BUF_ERROR || zr == Z_OK) && *used == n)
+        return treg_fail(r->err, TREG_E_FORMAT, "%s: truncated zlib stream", where);
+    if (zr == Z_BUF_ERROR || zr == Z_OK)
         return treg_fail(r->err, TREG_E_FORMAT,
                          "%s: decompresses past the %zu bytes its header states", where, want);
-    if (zr == Z_BUF_ERROR || zr == Z_OK)
-        return treg_fail(r->err, TREG_E_FORMAT, "%s: truncated zlib stream", where);
     return treg_fail(r->err, TREG_E_FORMAT, "%s: zlib: %s", where, msg ? msg : "corrupt data");
 }
 
@@ -454,7 +481,9 @@ static int dashes(const char *s)
 /* A NUL-terminated string at off inside b[0..n), or NULL. */
 static const char *string_at(const uint8_t *b, size_t n, uint64_t off)
 {
-    if (off >= n || !memchr(b + off, 0, n - (size_t)off)) return NULL;
+    if (off >= n) return NULL;
+    size_t room = n - (size_t)off;
+    if (!memchr(b + off, 0, room < OFFLOAD_STRING_MAX ? room : OFFLOAD_STRING_MAX)) return NULL;
     return (const char *)b + off;
 }
 
@@ -485,7 +514,7 @@ static int read_offload_binary(reader *r, const uint8_t *b, size_t avail, const 
     unsigned image_kind = treg_rd16(e), kind = treg_rd16(e + 2);
     uint64_t soff = treg_rd64(e + 8), nstr = treg_rd64(e + 16), ioff = treg_rd64(e + 24),
              isize = treg_rd64(e + 32);
-    if (soff > size || nstr > (size - soff) / 16)
+    if (soff > size || nstr > (size - soff) / 16 || nstr > OFFLOAD_STRINGS_MAX)
         return treg_fail(r->err, TREG_E_FORMAT,
                          "%s: offload binary string table (%llu strings at %llu) lies outside "
                          "its %llu bytes",
@@ -515,12 +544,20 @@ static int read_offload_binary(reader *r, const uint8_t *b, size_t avail, const 
                          triple && dashes(triple) == 2 ? "-" : "", arch ? arch : "unknown");
     if (!id) return treg_fail(r->err, TREG_E_NOMEM, "out of memory");
     char *clean = clean_id(r, (const uint8_t *)id, strlen(id));
-    if (image_kind == 4 && isize && depth < MAX_DEPTH) { /* a fat binary: a bundle inside */
+    if (!clean) return treg_fail(r->err, TREG_E_NOMEM, "out of memory");
+    const uint8_t *img = b + ioff;
+    /* a fat binary that is a bundle: its entries; another kind (CUDA's) is skipped */
+    if (image_kind == 4 && depth < MAX_DEPTH &&
+        (is_bundle(img, (size_t)isize) || is_ccob(img, (size_t)isize) ||
+         is_offload_binary(img, (size_t)isize))) {
         size_t used;
         return read_any(r, b + ioff, (size_t)isize, fmt(r, "%s (%s)", where, clean), depth + 1,
                         &used);
     }
-    return classify(r, clean, where, b + ioff, (size_t)isize);
+    if (image_kind == 4)
+        return emit(r, clean, where, "a fat binary that is not an offload bundle", img,
+                    (size_t)isize);
+    return classify(r, clean, where, img, (size_t)isize);
 }
 
 /* One container at b: a bundle, a compressed bundle or an offload binary. */
@@ -543,7 +580,7 @@ static int read_any(reader *r, const uint8_t *b, size_t avail, const char *where
 static int read_all(reader *r, const uint8_t *b, size_t n, const char *name, uint64_t base,
                     int depth, size_t **starts, size_t *nstarts)
 {
-    size_t pos = 0, count = 0;
+    size_t pos = 0, count = 0, cap = 0;
     int rc = TREG_OK;
     while (rc == TREG_OK) {
         while (pos < n && b[pos] == 0) pos++;
@@ -555,8 +592,11 @@ static int read_all(reader *r, const uint8_t *b, size_t n, const char *name, uin
                                 (unsigned long long)(base + pos), unit, count);
         rc = read_any(r, b + pos, n - pos, where, depth, &used);
         if (rc == TREG_OK && starts) {
-            *starts = treg_arena_grow(r->arena, *starts, *nstarts, *nstarts + 1, sizeof **starts);
-            if (!*starts) return treg_fail(r->err, TREG_E_NOMEM, "out of memory");
+            if (*nstarts == cap) { /* doubling: a section of 64K bundles costs 64K copies */
+                cap = cap ? cap * 2 : 16;
+                *starts = treg_arena_grow(r->arena, *starts, *nstarts, cap, sizeof **starts);
+                if (!*starts) return treg_fail(r->err, TREG_E_NOMEM, "out of memory");
+            }
             (*starts)[(*nstarts)++] = pos;
         }
         if (used == 0) break;
@@ -611,14 +651,23 @@ static int cmp_section_addr(const void *a, const void *b)
 /* Every R_X86_64_RELATIVE relocation of the file, sorted by the address
  * it fills (a shared library's .hipFatBinSegment pointers are these: lld
  * leaves the fields 0). */
-static relative *relatives(reader *r, const section *s, size_t n, size_t *count)
+static int relatives(reader *r, const section *s, size_t n, relative **out, size_t *count)
 {
+    /* Relocation sections do not overlap in a real file: together they are
+     * at most its size, which bounds the table and the scan. */
     size_t total = 0;
+    uint64_t bytes = 0;
     for (size_t i = 0; i < n; i++)
-        if (s[i].sh.sh_type == SHT_RELA && s[i].data && s[i].sh.sh_entsize == 24)
+        if (s[i].sh.sh_type == SHT_RELA && s[i].data && s[i].sh.sh_entsize == 24) {
             total += (size_t)(s[i].sh.sh_size / 24);
+            bytes += s[i].sh.sh_size;
+        }
+    if (bytes > r->file_len)
+        return treg_fail(r->err, TREG_E_FORMAT,
+                         "relocation sections of %llu bytes overlap in a file of %zu",
+                         (unsigned long long)bytes, r->file_len);
     relative *v = treg_arena_calloc(r->arena, total ? total : 1, sizeof *v);
-    if (!v) return NULL;
+    if (!v) return treg_fail(r->err, TREG_E_NOMEM, "out of memory");
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         if (s[i].sh.sh_type != SHT_RELA || !s[i].data || s[i].sh.sh_entsize != 24) continue;
@@ -630,8 +679,9 @@ static relative *relatives(reader *r, const section *s, size_t n, size_t *count)
         }
     }
     qsort(v, k, sizeof *v, cmp_u64); /* where is the first member */
+    *out = v;
     *count = k;
-    return v;
+    return TREG_OK;
 }
 
 /* The .hipFatBinSegment wrappers (one per translation unit) point at their
@@ -651,8 +701,8 @@ static int read_wrappers(reader *r, const section *secs, size_t n, const section
         if (treg_rd32(w) != 0x48495046u) continue; /* "HIPF" */
         uint64_t p = treg_rd64(w + 8), field = segment->sh.sh_addr + i * HIPF_RECORD + 8;
         if (!p) {
-            if (!rel && !(rel = relatives(r, secs, n, &nrel)))
-                return treg_fail(r->err, TREG_E_NOMEM, "out of memory");
+            int rc = rel ? TREG_OK : relatives(r, secs, n, &rel, &nrel);
+            if (rc != TREG_OK) return rc;
             const relative *hit = bsearch(&field, rel, nrel, sizeof *rel, cmp_u64);
             p = hit ? hit->addend : 0;
         }
@@ -780,7 +830,7 @@ int treg_container_each(const uint8_t *bytes, size_t len, const treg_container_l
     if (!bytes && len) return treg_fail(err, TREG_E_ARG, "treg_container_each: missing argument");
     treg_arena arena;
     treg_arena_init(&arena);
-    reader r = {.arena = &arena, .fn = fn, .ctx = ctx, .err = err};
+    reader r = {.arena = &arena, .file = bytes, .file_len = len, .fn = fn, .ctx = ctx, .err = err};
     r.lim.max_bundle = lim && lim->max_bundle ? lim->max_bundle : DEFAULT_MAX_BUNDLE;
     uint64_t total = len > DEFAULT_MIN_TOTAL / TOTAL_PER_INPUT_BYTE ? len * TOTAL_PER_INPUT_BYTE
                                                                     : DEFAULT_MIN_TOTAL;

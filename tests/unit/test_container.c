@@ -230,6 +230,16 @@ static void test_built_bundles(void **state)
     put64(buf + 32 + 24 + strlen(ok[0].id), 8);
     assert_int_equal(treg_container_each(buf, n, NULL, NULL, NULL, NULL, &err), TREG_E_FORMAT);
     assert_non_null(strstr(err.msg, "lies outside the bundle's data"));
+    /* two entries of one code object (and the bytes for one): overlapping data, the
+     * amplification a hostile bundle would use to have one object analyzed again and again */
+    entry_spec twice[] = {{"hipv4-amdgcn-amd-amdhsa--gfx906", co, sizeof co},
+                          {"hipv4-amdgcn-amd-amdhsa--gfx90a", co, sizeof co}};
+    n = make_bundle(buf, twice, 2);
+    put64(buf + 32 + 24 + strlen(twice[0].id),
+          32 + 2 * 24 + strlen(twice[0].id) + strlen(twice[1].id));
+    assert_int_equal(treg_container_each(buf, n - sizeof co, NULL, NULL, NULL, NULL, &err),
+                     TREG_E_FORMAT);
+    assert_non_null(strstr(err.msg, "entries overlap"));
     /* an id of length 0, no entries, and every truncation */
     n = make_bundle(buf, ok, 3);
     put64(buf + 32 + 16, 0);
@@ -293,6 +303,15 @@ static void test_offload_binaries(void **state)
     assert_int_equal(treg_container_each(buf, n, NULL, record, &s, &st, &err), TREG_OK);
     assert_int_equal(s.n, 1);
     assert_string_equal(s.ids[0], "hipv4-amdgcn-amd-amdhsa--gfx942");
+    /* a fat binary that is not a bundle (CUDA's magic): skipped, named */
+    uint8_t cuda[16] = {0x50, 0xED, 0x55, 0xBA};
+    n = make_offload_binary(buf, 4, cuda, sizeof cuda);
+    assert_int_equal(treg_container_each(buf, n, NULL, NULL, NULL, NULL, &err), TREG_E_NOKERNEL);
+    assert_non_null(strstr(err.msg, "a fat binary that is not an offload bundle"));
+    /* more strings than LLVM ever writes */
+    n = make_offload_binary(buf, 1, co, sizeof co);
+    put64(buf + 48, 65);
+    assert_int_equal(treg_container_each(buf, n, NULL, NULL, NULL, NULL, &err), TREG_E_FORMAT);
     /* a string offset past the end */
     n = make_offload_binary(buf, 1, co, sizeof co);
     put64(buf + 72, 1 << 20);

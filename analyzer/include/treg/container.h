@@ -43,7 +43,7 @@ typedef struct treg_embedded {
 
 typedef struct treg_container_limits {
     uint64_t max_bundle;  /* one compressed bundle, uncompressed; 0: 1 GiB */
-    uint64_t max_total;   /* all compressed bundles of the file; 0: 32 x its size, >= 4 GiB */
+    uint64_t max_total;   /* all compressed bundles of the file; 0: 64 x its size, >= 256 MiB */
     uint32_t max_entries; /* entries in the whole file; 0: 65536 */
 } treg_container_limits;
 
