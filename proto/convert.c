@@ -310,6 +310,7 @@ int treg_pb_pack_report(const treg_report *r, const treg_pb_info *info, uint8_t 
         pr.target_note = note;
     }
     pr.asm_note = str(r->asm_note);
+    pr.lines_note = str(r->lines_note);
     pr.analyzer_version = str(r->analyzer_version);
     pr.llvm_version = str(r->llvm_version);
     pr.source_files = take(&s, r->nfiles, sizeof(char *));

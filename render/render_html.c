@@ -272,6 +272,7 @@ static void j_report(FILE *out, const Treg__V1__Report *r)
     j_kstr(out, "target", r->target, &f);
     j_kstr(out, "decoded_as", r->decoded_as, &f);
     j_kstr(out, "note", r->target_note, &f);
+    j_kstr(out, "lines_note", r->lines_note, &f);
     j_key(out, "provisional", &f);
     fputs(r->provisional ? "true" : "false", out);
     j_kstr(out, "analyzer", r->analyzer_version, &f);

@@ -260,6 +260,7 @@ json_object *treg_render_json(const Treg__V1__Report *r, int with_rows)
     json_object_object_add(o, "provisional", json_object_new_boolean(r->provisional));
     if (r->target_note[0]) put_str(o, "target_note", r->target_note);
     if (r->asm_note[0]) put_str(o, "asm_note", r->asm_note);
+    if (r->lines_note[0]) put_str(o, "lines_note", r->lines_note);
     put_str(o, "llvm_version", r->llvm_version);
     put_str(o, "analyzer_version", r->analyzer_version);
     json_object *files = json_object_new_array();

@@ -288,6 +288,7 @@ void treg_render_views(FILE *out, const Treg__V1__Report *r, const treg_text_opt
     fputs(o->color ? "\033[0m\n" : "\n", out);
     if (r->target_note[0]) treg_text_wrap(out, o, NULL, 2, "note: ", r->target_note);
     if (r->asm_note[0]) treg_text_wrap(out, o, NULL, 2, "note: ", r->asm_note);
+    if (r->lines_note[0]) treg_text_wrap(out, o, NULL, 2, "note: ", r->lines_note);
     for (size_t i = 0; i < r->n_kernels; i++) {
         const Treg__V1__Kernel *k = r->kernels[i];
         treg_text_line(out, o, SGR_BOLD,

@@ -159,6 +159,48 @@ static bool has_debug_info(Elf *elf)
     return false;
 }
 
+/* What the debug sections inflate to, from their headers, before libdw
+ * inflates any: ELF's SHF_COMPRESSED (Elf64_Chdr.ch_size) and GNU's
+ * .zdebug_* ("ZLIB" and a big-endian u64).  elfutils itself allows about
+ * 1000:1, so a 2 MB upload could otherwise ask a worker for gigabytes. */
+static int check_inflated_size(Elf *elf, size_t len, treg_error *err)
+{
+    uint64_t limit = (uint64_t)len * TREG_DWARF_INFLATE_RATIO;
+    if (limit < TREG_DWARF_INFLATE_MIN) limit = TREG_DWARF_INFLATE_MIN;
+    if (limit > TREG_DWARF_INFLATE_MAX) limit = TREG_DWARF_INFLATE_MAX;
+    size_t shstrndx;
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0) return TREG_OK;
+    uint64_t total = 0;
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS) continue;
+        const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+        uint64_t size = 0;
+        if (sh.sh_flags & SHF_COMPRESSED) {
+            GElf_Chdr ch;
+            if (!gelf_getchdr(scn, &ch))
+                return treg_fail(err, TREG_E_FORMAT, "compressed section %s: bad header",
+                                 name ? name : "?");
+            size = ch.ch_size;
+        } else if (name && strncmp(name, ".zdebug", 7) == 0) {
+            Elf_Data *d = elf_rawdata(scn, NULL);
+            if (!d || d->d_size < 12 || memcmp(d->d_buf, "ZLIB", 4) != 0) continue;
+            const unsigned char *p = (const unsigned char *)d->d_buf + 4;
+            for (int i = 0; i < 8; i++) size = size << 8 | p[i];
+        } else {
+            continue;
+        }
+        if (size > limit - total)
+            return treg_fail(err, TREG_E_LIMIT,
+                             "the compressed debug sections would inflate past %llu bytes (%s "
+                             "states %llu), the limit for a %zu-byte code object",
+                             (unsigned long long)limit, name ? name : "?", (unsigned long long)size,
+                             len);
+        total += size;
+    }
+    return TREG_OK;
+}
+
 static int read_all_units(builder *b, Dwarf *dw, treg_error *err)
 {
     Dwarf_CU *cu = NULL;
@@ -253,6 +295,7 @@ int treg_lines_load(treg_arena *a, const uint8_t *bytes, size_t len, treg_lineta
         goto done;
     }
     if (!has_debug_info(elf)) goto done;
+    if ((rc = check_inflated_size(elf, len, err)) != TREG_OK) goto done;
     if (is_relocatable(elf)) {
         /* Patch the image, then let libelf read it afresh. */
         relocate_debug_sections(image, len, elf);

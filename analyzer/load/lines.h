@@ -25,9 +25,16 @@ typedef struct treg_linetab {
     size_t nrows;
 } treg_linetab;
 
+/* Compressed debug sections may inflate to TREG_DWARF_INFLATE_RATIO times
+ * the code object's size, at least _MIN and at most _MAX bytes in all:
+ * real DWARF compresses 3-10:1. */
+#define TREG_DWARF_INFLATE_RATIO 64u
+#define TREG_DWARF_INFLATE_MIN   (64u << 20)
+#define TREG_DWARF_INFLATE_MAX   (1024u << 20)
+
 /* A code object without DWARF gives an empty table and TREG_OK. Malformed
- * DWARF gives TREG_E_FORMAT with a message; the caller may go on without
- * lines. */
+ * DWARF gives TREG_E_FORMAT with a message, DWARF that would inflate past
+ * the limits above TREG_E_LIMIT; the caller may go on without lines. */
 int treg_lines_load(treg_arena *a, const uint8_t *bytes, size_t len, treg_linetab *out,
                     treg_error *err);
 

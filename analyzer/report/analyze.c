@@ -733,8 +733,15 @@ int treg_analyze(const uint8_t *bytes, size_t len, const treg_options *opt, treg
         (rc = parse_triton_json(opt->triton_json, opt->triton_json_len, &p.triton, err)))
         goto fail;
     treg_error lerr = {0, ""};
-    if (!p.text_only && treg_lines_load(arena, bytes, len, lines, &lerr) != TREG_OK)
-        memset(lines, 0, sizeof *lines); /* go on without source lines */
+    if (!p.text_only && treg_lines_load(arena, bytes, len, lines, &lerr) != TREG_OK) {
+        memset(lines, 0, sizeof *lines); /* go on without source lines, saying why */
+        char note[320];
+        snprintf(note, sizeof note, "no source lines: %s", lerr.msg);
+        if (!(r->lines_note = treg_arena_strdup(arena, note))) {
+            rc = treg_fail(err, TREG_E_NOMEM, "out of memory");
+            goto fail;
+        }
+    }
     lines = (treg_linetab *)p.lines;
     co = (treg_codeobj *)p.co;
     r->files = lines->files;

@@ -155,6 +155,7 @@
       r.entry ? 'entry ' + r.entry : '',
       'kernel ' + k.name, r.hash ? 'sha256 ' + r.hash : '', 'treg ' + r.analyzer].filter(Boolean).join(' · ');
     if (r.note) view.append(el('div', 'note', r.note));
+    if (r.lines_note) view.append(el('div', 'note', r.lines_note));
 
     const src = sourceOf(r);
     const o = k.occ || {};

@@ -150,6 +150,31 @@ PY
 ok
 echo "$prog: ok: stripped.hsaco (no .symtab) is analyzed from .dynsym"
 
+# --- a DWARF bomb: .debug_str inflates to 1 GiB; analyzed without lines, never inflated ---
+if [[ -f $fx/bad/dwarf-bomb.hsaco ]]; then
+  python3 - "$A" "$fx/bad/dwarf-bomb.hsaco" <<'PY' || fail "dwarf-bomb.hsaco: see above"
+import json, resource, subprocess, sys
+r = subprocess.run([sys.argv[1], "--format", "json", "--no-rows", sys.argv[2]], capture_output=True, text=True)
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
+if r.returncode != 0 or r.stderr:
+    sys.exit(f"dwarf-bomb.hsaco: exit {r.returncode}, stderr {r.stderr!r}")
+rep = json.loads(r.stdout)["reports"][0]
+note = rep.get("lines_note", "")
+if rep["source_files"] or "no source lines: the compressed debug sections would inflate past" not in note:
+    sys.exit(f"dwarf-bomb.hsaco: source files {rep['source_files']}, lines_note {note!r}")
+if [k["name"] for k in rep["kernels"]] != ["loop_kernel"]:
+    sys.exit("dwarf-bomb.hsaco: loop_kernel not analyzed")
+# inflating it costs 1 GiB (1032 MiB measured before the limit); ASan's own is ~100 MiB
+if peak > 300:
+    sys.exit(f"dwarf-bomb.hsaco: peak RSS {peak} MiB")
+print(f"peak RSS {peak} MiB")
+PY
+  ok
+  echo "$prog: ok: dwarf-bomb.hsaco: analyzed without source lines, the note says why, never inflated"
+else
+  echo "$prog: note: no $fx/bad/dwarf-bomb.hsaco (older fixtures); the DWARF bomb is not checked"
+fi
+
 # No kernel symbols at all: rename loop_kernel.kd (the descriptor symbol, in
 # .strtab and .dynstr) so no symbol ends in .kd.
 patch "$good" "$work/no-kernel.hsaco" 'replace(b"loop_kernel.kd\0", b"loop_kernel.kx\0")'

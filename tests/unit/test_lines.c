@@ -253,6 +253,25 @@ static void test_not_elf(void **state)
 
 /* Cut anywhere (exact-size copies, so ASan sees a read past the end):
  * a failure has a message, a success a well-formed table. */
+/* A .debug_str that inflates to 1 GiB (tests/fixtures/dwarf_bomb.py) is
+ * refused from its header, before libdw inflates it. */
+static void test_dwarf_bomb(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t *b = tu_read_file(TREG_FIXTURES "/bad/dwarf-bomb.hsaco", &len);
+    if (!b) skip();
+    treg_arena a;
+    treg_arena_init(&a);
+    treg_error err = {0};
+    treg_linetab t;
+    assert_int_equal(treg_lines_load(&a, b, len, &t, &err), TREG_E_LIMIT);
+    assert_non_null(strstr(err.msg, ".debug_str states 1073741824"));
+    assert_int_equal(t.nrows, 0);
+    treg_arena_free(&a);
+    free(b);
+}
+
 static void test_truncations(void **state)
 {
     (void)state;
@@ -293,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_no_dwarf_is_empty),
         cmocka_unit_test(test_not_elf),
         cmocka_unit_test(test_truncations),
+        cmocka_unit_test(test_dwarf_bomb),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

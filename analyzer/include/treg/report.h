@@ -203,6 +203,7 @@ typedef struct treg_report {
     int provisional;         /* target figures are not from a primary source */
     const char *target_note; /* plain words on decoded_as/provisional, or NULL */
     const char *asm_note;    /* why the assembly text given was not used, or NULL */
+    const char *lines_note;  /* why there are no source lines although there is DWARF, or NULL */
     const char *analyzer_version;
     const char *llvm_version;
     const char **files; /* source files from the line table, full paths */
