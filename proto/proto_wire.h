@@ -1,5 +1,7 @@
 /* Small wire-format helpers that need no analyzer: wrapping an already
- * packed Report into an UploadResponse without unpacking it. */
+ * packed Report into an UploadResponse without unpacking it, and checking
+ * a message's top-level fields against what it may hold before protobuf-c
+ * allocates anything for them. */
 #ifndef TREG_PROTO_WIRE_H
 #define TREG_PROTO_WIRE_H
 
@@ -13,5 +15,24 @@
  * out of memory. */
 int treg_pb_pack_upload_response(const uint8_t *report, size_t report_len, bool stored_before,
                                  uint8_t **out, size_t *len);
+
+/* What one field of a message may be: its number, its wire type (0
+ * varint, 1 fixed64, 2 length-delimited, 5 fixed32) and, when
+ * length-delimited, its longest value. */
+typedef struct treg_pb_rule {
+    uint32_t number;
+    uint8_t wire_type;
+    uint64_t max_len;
+    const char *name;
+} treg_pb_rule;
+
+/* Walks b's top-level fields without allocating: every field must be one
+ * of rules, of its wire type, within its length, and at most once (the
+ * messages checked this way have no repeated fields).  0, or -1 with a
+ * one-line reason ("file_name is 31457280 bytes; at most 4096", "field 99
+ * is not part of UploadRequest") in why.  This is what keeps a body of
+ * unknown fields or over-long strings from costing more than its bytes. */
+int treg_pb_check(const uint8_t *b, size_t n, const char *message, const treg_pb_rule *rules,
+                  size_t nrules, char *why, size_t whylen);
 
 #endif

@@ -454,12 +454,33 @@ static void analysis_done(void *arg, const pool_result *res)
     inflight_free(f);
 }
 
+/* What an UploadRequest may hold, checked on the wire before protobuf-c
+ * unpacks it: unknown fields and over-long names are refused, so a body
+ * costs its bytes and no more (the code object and the .amdgcn are bounded
+ * by --max-body). */
+static const treg_pb_rule upload_rules[] = {
+    {1, 2, UINT64_MAX, "code_object"},
+    {2, 2, 4096, "file_name"},
+    {3, 2, 1u << 20, "triton_json"},
+    {4, 2, UINT64_MAX, "amdgcn"},
+    {5, 2, 1024, "client_host"},
+    {6, 0, 0, "reanalyze"},
+    {7, 0, 0, "omit_rows"},
+    {8, 2, 1024, "bundle_entry"},
+};
+
 static void handle_analyze(request *r)
 {
     http_server *s = r->srv;
     struct evbuffer *body = evhttp_request_get_input_buffer(r->req);
     size_t len = evbuffer_get_length(body);
     const uint8_t *data = len ? evbuffer_pullup(body, -1) : (const uint8_t *)"";
+    char why[200];
+    if (data && treg_pb_check(data, len, "UploadRequest", upload_rules,
+                              sizeof upload_rules / sizeof upload_rules[0], why, sizeof why) != 0) {
+        reply_error(r, 400, why);
+        return;
+    }
     Treg__V1__UploadRequest *up = data ? treg__v1__upload_request__unpack(NULL, len, data) : NULL;
     if (up == NULL) {
         reply_error(r, 400, "malformed UploadRequest (not a treg.v1.UploadRequest protobuf)");

@@ -110,9 +110,17 @@ def without_rows(rep):
     out[12] = [{n: v for n, v in parse(k).items() if n not in (23, 29)} for k in rep.get(12, [])]
     return out
 
-if cmd == "upload":  # upload CODE_FILE NAME [reanalyze] [omit]
+if cmd == "upload":  # upload CODE_FILE NAME [reanalyze] [omit] [pad=FIELD:BYTES] [host=BYTES]
     data = open(sys.argv[2], "rb").read()
-    body = field_bytes(1, data) + field_bytes(2, sys.argv[3].encode()) + field_bytes(5, b"testhost")
+    host = b"testhost"
+    for a in sys.argv[4:]:
+        if a.startswith("host="):
+            host = b"h" * int(a[5:])
+    body = field_bytes(1, data) + field_bytes(2, sys.argv[3].encode()) + field_bytes(5, host)
+    for a in sys.argv[4:]:
+        if a.startswith("pad="):  # an unknown (or repeated) field of that many bytes
+            num, size = map(int, a[4:].split(":"))
+            body += field_bytes(num, b"\0" * size)
     if "reanalyze" in sys.argv[4:]:
         body += bytes([0x30, 1])
     if "omit" in sys.argv[4:]:
@@ -245,6 +253,23 @@ pb upload "$work/garbage.hsaco" garbage.hsaco >"$work/up-g.bin"
 code=$(post "$work/up-g.bin" "$work/e.bin")
 [[ $code == 422 ]] || fail "garbage ELF: HTTP $code"
 [[ $(pb error "$work/e.bin") == "status=422 message="?* ]] || fail "422 body: $(pb error "$work/e.bin")"
+
+# fields UploadRequest does not have, over-long names, repeats: 400 before unpacking, naming the field
+wire_refused() { # WHAT PHRASE pb-upload-args...
+  local what=$1 phrase=$2
+  shift 2
+  pb upload "$fixture" "$@" >"$work/up-w.bin"
+  code=$(post "$work/up-w.bin" "$work/ew.bin")
+  [[ $code == 400 && $(pb error "$work/ew.bin") == *"$phrase"* ]] ||
+    fail "$what: HTTP $code $(pb error "$work/ew.bin")"
+  echo "$prog: ok: $what: 400, '$phrase'"
+}
+wire_refused "an unknown field of 1 MB" "field 99 is not part of UploadRequest" loop_kernel.hsaco pad=99:1000000
+wire_refused "a 5000-byte file_name" "UploadRequest.file_name is 5000 bytes; at most 4096" "$(printf 'n%.0s' {1..5000})"
+wire_refused "a 2000-byte client_host" "UploadRequest.client_host is 2000 bytes; at most 1024" loop_kernel.hsaco host=2000
+wire_refused "file_name twice" "UploadRequest.file_name appears twice" loop_kernel.hsaco pad=2:10
+code=$(req GET /v1/health "$work/h2.bin")
+[[ $code == 200 ]] || fail "health after refused bodies: HTTP $code"
 
 # a HIP executable sent as it is (tregc would extract it) -> 422 saying what to do
 if [[ -f ${TREG_HIP_FIXTURES:-}/app ]]; then
