@@ -48,6 +48,7 @@ typedef struct attempt {
     int handshake_done;
     struct timespec started;
     long verify_error; /* X509_V_OK or the first certificate error */
+    int deadline_hit;  /* --timeout ran out for the whole request */
 } attempt;
 
 static int ssl_attempt_index = -1;
@@ -73,7 +74,7 @@ int tregc_https_open(tregc_https *h, const char *server, const char *ca, const c
     h->ca = ca;
     h->token = token;
     h->timeout_seconds = timeout_seconds;
-    h->max_retries = 3;
+    h->max_retries = 8; /* within --timeout: see tregc_https_request */
 
     struct evhttp_uri *uri = evhttp_uri_parse(server);
     if (!uri) {
@@ -247,6 +248,11 @@ static int describe_failure(const tregc_https *h, const attempt *a, unsigned lon
     clock_gettime(CLOCK_MONOTONIC, &now);
     int timed_out = (a->have_error && a->error == EVREQ_HTTP_TIMEOUT) ||
                     now.tv_sec - a->started.tv_sec >= h->timeout_seconds;
+    if (a->deadline_hit) {
+        snprintf(err, errlen, "%s: no complete answer within %d s (--timeout)", h->hostport,
+                 h->timeout_seconds);
+        return TREGC_NET_TIMEOUT;
+    }
     if (a->handshake_done) {
         if (timed_out) {
             snprintf(err, errlen, "%s: no answer within %d s (--timeout)", h->hostport,
@@ -282,8 +288,25 @@ static int describe_failure(const tregc_https *h, const attempt *a, unsigned lon
     return TREGC_NET_TLS;
 }
 
+/* The whole request's deadline: libevent's own timeout is per read, so a
+ * server dripping a byte at a time would hold tregc forever without it. */
+static void deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what;
+    attempt *a = arg;
+    a->deadline_hit = 1;
+    event_base_loopbreak(a->base);
+}
+
+static long ms_left(const struct timespec *deadline)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (deadline->tv_sec - now.tv_sec) * 1000 + (deadline->tv_nsec - now.tv_nsec) / 1000000;
+}
+
 static int one_attempt(tregc_https *h, const char *path, const void *body, size_t len, attempt *a,
-                       char *err, size_t errlen)
+                       long budget_ms, char *err, size_t errlen)
 {
     memset(a, 0, sizeof *a);
     a->verify_error = X509_V_OK;
@@ -324,7 +347,10 @@ static int one_attempt(tregc_https *h, const char *path, const void *body, size_
         return TREGC_NET_PROTOCOL;
     }
     bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
-    evhttp_connection_set_timeout(evcon, h->timeout_seconds);
+    evhttp_connection_set_timeout(evcon, (int)((budget_ms + 999) / 1000));
+    struct timeval budget = {budget_ms / 1000, (budget_ms % 1000) * 1000};
+    struct event *deadline = evtimer_new(a->base, deadline_cb, a);
+    if (deadline) evtimer_add(deadline, &budget);
     evhttp_connection_set_max_body_size(evcon, TREGC_MAX_BODY);
     /* A server refusing a large body (413) answers and closes while we
      * still send: read its answer instead of failing on the write. */
@@ -374,39 +400,57 @@ static int one_attempt(tregc_https *h, const char *path, const void *body, size_
         }
     }
     evhttp_connection_free(evcon);
+    if (deadline) event_free(deadline);
     event_base_free(a->base);
     ERR_clear_error();
     return rc;
 }
 
-static void sleep_seconds(int seconds)
+static void sleep_ms(long ms)
 {
-    struct timespec ts = {seconds, 0};
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
     while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {
         /* the rest of the wait is back in ts */
     }
 }
 
+/* --timeout bounds the whole request, retries and their waits included.
+ * A 503 is retried after its Retry-After, or else 1, 2, 4 ... s with up to
+ * half again of jitter (so clients turned away together do not come back
+ * together), as long as the wait leaves time for another attempt. */
 int tregc_https_request(tregc_https *h, const char *path, const void *body, size_t len,
                         tregc_response *resp, char *err, size_t errlen)
 {
     memset(resp, 0, sizeof *resp);
+    struct timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    unsigned seed = (unsigned)(deadline.tv_nsec ^ getpid());
+    deadline.tv_sec += h->timeout_seconds;
     for (int tries = 0;; tries++) {
         attempt a;
-        int rc = one_attempt(h, path, body, len, &a, err, errlen);
+        long left = ms_left(&deadline);
+        if (left <= 0) {
+            snprintf(err, errlen, "%s: no complete answer within %d s (--timeout)", h->hostport,
+                     h->timeout_seconds);
+            return TREGC_NET_TIMEOUT;
+        }
+        int rc = one_attempt(h, path, body, len, &a, left, err, errlen);
         if (rc != TREGC_NET_OK) {
             free(a.body);
             return rc;
         }
         if (a.status == 503 && tries < h->max_retries) {
-            int wait = a.retry_after >= 0 ? a.retry_after : 1 << tries;
-            if (wait > TREGC_RETRY_CAP_S) wait = TREGC_RETRY_CAP_S;
-            if (h->chatty)
-                fprintf(stderr, "tregc: %s: server busy (503), retrying in %d s\n", h->hostport,
-                        wait);
-            free(a.body);
-            sleep_seconds(wait);
-            continue;
+            long wait_ms = a.retry_after >= 0 ? a.retry_after * 1000L : 1000L << tries;
+            if (a.retry_after < 0) wait_ms += rand_r(&seed) % (wait_ms / 2 + 1);
+            if (wait_ms > TREGC_RETRY_CAP_S * 1000L) wait_ms = TREGC_RETRY_CAP_S * 1000L;
+            if (wait_ms + 500 < ms_left(&deadline)) {
+                if (h->chatty)
+                    fprintf(stderr, "tregc: %s: server busy (503), retrying in %.1f s\n",
+                            h->hostport, wait_ms / 1000.0);
+                free(a.body);
+                sleep_ms(wait_ms);
+                continue;
+            }
         }
         resp->status = a.status;
         resp->body = a.body;

@@ -40,6 +40,7 @@
 #include "collect.h"
 #include "config.h"
 #include "https.h"
+#include "proto_wire.h"
 #include "render.h"
 #include "treg.pb-c.h"
 #include "treg/container.h"
@@ -170,6 +171,55 @@ static int server_refused(cli *c, const tregc_response *resp, const char *key, c
     return 1;
 }
 
+/* A served report may not cost much more to unpack than its bytes: a
+ * 2 MB answer declaring a million empty kernels would take gigabytes in
+ * protobuf-c and json-c.  Real reports unpack to 3-5 times their size. */
+#define TREGC_UNPACK_RATIO 16
+#define TREGC_UNPACK_SLACK (64u << 20)
+
+static int affordable(const uint8_t *report, size_t len, char *why, size_t whylen)
+{
+    uint64_t cost;
+    if (treg_pb_report_cost(report, len, &cost) != 0) {
+        snprintf(why, whylen, "the server's answer is not a Report");
+        return 0;
+    }
+    if (cost > (uint64_t)len * TREGC_UNPACK_RATIO + TREGC_UNPACK_SLACK) {
+        snprintf(why, whylen,
+                 "the server's answer of %zu bytes would take %llu MiB to unpack: refused", len,
+                 (unsigned long long)(cost >> 20));
+        return 0;
+    }
+    return 1;
+}
+
+static Treg__V1__Report *unpack_report(const uint8_t *b, size_t n, char *why, size_t whylen)
+{
+    if (!affordable(b, n, why, whylen)) return NULL;
+    Treg__V1__Report *r = treg__v1__report__unpack(NULL, n, b);
+    if (!r) snprintf(why, whylen, "the server's answer is not a Report");
+    return r;
+}
+
+static Treg__V1__UploadResponse *unpack_upload_response(const uint8_t *b, size_t n, char *why,
+                                                        size_t whylen)
+{
+    const uint8_t *report;
+    size_t len;
+    if (treg_pb_upload_response_report(b, n, &report, &len) != 0 || !report) {
+        snprintf(why, whylen, "the server's answer is not an UploadResponse");
+        return NULL;
+    }
+    if (!affordable(report, len, why, whylen)) return NULL;
+    Treg__V1__UploadResponse *up = treg__v1__upload_response__unpack(NULL, n, b);
+    if (!up || !up->report) {
+        snprintf(why, whylen, "the server's answer is not an UploadResponse");
+        if (up) treg__v1__upload_response__free_unpacked(up, NULL);
+        return NULL;
+    }
+    return up;
+}
+
 /* stored_before: -1 for a fetched report, else UploadResponse's flag. */
 static void add_report(cli *c, const Treg__V1__Report *r, int stored_before)
 {
@@ -253,8 +303,12 @@ static int try_stored(cli *c, const char *path, const char *entry, const char *h
     }
     int outcome = NOT_STORED;
     if (resp.status == 200) {
-        Treg__V1__Report *r = treg__v1__report__unpack(NULL, resp.len, resp.body);
-        if (r) {
+        char why[200];
+        Treg__V1__Report *r = unpack_report(resp.body, resp.len, why, sizeof why);
+        if (!r) {
+            item_failed(c, "file", path, why);
+            outcome = GO_ON;
+        } else {
             /* The stored report keeps its first uploader's name; show this
              * upload's, as treg-analyze would. */
             char *stored_name = r->file_name, *stored_entry = r->bundle_entry;
@@ -314,8 +368,9 @@ static int upload_blob(cli *c, const char *path, const char *entry, const uint8_
         return STOP;
     }
     if (resp.status == 200) {
-        Treg__V1__UploadResponse *up = treg__v1__upload_response__unpack(NULL, resp.len, resp.body);
-        if (up && up->report) {
+        char why[200];
+        Treg__V1__UploadResponse *up = unpack_upload_response(resp.body, resp.len, why, sizeof why);
+        if (up) {
             /* A blob stored before keeps its first uploader's names; show
              * this upload's, as treg-analyze would. */
             char *stored_name = up->report->file_name, *stored_entry = up->report->bundle_entry;
@@ -324,9 +379,10 @@ static int upload_blob(cli *c, const char *path, const char *entry, const uint8_
             add_report(c, up->report, up->stored_before);
             up->report->file_name = stored_name;
             up->report->bundle_entry = stored_entry;
-        } else
-            item_failed(c, "file", path, "the server's answer is not an UploadResponse");
-        if (up) treg__v1__upload_response__free_unpacked(up, NULL);
+            treg__v1__upload_response__free_unpacked(up, NULL);
+        } else {
+            item_failed(c, "file", path, why);
+        }
     } else if (server_refused(c, &resp, "file", path)) {
         outcome = STOP;
     } else {
@@ -538,12 +594,13 @@ static int cmd_fetch(cli *c, const char *hash_arg)
     if (net != TREGC_NET_OK) {
         server_failed(c, "hash", hash, err);
     } else if (resp.status == 200) {
-        Treg__V1__Report *r = treg__v1__report__unpack(NULL, resp.len, resp.body);
+        char why[200];
+        Treg__V1__Report *r = unpack_report(resp.body, resp.len, why, sizeof why);
         if (r) {
             add_report(c, r, -1);
             treg__v1__report__free_unpacked(r, NULL);
         } else {
-            item_failed(c, "hash", hash, "the server's answer is not a Report");
+            item_failed(c, "hash", hash, why);
         }
     } else if (resp.status == 404) {
         char line[120];

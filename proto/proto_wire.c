@@ -1,6 +1,8 @@
 /* See proto_wire.h. */
 #include "proto_wire.h"
 
+#include "treg.pb-c.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,4 +110,152 @@ int treg_pb_check(const uint8_t *b, size_t n, const char *message, const treg_pb
 cut:
     snprintf(why, whylen, "malformed %s: a field is cut off", message);
     return -1;
+}
+
+/* --- what unpacking a Report costs ------------------------------------------------ */
+
+/* The message types of treg.v1.Report that hold other messages, and for
+ * each field number what it holds: a message type, a packed repeated
+ * uint32 (PACKED), or anything else (NONE: a scalar, string or bytes). */
+enum {
+    M_REPORT,
+    M_KERNEL,
+    M_CLASS,
+    M_OCC,
+    M_META,
+    M_ROW,
+    M_LINE,
+    M_ATTR,
+    M_LOOP,
+    M_SPILL,
+    M_UNKNOWN,
+    M_RANGE,
+    M_LOC,
+    M_TYPES,
+    NONE = -1,
+    PACKED = -2
+};
+
+static const size_t message_size[M_TYPES] = {
+    sizeof(Treg__V1__Report),    sizeof(Treg__V1__Kernel),           sizeof(Treg__V1__ClassStat),
+    sizeof(Treg__V1__Occupancy), sizeof(Treg__V1__CompilerMetadata), sizeof(Treg__V1__Row),
+    sizeof(Treg__V1__LineStat),  sizeof(Treg__V1__Attribution),      sizeof(Treg__V1__Loop),
+    sizeof(Treg__V1__Spill),     sizeof(Treg__V1__UnknownMnemonic),  sizeof(Treg__V1__LiveRange),
+    sizeof(Treg__V1__Loc)};
+
+static int field_holds(int type, uint64_t field)
+{
+    switch (type) {
+    case M_REPORT:
+        return field == 12 ? M_KERNEL : NONE;
+    case M_KERNEL:
+        switch (field) {
+        case 6:
+        case 7:
+        case 8:
+            return M_CLASS;
+        case 11:
+            return M_OCC;
+        case 22:
+            return M_META;
+        case 23:
+            return M_ROW;
+        case 24:
+            return M_LINE;
+        case 25:
+            return M_ATTR;
+        case 26:
+            return M_LOOP;
+        case 27:
+            return M_SPILL;
+        case 28:
+            return M_UNKNOWN;
+        case 29:
+            return M_RANGE;
+        default:
+            return NONE;
+        }
+    case M_CLASS:
+        return field == 5 ? M_LOC : NONE;
+    case M_OCC:
+        return field == 12 ? PACKED : NONE;
+    case M_ROW:
+        return field == 3 ? M_LOC : field == 9 || field == 10 ? PACKED : NONE;
+    case M_LINE:
+    case M_ATTR:
+        return field == 1 ? M_LOC : NONE;
+    case M_SPILL:
+        return field == 3 ? M_LOC : NONE;
+    case M_RANGE:
+        return field == 2 ? PACKED : NONE;
+    default:
+        return NONE;
+    }
+}
+
+/* The memory protobuf-c would allocate for a message of type at b, added
+ * to *cost; -1 when the bytes are not a well-formed message. */
+static int message_cost(const uint8_t *b, size_t n, int type, int depth, uint64_t *cost)
+{
+    if (depth > 4) return -1;
+    *cost += message_size[type];
+    size_t pos = 0;
+    while (pos < n) {
+        uint64_t key, len;
+        if (!get_varint(b, n, &pos, &key)) return -1;
+        switch (key & 7) {
+        case 0:
+            if (!get_varint(b, n, &pos, &len)) return -1;
+            break;
+        case 1:
+        case 5:
+            if (n - pos < ((key & 7) == 1 ? 8u : 4u)) return -1;
+            pos += (key & 7) == 1 ? 8 : 4;
+            break;
+        case 2: {
+            if (!get_varint(b, n, &pos, &len) || len > n - pos) return -1;
+            int holds = field_holds(type, key >> 3);
+            if (holds >= 0) {
+                *cost += sizeof(void *); /* its slot in the repeated or optional field */
+                if (message_cost(b + pos, (size_t)len, holds, depth + 1, cost) != 0) return -1;
+            } else if (holds == PACKED) {
+                *cost += 4 * len; /* each element at least one byte, four unpacked */
+            } else {
+                *cost += len + 1 + sizeof(void *); /* a string or bytes, NUL-ended */
+            }
+            pos += (size_t)len;
+            break;
+        }
+        default:
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int treg_pb_report_cost(const uint8_t *b, size_t n, uint64_t *cost)
+{
+    *cost = 0;
+    return message_cost(b, n, M_REPORT, 0, cost);
+}
+
+int treg_pb_upload_response_report(const uint8_t *b, size_t n, const uint8_t **report, size_t *len)
+{
+    size_t pos = 0;
+    *report = NULL;
+    *len = 0;
+    while (pos < n) {
+        uint64_t key, v;
+        if (!get_varint(b, n, &pos, &key)) return -1;
+        if ((key & 7) == 0) {
+            if (!get_varint(b, n, &pos, &v)) return -1;
+        } else if ((key & 7) == 2) {
+            if (!get_varint(b, n, &pos, &v) || v > n - pos) return -1;
+            if (key >> 3 == 1) *report = b + pos, *len = (size_t)v;
+            pos += (size_t)v;
+        } else {
+            return -1;
+        }
+    }
+    return 0;
 }

@@ -35,4 +35,14 @@ typedef struct treg_pb_rule {
 int treg_pb_check(const uint8_t *b, size_t n, const char *message, const treg_pb_rule *rules,
                   size_t nrules, char *why, size_t whylen);
 
+/* What protobuf-c would allocate to unpack the treg.v1.Report at b (its
+ * messages' structs, strings and repeated fields), from the wire alone:
+ * 0 and *cost, or -1 when b is not a well-formed Report.  A client
+ * refuses an answer that costs far more than its bytes (a million empty
+ * kernels in 2 MB) before unpacking it. */
+int treg_pb_report_cost(const uint8_t *b, size_t n, uint64_t *cost);
+/* The Report inside an UploadResponse (field 1), without unpacking:
+ * 0 with *report NULL when absent, -1 when malformed. */
+int treg_pb_upload_response_report(const uint8_t *b, size_t n, const uint8_t **report, size_t *len);
+
 #endif

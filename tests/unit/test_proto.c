@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "convert.h"
+#include "proto_wire.h"
 #include "render.h"
 #include "testutil.h"
 #include "treg.pb-c.h"
@@ -112,6 +113,12 @@ static void roundtrip(const char *rel)
     assert_string_equal(p->bundle_entry, "hipv4-amdgcn-amd-amdhsa--gfx906");
     same_report(p, r);
 
+    /* What unpacking it costs, from the wire: a real report a few times its
+     * bytes (tregc refuses past 16x + 64 MiB) */
+    uint64_t cost;
+    assert_int_equal(treg_pb_report_cost(packed, plen, &cost), 0);
+    assert_true(cost > plen / 2 && cost < 8 * (uint64_t)plen + 4096);
+
     /* UploadResponse around the packed bytes, without unpacking them. */
     for (int stored = 0; stored < 2; stored++) {
         uint8_t *resp;
@@ -145,6 +152,31 @@ static void roundtrip(const char *rel)
     free(bytes);
 }
 
+/* A million empty kernels in 2 MB cost hundreds of MB to unpack: seen from
+ * the wire, never unpacked; and what is not a Report is said to be. */
+static void test_report_cost(void **state)
+{
+    (void)state;
+    size_t n = 1000000, len = 2 * n;
+    uint8_t *b = malloc(len);
+    assert_non_null(b);
+    for (size_t i = 0; i < n; i++) b[2 * i] = 0x62, b[2 * i + 1] = 0;
+    uint64_t cost;
+    assert_int_equal(treg_pb_report_cost(b, len, &cost), 0);
+    assert_true(cost >= n * sizeof(Treg__V1__Kernel));
+    assert_true(cost > 16 * (uint64_t)len + (64u << 20));
+    b[len - 1] = 5; /* the last kernel claims 5 bytes that are not there */
+    assert_int_equal(treg_pb_report_cost(b, len, &cost), -1);
+    free(b);
+    const uint8_t *rep;
+    size_t rlen;
+    static const uint8_t resp[] = {0x0a, 0x02, 0x08, 0x01, 0x10, 0x01};
+    assert_int_equal(treg_pb_upload_response_report(resp, sizeof resp, &rep, &rlen), 0);
+    assert_ptr_equal(rep, resp + 2);
+    assert_int_equal(rlen, 2);
+    assert_int_equal(treg_pb_upload_response_report(resp, 3, &rep, &rlen), -1);
+}
+
 static void test_roundtrip_fixtures(void **state)
 {
     (void)state;
@@ -156,6 +188,7 @@ static void test_roundtrip_fixtures(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_roundtrip_fixtures)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_roundtrip_fixtures),
+                                       cmocka_unit_test(test_report_cost)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
