@@ -85,6 +85,7 @@ struct http_server {
     struct event *accept_resume; /* ends a pause in accepting (on_accept_error) */
     long long accept_failures;   /* since the last log line about them */
     struct timespec accept_logged;
+    tls_listener tls;         /* the connection hook's context and head deadline */
     http_server *next_server; /* in all_servers */
 };
 
@@ -161,6 +162,7 @@ static void reply(request *r, int status, const uint8_t *body, size_t len)
     if (buf != NULL && len > 0) evbuffer_add(buf, body, len);
     struct evhttp_connection *evcon = evhttp_request_get_connection(r->req);
     struct bufferevent *bev = evcon ? evhttp_connection_get_bufferevent(evcon) : NULL;
+    tls_request_done(bev);
     evhttp_send_reply(r->req, status, reason(status), buf);
     if (buf != NULL) evbuffer_free(buf);
     /* The reply waits in the connection's output for the next loop
@@ -582,6 +584,7 @@ static void route(struct evhttp_request *req, void *arg)
     enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
     r->method = method_name(cmd);
     struct evhttp_connection *conn = evhttp_request_get_connection(req);
+    tls_request_started(conn ? evhttp_connection_get_bufferevent(conn) : NULL);
     char *peer_host = NULL;
     ev_uint16_t peer_port = 0;
     if (conn != NULL) evhttp_connection_get_peer(conn, &peer_host, &peer_port);
@@ -690,7 +693,9 @@ http_server *http_new(struct event_base *base, const http_config *cfg, char *err
         return NULL;
     }
     s->cfg = *cfg;
-    evhttp_set_bevcb(s->http, tls_bevcb, cfg->tls);
+    s->tls.ctx = cfg->tls;
+    s->tls.head_timeout_seconds = cfg->head_timeout_seconds ? cfg->head_timeout_seconds : 30;
+    evhttp_set_bevcb(s->http, tls_bevcb, &s->tls);
     evhttp_set_gencb(s->http, route, s);
     /* All methods reach route(), which answers 405 with an Error body. */
     evhttp_set_allowed_methods(s->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD |

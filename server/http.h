@@ -21,6 +21,7 @@ typedef struct http_config {
     unsigned short port; /* 0: any free port */
     size_t max_body;
     unsigned timeout_seconds;
+    unsigned head_timeout_seconds; /* for a request's line and headers (tls.h) */
     SSL_CTX *tls;
     const auth_set *auth;
     store *store;

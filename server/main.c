@@ -29,7 +29,7 @@
 
 typedef struct config {
     char *listen, *cert, *key, *store, *tokens_file, *port_file;
-    long workers, queue, timeout;
+    long workers, queue, timeout, head_timeout;
     long long max_body;
     char **tokens; /* plain tokens from --token, hashed at startup */
     size_t ntokens;
@@ -53,7 +53,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: tregd --cert FILE --key FILE --store DIR (--token TOKEN | --tokens-file FILE)\n"
             "             [--listen HOST:PORT] [--workers N] [--queue N] [--max-body BYTES]\n"
-            "             [--timeout SECONDS] [--port-file FILE] [--config FILE]\n"
+            "             [--timeout SECONDS] [--head-timeout SECONDS] [--port-file FILE]\n"
+            "             [--config FILE]\n"
             "       tregd hash-token TOKEN|-\n");
 }
 
@@ -118,7 +119,8 @@ static int config_set(config *c, const char *name, const char *v, char *err, siz
     } nums[] = {{"workers", 1, 256},
                 {"queue", 0, 1000000},
                 {"max-body", 1, (long long)1 << 30},
-                {"timeout", 1, 86400}};
+                {"timeout", 1, 86400},
+                {"head-timeout", 1, 3600}};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
         if (strcmp(name, nums[i].name) != 0) continue;
         if (parse_long(v, nums[i].lo, nums[i].hi, &n) != 0) {
@@ -132,8 +134,10 @@ static int config_set(config *c, const char *name, const char *v, char *err, siz
             c->queue = (long)n;
         else if (i == 2)
             c->max_body = n;
-        else
+        else if (i == 3)
             c->timeout = (long)n;
+        else
+            c->head_timeout = (long)n;
         return 0;
     }
     snprintf(err, errlen, "unknown setting '%s'", name);
@@ -327,6 +331,7 @@ static const struct option long_options[] = {{"config", required_argument, NULL,
                                              {"queue", required_argument, NULL, 'q'},
                                              {"max-body", required_argument, NULL, 'm'},
                                              {"timeout", required_argument, NULL, 'o'},
+                                             {"head-timeout", required_argument, NULL, 'H'},
                                              {"port-file", required_argument, NULL, 'p'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
@@ -449,7 +454,8 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "hash-token") == 0) return hash_token(argc, argv);
 
-    config c = {.workers = 0, .queue = -1, .timeout = 60, .max_body = 64LL << 20};
+    config c = {
+        .workers = 0, .queue = -1, .timeout = 60, .head_timeout = 30, .max_body = 64LL << 20};
     int rc = parse_args(argc, argv, &c);
     char host[256];
     unsigned short port = 8443;
@@ -507,6 +513,7 @@ int main(int argc, char **argv)
                           .port = port,
                           .max_body = (size_t)c.max_body,
                           .timeout_seconds = (unsigned)c.timeout,
+                          .head_timeout_seconds = (unsigned)c.head_timeout,
                           .tls = tls,
                           .auth = &auth,
                           .store = st,

@@ -1,10 +1,15 @@
 /* TLS context and per-connection bufferevents (see tls.h). */
 #include "tls.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
 
 #include <event2/bufferevent_ssl.h>
 #include <openssl/err.h>
+
+#include "log.h"
 
 static void openssl_reason(char *buf, size_t len)
 {
@@ -49,11 +54,101 @@ SSL_CTX *tls_context_new(const char *cert_file, const char *key_file, char *err,
     return ctx;
 }
 
+/* One connection's deadline for a request head, kept in its SSL. */
+typedef struct head_deadline {
+    struct event *timer;
+    struct bufferevent *bev;
+    struct timeval after;
+    uint64_t read_at_start; /* bytes the connection had read when the period began */
+} head_deadline;
+
+/* A request still arriving when a period ends must have brought this much
+ * in it: a request head is at most 64 KiB (evhttp_set_max_headers_size),
+ * so a head dripped byte by byte fails the first period, while an upload
+ * over a slow link goes on as long as it moves. */
+#define HEAD_MIN_PROGRESS (64u << 10)
+
+static uint64_t bytes_read(struct bufferevent *bev)
+{
+    SSL *ssl = bufferevent_openssl_get_ssl(bev);
+    BIO *rbio = ssl ? SSL_get_rbio(ssl) : NULL;
+    return rbio ? BIO_number_read(rbio) : 0;
+}
+
+static int deadline_index = -1;
+
+static void deadline_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl,
+                          void *argp)
+{
+    (void)parent, (void)ad, (void)idx, (void)argl, (void)argp;
+    head_deadline *d = ptr;
+    if (d == NULL) return;
+    if (d->timer) event_free(d->timer);
+    free(d);
+}
+
+/* Shut the socket: evhttp sees the connection end and frees it (and with
+ * it the SSL, whose ex_data frees this). */
+static void deadline_passed(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what;
+    head_deadline *d = arg;
+    uint64_t now = bytes_read(d->bev);
+    if (now - d->read_at_start >= HEAD_MIN_PROGRESS) { /* a body on its way */
+        d->read_at_start = now;
+        evtimer_add(d->timer, &d->after);
+        return;
+    }
+    evutil_socket_t sock = bufferevent_getfd(d->bev);
+    if (sock < 0) return;
+    char detail[128];
+    snprintf(detail, sizeof detail, "no complete request within %ld s, and under %u KiB in them",
+             (long)d->after.tv_sec, HEAD_MIN_PROGRESS >> 10);
+    log_msg("warning", "connection closed", detail);
+    shutdown(sock, SHUT_RDWR);
+}
+
+static head_deadline *deadline_of(struct bufferevent *bev)
+{
+    SSL *ssl = bev ? bufferevent_openssl_get_ssl(bev) : NULL;
+    return ssl && deadline_index >= 0 ? SSL_get_ex_data(ssl, deadline_index) : NULL;
+}
+
 struct bufferevent *tls_bevcb(struct event_base *base, void *arg)
 {
-    SSL *ssl = SSL_new((SSL_CTX *)arg);
+    const tls_listener *l = arg;
+    if (deadline_index < 0)
+        deadline_index = SSL_get_ex_new_index(0, NULL, NULL, NULL, deadline_free);
+    SSL *ssl = SSL_new(l->ctx);
     if (ssl == NULL) return NULL;
     /* On failure libevent frees ssl with the bufferevent (CLOSE_ON_FREE). */
-    return bufferevent_openssl_socket_new(base, -1, ssl, BUFFEREVENT_SSL_ACCEPTING,
-                                          BEV_OPT_CLOSE_ON_FREE | BEV_OPT_DEFER_CALLBACKS);
+    struct bufferevent *bev = bufferevent_openssl_socket_new(
+        base, -1, ssl, BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE | BEV_OPT_DEFER_CALLBACKS);
+    head_deadline *d = bev && deadline_index >= 0 ? calloc(1, sizeof *d) : NULL;
+    if (d != NULL) {
+        d->bev = bev;
+        d->after.tv_sec = l->head_timeout_seconds;
+        d->timer = evtimer_new(base, deadline_passed, d);
+        if (d->timer == NULL || SSL_set_ex_data(ssl, deadline_index, d) != 1) {
+            if (d->timer) event_free(d->timer);
+            free(d);
+        } else {
+            evtimer_add(d->timer, &d->after);
+        }
+    }
+    return bev;
+}
+
+void tls_request_started(struct bufferevent *bev)
+{
+    head_deadline *d = deadline_of(bev);
+    if (d) evtimer_del(d->timer);
+}
+
+void tls_request_done(struct bufferevent *bev)
+{
+    head_deadline *d = deadline_of(bev);
+    if (d == NULL) return;
+    d->read_at_start = bytes_read(bev);
+    evtimer_add(d->timer, &d->after);
 }

@@ -13,7 +13,24 @@
 /* NULL on failure with a one-line message in err naming the file. */
 SSL_CTX *tls_context_new(const char *cert_file, const char *key_file, char *err, size_t errlen);
 
-/* evhttp_set_bevcb callback; arg is the SSL_CTX. */
+/* What the listener's hook needs: the context, and the period in which a
+ * connection must complete its request or bring at least 64 KiB of it,
+ * counted from its accept and, on a kept-alive connection, from the last
+ * reply (libevent 2.1 has no hook between a request's head and its body).
+ * A client dripping a byte at a time stays under libevent's per-read
+ * timeout forever; this shuts its connection after one period. */
+typedef struct tls_listener {
+    SSL_CTX *ctx;
+    unsigned head_timeout_seconds;
+} tls_listener;
+
+/* evhttp_set_bevcb callback; arg is a tls_listener that outlives the
+ * listener.  Each connection carries its deadline in its SSL's ex_data, so
+ * it is released with the connection whatever closes it. */
 struct bufferevent *tls_bevcb(struct event_base *base, void *arg);
+/* The connection of bev delivered a request's head: its deadline stops. */
+void tls_request_started(struct bufferevent *bev);
+/* A reply went out on bev: the next request's head has the deadline again. */
+void tls_request_done(struct bufferevent *bev);
 
 #endif

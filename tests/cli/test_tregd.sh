@@ -512,6 +512,34 @@ code=$(req GET "/v1/reports/$hash" "$work/f5.bin" -H "Authorization: Bearer $rot
 [[ $code == 200 ]] || fail "a bad tokens file on SIGHUP dropped the working tokens: HTTP $code"
 echo "$prog: ok: SIGHUP reloads the tokens file; a bad file keeps the old tokens"
 stop_server
+
+# A client dripping its request head a byte every 0.5 s: with --head-timeout 2
+# the server shuts it after one period (libevent's own timeout never fires),
+# logs it, and still answers others.
+start_server --head-timeout 2
+python3 - "$(cat "$work/port")" "$work/cert.pem" <<'PY' || fail "drip: see above"
+import socket, ssl, sys, time
+ctx = ssl.create_default_context(cafile=sys.argv[2])
+s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[1]))), server_hostname="127.0.0.1")
+s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n")
+t0 = time.monotonic()
+try:
+    while time.monotonic() - t0 < 20:
+        s.sendall(b"X")
+        time.sleep(0.5)
+except OSError:
+    pass
+dt = time.monotonic() - t0
+if dt > 6:
+    sys.exit(f"drip: the connection stayed open {dt:.1f} s with --head-timeout 2")
+print(f"drip: closed after {dt:.1f} s")
+PY
+grep -q '"msg":"connection closed","detail":"no complete request within 2 s' "$work/tregd.log" ||
+  fail "drip: no log line for the closed connection"
+code=$(req GET /v1/health "$work/h-drip.bin")
+[[ $code == 200 ]] || fail "health after the drip: HTTP $code"
+echo "$prog: ok: a client dripping its head is shut after one --head-timeout period, logged; health 200"
+stop_server
 printf 'workers = 1\nbogus = 3\n' >"$work/bad.conf"
 rc=0
 "$TREGD" --config "$work/bad.conf" 2>"$work/err" || rc=$?
