@@ -759,8 +759,12 @@ static int cmd_health(cli *c)
                (unsigned long long)h->reports);
     }
     int ok = strcmp(h->status, "ok") == 0;
-    if (!ok)
-        fprintf(stderr, "tregc: %s: the server says '%s', not ok\n", c->https.hostport, h->status);
+    if (!ok) {
+        char said[80];
+        snprintf(said, sizeof said, "%s", h->status);
+        one_line(said);
+        fprintf(stderr, "tregc: %s: the server says '%s', not ok\n", c->https.hostport, said);
+    }
     treg__v1__health__free_unpacked(h, NULL);
     return ok ? 0 : 1;
 }

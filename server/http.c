@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include <event2/buffer.h>
@@ -596,6 +597,20 @@ static void route(struct evhttp_request *req, void *arg)
     if (r->path == NULL) {
         reply_error(r, 500, "out of memory");
         return;
+    }
+
+    /* Two Content-Lengths that disagree: which body was meant is anyone's
+     * guess (request smuggling's opening move); refuse it. */
+    const char *length = NULL;
+    struct evkeyvalq *in = evhttp_request_get_input_headers(req);
+    for (struct evkeyval *h = in ? in->tqh_first : NULL; h != NULL; h = h->next.tqe_next) {
+        if (strcasecmp(h->key, "Content-Length") != 0) continue;
+        if (length != NULL && strcmp(length, h->value) != 0) {
+            evhttp_add_header(evhttp_request_get_output_headers(req), "Connection", "close");
+            reply_error(r, 400, "conflicting Content-Length headers");
+            return;
+        }
+        length = h->value;
     }
 
     if (strcmp(r->path, "/v1/health") == 0) {

@@ -29,7 +29,7 @@
 
 typedef struct config {
     char *listen, *cert, *key, *store, *tokens_file, *port_file;
-    long workers, queue, timeout, head_timeout;
+    long workers, queue, timeout, head_timeout, worker_memory;
     long long max_body;
     char **tokens; /* plain tokens from --token, hashed at startup */
     size_t ntokens;
@@ -53,7 +53,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: tregd --cert FILE --key FILE --store DIR (--token TOKEN | --tokens-file FILE)\n"
             "             [--listen HOST:PORT] [--workers N] [--queue N] [--max-body BYTES]\n"
-            "             [--timeout SECONDS] [--head-timeout SECONDS] [--port-file FILE]\n"
+            "             [--timeout SECONDS] [--head-timeout SECONDS] [--worker-memory MIB]\n"
+            "             [--port-file FILE]\n"
             "             [--config FILE]\n"
             "       tregd hash-token TOKEN|-\n");
 }
@@ -116,11 +117,9 @@ static int config_set(config *c, const char *name, const char *v, char *err, siz
     struct {
         const char *name;
         long long lo, hi;
-    } nums[] = {{"workers", 1, 256},
-                {"queue", 0, 1000000},
-                {"max-body", 1, (long long)1 << 30},
-                {"timeout", 1, 86400},
-                {"head-timeout", 1, 3600}};
+    } nums[] = {
+        {"workers", 1, 256},   {"queue", 0, 1000000},     {"max-body", 1, (long long)1 << 30},
+        {"timeout", 1, 86400}, {"head-timeout", 1, 3600}, {"worker-memory", 0, 1 << 20}};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
         if (strcmp(name, nums[i].name) != 0) continue;
         if (parse_long(v, nums[i].lo, nums[i].hi, &n) != 0) {
@@ -136,8 +135,10 @@ static int config_set(config *c, const char *name, const char *v, char *err, siz
             c->max_body = n;
         else if (i == 3)
             c->timeout = (long)n;
-        else
+        else if (i == 4)
             c->head_timeout = (long)n;
+        else
+            c->worker_memory = (long)n;
         return 0;
     }
     snprintf(err, errlen, "unknown setting '%s'", name);
@@ -332,6 +333,7 @@ static const struct option long_options[] = {{"config", required_argument, NULL,
                                              {"max-body", required_argument, NULL, 'm'},
                                              {"timeout", required_argument, NULL, 'o'},
                                              {"head-timeout", required_argument, NULL, 'H'},
+                                             {"worker-memory", required_argument, NULL, 'M'},
                                              {"port-file", required_argument, NULL, 'p'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
@@ -454,8 +456,12 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "hash-token") == 0) return hash_token(argc, argv);
 
-    config c = {
-        .workers = 0, .queue = -1, .timeout = 60, .head_timeout = 30, .max_body = 64LL << 20};
+    config c = {.workers = 0,
+                .queue = -1,
+                .timeout = 60,
+                .head_timeout = 30,
+                .worker_memory = 4096,
+                .max_body = 64LL << 20};
     int rc = parse_args(argc, argv, &c);
     char host[256];
     unsigned short port = 8443;
@@ -503,8 +509,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "tregd: cannot create the event loop\n");
         rc = 1;
     }
-    if (rc == 0 && (workers = pool_new(base, (unsigned)c.workers, (unsigned)c.queue,
-                                       (unsigned)c.timeout, c.store, err, sizeof err)) == NULL) {
+    if (rc == 0 &&
+        (workers = pool_new(base, (unsigned)c.workers, (unsigned)c.queue, (unsigned)c.timeout,
+                            (unsigned)c.worker_memory, c.store, err, sizeof err)) == NULL) {
         fprintf(stderr, "tregd: %s\n", err);
         rc = 1;
     }

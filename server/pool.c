@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -50,6 +51,7 @@ struct pool {
     struct event_base *base;
     unsigned nworkers, queue_max, queued, busy;
     unsigned timeout_seconds;
+    unsigned worker_memory_mib; /* RLIMIT_AS of each worker, 0: none */
     worker *workers;
     writer *writer;
     unsigned writing, write_max; /* store writes pending; the bound */
@@ -83,6 +85,30 @@ static void finish_simple(job *j, pool_outcome outcome, const char *message)
     finish(j, &res);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define TREGD_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TREGD_ASAN 1
+#endif
+#endif
+#ifndef TREGD_ASAN
+#define TREGD_ASAN 0
+#endif
+
+/* In the child, before it reads a job: no core files, bounded memory. */
+static void limit_worker(unsigned memory_mib)
+{
+    struct rlimit none = {0, 0};
+    setrlimit(RLIMIT_CORE, &none);
+    prctl(PR_SET_DUMPABLE, 0);
+    if (memory_mib && !TREGD_ASAN) {
+        rlim_t bytes = (rlim_t)memory_mib << 20;
+        struct rlimit as = {bytes, bytes};
+        setrlimit(RLIMIT_AS, &as);
+    }
+}
+
 /* Forks one worker process; the child never returns from here. */
 static int spawn(pool *p, worker *w)
 {
@@ -108,6 +134,7 @@ static int spawn(pool *p, worker *w)
         if (dup2(sv[1], 3) < 0) _exit(1);
         /* Listening socket, client connections, other workers' pipes. */
         close_range(4, ~0U, 0);
+        limit_worker(p->worker_memory_mib);
         worker_main(3);
     }
     close(sv[1]);
@@ -357,7 +384,8 @@ static void on_read(struct bufferevent *bev, void *arg)
 }
 
 pool *pool_new(struct event_base *base, unsigned workers, unsigned queue_max,
-               unsigned timeout_seconds, const char *store_dir, char *err, size_t errlen)
+               unsigned timeout_seconds, unsigned worker_memory_mib, const char *store_dir,
+               char *err, size_t errlen)
 {
     pool *p = calloc(1, sizeof *p);
     if (p == NULL || (p->workers = calloc(workers, sizeof *p->workers)) == NULL) {
@@ -369,6 +397,16 @@ pool *pool_new(struct event_base *base, unsigned workers, unsigned queue_max,
     p->nworkers = workers;
     p->queue_max = queue_max;
     p->timeout_seconds = timeout_seconds;
+    p->worker_memory_mib = worker_memory_mib;
+    char limits[160];
+    if (worker_memory_mib && TREGD_ASAN)
+        snprintf(limits, sizeof limits,
+                 "address space unlimited (an AddressSanitizer build), no core dumps");
+    else if (worker_memory_mib)
+        snprintf(limits, sizeof limits, "address space %u MiB, no core dumps", worker_memory_mib);
+    else
+        snprintf(limits, sizeof limits, "address space unlimited, no core dumps");
+    log_msg("info", "worker limits", limits);
     p->write_max = 2 * workers > 4 ? 2 * workers : 4;
     /* The worker processes first: fork before any thread exists. */
     for (unsigned i = 0; i < workers; i++) {

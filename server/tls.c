@@ -31,6 +31,14 @@ SSL_CTX *tls_context_new(const char *cert_file, const char *key_file, char *err,
         return NULL;
     }
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+    /* TLS 1.2 with forward secrecy only: ECDHE key exchange, AEAD ciphers
+     * (no static-RSA suites); TLS 1.3's suites all have it. */
+    if (SSL_CTX_set_cipher_list(ctx, "ECDHE+AESGCM:ECDHE+CHACHA20") != 1) {
+        openssl_reason(reason, sizeof reason);
+        snprintf(err, errlen, "TLS cipher list: %s", reason);
+        SSL_CTX_free(ctx);
+        return NULL;
+    }
     SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION |
                                  SSL_OP_CIPHER_SERVER_PREFERENCE);
     if (SSL_CTX_use_certificate_chain_file(ctx, cert_file) != 1) {

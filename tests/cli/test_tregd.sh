@@ -187,6 +187,36 @@ if curl -sS --max-time 10 --cacert "$work/cert.pem" --tlsv1.1 --tls-max 1.1 \
   fail "a TLS 1.1 handshake succeeded"
 fi
 
+# TLS 1.2 without forward secrecy (static RSA key exchange) is refused; ECDHE is taken
+if openssl s_client -connect "127.0.0.1:$(cat "$work/port")" -tls1_2 -cipher AES128-GCM-SHA256 \
+  </dev/null >"$work/rsa.out" 2>&1; then
+  fail "a static-RSA TLS 1.2 handshake succeeded"
+fi
+openssl s_client -connect "127.0.0.1:$(cat "$work/port")" -tls1_2 -cipher ECDHE-RSA-AES128-GCM-SHA256 \
+  </dev/null >"$work/ecdhe.out" 2>&1 || fail "an ECDHE TLS 1.2 handshake failed: $(tail -3 "$work/ecdhe.out")"
+echo "$prog: ok: TLS 1.2 offers ECDHE suites only"
+
+# two Content-Lengths that disagree -> 400, the connection closed
+python3 - "$(cat "$work/port")" "$work/cert.pem" "$token" >"$work/cl.out" <<'PY' || fail "conflicting Content-Length: $(cat "$work/cl.out")"
+import socket, ssl, sys
+ctx = ssl.create_default_context(cafile=sys.argv[2])
+s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[1]))), server_hostname="127.0.0.1")
+s.sendall(b"POST /v1/analyze HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + sys.argv[3].encode() +
+          b"\r\nContent-Length: 4\r\nContent-Length: 40\r\n\r\nabcd")
+s.settimeout(10)
+got = b""
+while b"conflicting" not in got:
+    chunk = s.recv(4096)
+    if not chunk:
+        break
+    got += chunk
+head = got.split(b"\r\n")[0]
+if not head.startswith(b"HTTP/1.1 400") or b"conflicting Content-Length headers" not in got:
+    sys.exit(f"answered {got[:300]!r}")
+print(head.decode())
+PY
+echo "$prog: ok: conflicting Content-Length headers: $(cat "$work/cl.out")"
+
 # auth: none and wrong token -> 401 with WWW-Authenticate
 code=$(req GET /v1/reports "$work/e.bin")
 [[ $code == 401 ]] || fail "no token: HTTP $code"
@@ -516,7 +546,23 @@ stop_server
 # A client dripping its request head a byte every 0.5 s: with --head-timeout 2
 # the server shuts it after one period (libevent's own timeout never fires),
 # logs it, and still answers others.
-start_server --head-timeout 2
+start_server --head-timeout 2 --worker-memory 2048
+# Workers: no core dumps, 2 GiB of address space (none in an ASan build: the log says which)
+w=$(pgrep -P "$pid" | head -n1)
+[[ -n $w ]] || fail "no worker process under tregd $pid"
+if [[ -r /proc/$w/limits ]]; then
+  grep -Eq '^Max core file size +0 +0 ' "/proc/$w/limits" || fail "worker $w may dump core: $(grep core "/proc/$w/limits")"
+  if grep -q '"msg":"worker limits","detail":"address space 2048 MiB' "$work/tregd.log"; then
+    grep -Eq '^Max address space +2147483648 +2147483648 ' "/proc/$w/limits" ||
+      fail "worker $w address space: $(grep 'address space' "/proc/$w/limits")"
+  else
+    grep -q '"msg":"worker limits","detail":"address space unlimited (an AddressSanitizer build)' "$work/tregd.log" ||
+      fail "no worker limits line in the log"
+  fi
+  echo "$prog: ok: workers run without core dumps and within --worker-memory ($(grep -o '"detail":"address space[^"]*' "$work/tregd.log" | tail -1))"
+else
+  echo "$prog: note: /proc/$w/limits is not readable here; worker limits not checked"
+fi
 python3 - "$(cat "$work/port")" "$work/cert.pem" <<'PY' || fail "drip: see above"
 import socket, ssl, sys, time
 ctx = ssl.create_default_context(cafile=sys.argv[2])
