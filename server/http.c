@@ -444,6 +444,10 @@ static void analysis_done(void *arg, const pool_result *res)
         case POOL_TIMEOUT:
             reply_error(w, 504, res->message);
             break;
+        case POOL_KILLED:
+            evhttp_add_header(evhttp_request_get_output_headers(w->req), "Retry-After", "5");
+            reply_error(w, 503, res->message);
+            break;
         case POOL_SHUTDOWN:
             evhttp_add_header(evhttp_request_get_output_headers(w->req), "Retry-After", "1");
             reply_error(w, 503, res->message);

@@ -45,6 +45,7 @@ typedef struct worker {
     struct bufferevent *bev;
     struct event *timer;
     job *current;
+    int reaped, status; /* pool_reap collected this worker's exit status */
 } worker;
 
 struct pool {
@@ -141,6 +142,7 @@ static int spawn(pool *p, worker *w)
     evutil_make_socket_nonblocking(sv[0]);
     w->owner = p;
     w->pid = pid;
+    w->reaped = 0;
     w->current = NULL;
     w->bev = bufferevent_socket_new(p->base, sv[0], BEV_OPT_CLOSE_ON_FREE);
     w->timer = evtimer_new(p->base, on_timeout, w);
@@ -241,10 +243,35 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
     lose_worker(w, POOL_TIMEOUT, msg, "worker killed at the timeout");
 }
 
+/* How a worker whose socket closed ended: its wait status, collected here
+ * or already by pool_reap; -1 when it is not known within 100 ms. */
+static int exit_status(worker *w)
+{
+    for (int tries = 0; tries < 100; tries++) {
+        int status;
+        pid_t got = waitpid(w->pid, &status, WNOHANG);
+        if (got == w->pid) return status;
+        if (got < 0 && errno != EINTR) break; /* reaped already */
+        if (w->reaped) break;
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    return w->reaped ? w->status : -1;
+}
+
 static void on_event(struct bufferevent *bev, short what, void *arg)
 {
-    if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
-        lose_worker(arg, POOL_CRASHED,
+    if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))) return;
+    worker *w = arg;
+    int status = exit_status(w);
+    w->pid = 0; /* gone: retire() must not signal a pid that may be reused */
+    if (status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+        lose_worker(w, POOL_KILLED,
+                    "the analysis was killed from outside (SIGKILL: out of memory on the server?), "
+                    "not by the input: try again",
+                    "worker process killed by SIGKILL");
+    else
+        lose_worker(w, POOL_CRASHED,
                     "analysis crashed (the disassembler could not handle this code object)",
                     "worker process died");
 }
@@ -477,6 +504,11 @@ void pool_reap(pool *p)
     int status;
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        for (unsigned i = 0; i < p->nworkers; i++)
+            if (p->workers[i].pid == pid) {
+                p->workers[i].reaped = 1;
+                p->workers[i].status = status;
+            }
         if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL) {
             log_line *o = log_begin("warn", "worker process killed by a signal");
             log_add_int(o, "pid", pid);

@@ -26,7 +26,9 @@ typedef enum pool_outcome {
     POOL_OK,       /* report packed and stored (its files durable) */
     POOL_REJECTED, /* the analyzer refused the code object (message) */
     POOL_FAILED,   /* packing or storing failed (message) */
-    POOL_CRASHED,  /* the worker died during the job */
+    POOL_CRASHED,  /* the worker died during the job: the input crashed the analysis */
+    POOL_KILLED,   /* the worker was killed from outside (SIGKILL: the OOM killer, an
+                    * operator), not by the input: worth another try */
     POOL_TIMEOUT,  /* the worker was killed at the timeout */
     POOL_SHUTDOWN  /* dropped from the queue at shutdown */
 } pool_outcome;

@@ -470,6 +470,28 @@ for _ in $(seq 50); do
 done
 [[ -n $w2 && $w2 != "$w" ]] || fail "no replacement worker"
 
+# a worker killed from outside (SIGKILL, as the OOM killer does): 503 with
+# Retry-After, not the input's 422, and a new worker takes over
+kill -STOP "$w2"
+post "$work/up-re.bin" "$work/e.bin" -D "$work/hdr-k" >"$work/c4.code" &
+c4=$!
+sleep 0.3
+kill -KILL "$w2"
+wait "$c4"
+[[ $(cat "$work/c4.code") == 503 ]] || fail "killed worker: HTTP $(cat "$work/c4.code") $(pb error "$work/e.bin")"
+[[ $(pb error "$work/e.bin") == "status=503 message=the analysis was killed from outside"* ]] ||
+  fail "killed worker body: $(pb error "$work/e.bin")"
+grep -qi '^Retry-After: 5' "$work/hdr-k" || fail "killed worker: 503 without Retry-After"
+grep -q '"msg":"worker process killed by SIGKILL"' "$work/tregd.log" || fail "killed worker: no log line"
+for _ in $(seq 50); do
+  w3k=$(worker)
+  [[ -n $w3k && $w3k != "$w2" ]] && break
+  sleep 0.1
+done
+[[ -n $w3k && $w3k != "$w2" ]] || fail "no replacement worker after SIGKILL"
+w2=$w3k
+echo "$prog: ok: a worker killed by SIGKILL from outside: 503 with Retry-After, logged, replaced"
+
 # a stuck worker: 504 at the timeout, then replaced
 kill -STOP "$w2"
 code=$(post "$work/up-re.bin" "$work/e.bin")
