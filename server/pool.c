@@ -45,7 +45,9 @@ typedef struct worker {
     struct bufferevent *bev;
     struct event *timer;
     job *current;
-    int reaped, status; /* pool_reap collected this worker's exit status */
+    int reaped, status;       /* pool_reap collected this worker's exit status */
+    struct event *exit_check; /* its socket closed: waiting for the process to end */
+    int checks;
 } worker;
 
 struct pool {
@@ -165,6 +167,8 @@ static int spawn(pool *p, worker *w)
 static void retire(worker *w)
 {
     if (w->timer) event_free(w->timer);
+    if (w->exit_check) event_free(w->exit_check);
+    w->exit_check = NULL;
     if (w->bev) bufferevent_free(w->bev);
     w->timer = NULL;
     w->bev = NULL;
@@ -199,11 +203,18 @@ static int may_dispatch(const pool *p)
     return p->writing < p->write_max;
 }
 
+/* A worker that can take a job: running, and not one whose socket closed
+ * while its end is awaited (exit_check, see on_event). */
+static int usable(const worker *w)
+{
+    return w->bev != NULL && w->exit_check == NULL;
+}
+
 /* Gives the next queued job, if any, to idle worker w. */
 static void next_job(pool *p, worker *w)
 {
     job *j = p->head;
-    if (j == NULL || w->bev == NULL || !may_dispatch(p)) return;
+    if (j == NULL || !usable(w) || !may_dispatch(p)) return;
     p->head = j->next;
     if (p->head == NULL) p->tail = NULL;
     p->queued--;
@@ -243,29 +254,25 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
     lose_worker(w, POOL_TIMEOUT, msg, "worker killed at the timeout");
 }
 
-/* How a worker whose socket closed ended: its wait status, collected here
- * or already by pool_reap; -1 when it is not known within 100 ms. */
-static int exit_status(worker *w)
+/* A worker's socket closes a moment before the process is reaped; how it
+ * ended (its wait status from waitpid, or from pool_reap) decides whose
+ * fault it was.  Nothing here blocks the loop: while the status is not
+ * there yet, a 1 ms timer asks again, up to 100 times. */
+static int exit_known(worker *w, int *status)
 {
-    for (int tries = 0; tries < 100; tries++) {
-        int status;
-        pid_t got = waitpid(w->pid, &status, WNOHANG);
-        if (got == w->pid) return status;
-        if (got < 0 && errno != EINTR) break; /* reaped already */
-        if (w->reaped) break;
-        struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
+    pid_t got = waitpid(w->pid, status, WNOHANG);
+    if (got == w->pid) return 1;
+    if (w->reaped) {
+        *status = w->status;
+        return 1;
     }
-    return w->reaped ? w->status : -1;
+    return 0;
 }
 
-static void on_event(struct bufferevent *bev, short what, void *arg)
+static void lose_exited(worker *w, int status, int known)
 {
-    if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))) return;
-    worker *w = arg;
-    int status = exit_status(w);
-    w->pid = 0; /* gone: retire() must not signal a pid that may be reused */
-    if (status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+    if (known) w->pid = 0; /* reaped: retire() must not signal a pid that may be reused */
+    if (known && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
         lose_worker(w, POOL_KILLED,
                     "the analysis was killed from outside (SIGKILL: out of memory on the server?), "
                     "not by the input: try again",
@@ -274,6 +281,39 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
         lose_worker(w, POOL_CRASHED,
                     "analysis crashed (the disassembler could not handle this code object)",
                     "worker process died");
+}
+
+static void on_exit_check(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what;
+    worker *w = arg;
+    int status = 0, known = exit_known(w, &status);
+    if (known || ++w->checks >= 100) {
+        lose_exited(w, status, known);
+        return;
+    }
+    struct timeval ms = {0, 1000};
+    evtimer_add(w->exit_check, &ms);
+}
+
+static void on_event(struct bufferevent *bev, short what, void *arg)
+{
+    if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))) return;
+    worker *w = arg;
+    int status = 0;
+    if (exit_known(w, &status)) {
+        lose_exited(w, status, 1);
+        return;
+    }
+    bufferevent_disable(bev, EV_READ | EV_WRITE);
+    if (w->exit_check == NULL) w->exit_check = evtimer_new(w->owner->base, on_exit_check, w);
+    if (w->exit_check == NULL) {
+        lose_exited(w, 0, 0);
+        return;
+    }
+    w->checks = 0;
+    struct timeval ms = {0, 1000};
+    evtimer_add(w->exit_check, &ms);
 }
 
 static char *dup_field(const frame_field *f)
@@ -330,7 +370,7 @@ static void deliver(job *j, const uint8_t *payload, size_t len)
 static void next_jobs(pool *p)
 {
     for (unsigned i = 0; i < p->nworkers && p->head != NULL && may_dispatch(p); i++)
-        if (p->workers[i].bev != NULL && p->workers[i].current == NULL) next_job(p, &p->workers[i]);
+        if (usable(&p->workers[i]) && p->workers[i].current == NULL) next_job(p, &p->workers[i]);
 }
 
 /* A store write finished (loop thread): only now is the job answered. */
@@ -455,7 +495,7 @@ int pool_submit(pool *p, const pool_job_spec *s, pool_done_fn done, void *arg)
     if (p->draining) return -2;
     worker *idle = NULL;
     for (unsigned i = 0; i < p->nworkers && idle == NULL && may_dispatch(p); i++)
-        if (p->workers[i].bev != NULL && p->workers[i].current == NULL) idle = &p->workers[i];
+        if (usable(&p->workers[i]) && p->workers[i].current == NULL) idle = &p->workers[i];
     if (idle == NULL && p->queued >= p->queue_max) return -1;
     job *j = calloc(1, sizeof *j);
     if (j == NULL) return -2;
