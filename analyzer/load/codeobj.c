@@ -18,6 +18,7 @@
 
 #include "targets/targets.h"
 #include "util/bytes.h"
+#include "util/elf_machine.h"
 #include "util/error.h"
 
 #ifndef EM_AMDGPU
@@ -82,38 +83,6 @@ static bool in_bounds(uint64_t off, uint64_t size, size_t len)
     return off <= len && size <= len - off;
 }
 
-static const char *machine_name(unsigned m)
-{
-    switch (m) {
-    case 3:
-        return "x86";
-    case 8:
-        return "MIPS";
-    case 20:
-        return "PowerPC";
-    case 21:
-        return "PowerPC64";
-    case 22:
-        return "S/390";
-    case 40:
-        return "ARM";
-    case 62:
-        return "x86-64";
-    case 183:
-        return "AArch64";
-    case 190:
-        return "CUDA";
-    case 243:
-        return "RISC-V";
-    case 247:
-        return "BPF";
-    case 258:
-        return "LoongArch";
-    default:
-        return "unknown";
-    }
-}
-
 /* Checks the ELF identification, machine and header tables on the raw
  * bytes before libelf sees them, so the common failures get precise
  * messages and libelf never has to cope with a table past the end. */
@@ -132,7 +101,7 @@ static int check_header(const uint8_t *b, size_t len, treg_error *err)
     unsigned machine = treg_rd16(b + 18);
     if (machine != EM_AMDGPU)
         return treg_fail(err, TREG_E_MACHINE, "ELF machine %u (%s) is not AMDGPU (0xE0)", machine,
-                         machine_name(machine));
+                         treg_elf_machine_name(machine));
 
     uint64_t shoff = treg_rd64(b + 40);
     unsigned shentsize = treg_rd16(b + 58), shnum = treg_rd16(b + 60);

@@ -36,6 +36,7 @@
 
 #include "util/arena.h"
 #include "util/bytes.h"
+#include "util/elf_machine.h"
 #include "util/error.h"
 
 #ifndef EM_AMDGPU
@@ -785,12 +786,9 @@ static int read_host_elf(reader *r, const uint8_t *bytes, size_t len, const char
     const section *segment = find_section(secs, n, ".hipFatBinSegment");
     if (!fatbin && !offloading)
         return treg_fail(r->err, TREG_E_MACHINE,
-                         "an ELF for machine %u%s with no GPU code: not AMDGPU (224), and no "
+                         "an ELF for machine %u (%s) with no GPU code: not AMDGPU (224), and no "
                          ".hip_fatbin or .llvm.offloading section",
-                         machine,
-                         machine == 62    ? " (x86-64)"
-                         : machine == 183 ? " (AArch64)"
-                                          : "");
+                         machine, treg_elf_machine_name(machine));
     int rc = TREG_OK;
     size_t *starts = NULL, nstarts = 0;
     if (fatbin) {
