@@ -10,9 +10,11 @@
  * TLS, token, busy) stops the run.  Exit 0: all done; 1: something failed;
  * 2: usage or configuration.
  *
- * An upload asks before it sends: the code object's SHA-256 is computed
- * here and GET /v1/reports/{hash} tried first; only a 404 POSTs the blob
- * (--reanalyze POSTs straight away).  Reports come without per-instruction
+ * An upload asks before it sends: the code object's SHA-256 and the digest
+ * of what else the report depends on (report_key.h: bundle entry, the
+ * Triton .json and .amdgcn) are computed here and
+ * GET /v1/reports/{hash}?inputs={digest} tried first; only a 404 POSTs the
+ * blob (--reanalyze POSTs straight away).  Reports come without per-instruction
  * rows (?rows=0, UploadRequest.omit_rows) unless they will be printed:
  * --format json without --no-rows, or the text view --asm.
  *
@@ -35,9 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "collect.h"
+#include "report_key.h"
 #include "config.h"
 #include "https.h"
 #include "proto_wire.h"
@@ -282,20 +283,15 @@ static int wants_rows(const cli *c)
     return (c->json && c->rows) || c->html || (c->text.options.views & TREG_VIEW_ASM);
 }
 
-static void sha256_hex(const void *data, size_t len, char out[65])
+/* Asks whether the server has the report for hash and these inputs: GO_ON
+ * (shown as stored before), NOT_STORED (send the blob) or STOP (the server
+ * cannot take requests). */
+static int try_stored(cli *c, const char *path, const char *entry, const char *hash,
+                      const char *inputs)
 {
-    unsigned char h[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    EVP_Digest(data, len, h, &n, EVP_sha256(), NULL);
-    for (unsigned int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", h[i]);
-}
-
-/* Asks whether the server has hash's report: GO_ON (shown as stored before),
- * NOT_STORED (send the blob) or STOP (the server cannot take requests). */
-static int try_stored(cli *c, const char *path, const char *entry, const char *hash)
-{
-    char url[120], err[600];
-    snprintf(url, sizeof url, "/v1/reports/%s%s", hash, wants_rows(c) ? "" : "?rows=0");
+    char url[200], err[600];
+    snprintf(url, sizeof url, "/v1/reports/%s?inputs=%s%s", hash, inputs,
+             wants_rows(c) ? "" : "&rows=0");
     tregc_response resp;
     if (tregc_https_request(&c->https, url, NULL, 0, &resp, err, sizeof err) != TREGC_NET_OK) {
         server_failed(c, "file", path, err);
@@ -335,9 +331,16 @@ static int upload_blob(cli *c, const char *path, const char *entry, const uint8_
                        size_t len, const char *triton_json, const char *amdgcn)
 {
     if (!c->reanalyze) {
-        char hash[65];
-        sha256_hex(bytes, len, hash);
-        int asked = try_stored(c, path, entry, hash);
+        char hash[TREG_DIGEST_HEX + 1], json_sha[TREG_DIGEST_HEX + 1];
+        char asm_sha[TREG_DIGEST_HEX + 1], inputs[TREG_DIGEST_HEX + 1];
+        if (treg_sha256_hex(bytes, len, hash) != 0 ||
+            treg_text_sha256(triton_json, triton_json ? strlen(triton_json) : 0, json_sha) != 0 ||
+            treg_text_sha256(amdgcn, amdgcn ? strlen(amdgcn) : 0, asm_sha) != 0 ||
+            treg_inputs_digest(entry ? entry : "", json_sha, asm_sha, inputs) != 0) {
+            item_failed(c, "file", path, "out of memory");
+            return GO_ON;
+        }
+        int asked = try_stored(c, path, entry, hash, inputs);
         if (asked != NOT_STORED) return asked;
     }
     Treg__V1__UploadRequest req = TREG__V1__UPLOAD_REQUEST__INIT;
@@ -442,7 +445,7 @@ static int upload_entry(void *ctx, const treg_embedded *e, treg_error *err)
         return 0;
     }
     char hash[65];
-    sha256_hex(e->bytes, e->len, hash);
+    treg_sha256_hex(e->bytes, e->len, hash);
     if (u->objects) {
         json_object *o = json_object_new_object();
         json_object_object_add(o, "bundle_entry", json_object_new_string(e->entry_id));
@@ -633,7 +636,8 @@ static void print_list_text(const Treg__V1__ListResponse *l)
         printf("no reports\n");
         return;
     }
-    printf("%-64s  %-16s  %-8s  %s  %s\n", "HASH", "CREATED", "TARGET", "KERNELS", "FILE");
+    printf("%-64s  %-16s  %-8s  %-12s  %s  %s\n", "HASH", "CREATED", "TARGET", "TEAM", "KERNELS",
+           "FILE");
     for (size_t i = 0; i < l->n_reports; i++) {
         const Treg__V1__ReportSummary *s = l->reports[i];
         char when[32] = "-";
@@ -645,6 +649,9 @@ static void print_list_text(const Treg__V1__ListResponse *l)
         printf("  %-16s  ", when);
         treg_print_clean(stdout, s->target);
         for (size_t w = strlen(s->target); w < 8; w++) putchar(' ');
+        fputs("  ", stdout);
+        treg_print_clean(stdout, *s->team ? s->team : "-");
+        for (size_t w = *s->team ? strlen(s->team) : 1; w < 12; w++) putchar(' ');
         fputs("  ", stdout);
         for (size_t k = 0; k < s->n_kernels; k++) {
             if (k) putchar(',');
@@ -672,6 +679,8 @@ static void print_list_json(const Treg__V1__ListResponse *l)
         json_object_object_add(o, "created_unix", json_object_new_int64(s->created_unix));
         json_object_object_add(o, "analyzer_version", json_object_new_string(s->analyzer_version));
         json_object_object_add(o, "client_host", json_object_new_string(s->client_host));
+        json_object_object_add(o, "team", json_object_new_string(s->team));
+        json_object_object_add(o, "inputs", json_object_new_string(s->inputs));
         json_object_array_add(reports, o);
     }
     json_object_object_add(root, "reports", reports);

@@ -288,6 +288,9 @@ int treg_pb_pack_report(const treg_report *r, const treg_pb_info *info, uint8_t 
     pr.client_host = str(info ? info->client_host : NULL);
     pr.bundle_entry = str(info ? info->bundle_entry : NULL);
     pr.created_unix = info ? info->created_unix : 0;
+    pr.triton_json_sha256 = str(info ? info->triton_json_sha256 : NULL);
+    pr.amdgcn_sha256 = str(info ? info->amdgcn_sha256 : NULL);
+    pr.team = str(info ? info->team : NULL);
     pr.target = str(r->target);
     pr.target_id = str(r->target_id);
     pr.decoded_as = str(r->decoded_as);

@@ -16,6 +16,9 @@ typedef struct treg_pb_info {
     const char *client_host; /* or NULL */
     int64_t created_unix;
     const char *bundle_entry; /* the offload bundle entry it came from, or NULL */
+    /* Report.triton_json_sha256, amdgcn_sha256 (treg_text_sha256) and team,
+     * or NULL */
+    const char *triton_json_sha256, *amdgcn_sha256, *team;
 } treg_pb_info;
 
 /* Packs r as a treg.v1.Report into a malloc'd buffer. 0 on success, -1 when

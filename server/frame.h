@@ -6,7 +6,9 @@
  *   request: hash, file_name, client_host, created_unix (8 bytes),
  *            code object, triton_json, Triton's .amdgcn (the analyzer
  *            reads it for the words the linked LLVM cannot decode),
- *            bundle_entry (the offload bundle entry tregc took it from)
+ *            bundle_entry (the offload bundle entry tregc took it from),
+ *            team, the .json's and the .amdgcn's treg_text_sha256 (the
+ *            report names them)
  *   reply:   status (1 byte, enum frame_status), body (packed Report or
  *            error text), target, kernel names (each NUL-terminated),
  *            analyzer_version, the packed Report without rows (FRAME_OK;
@@ -17,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { FRAME_REQUEST_FIELDS = 8, FRAME_REPLY_FIELDS = 6 };
+enum { FRAME_REQUEST_FIELDS = 11, FRAME_REPLY_FIELDS = 6 };
 
 enum frame_status {
     FRAME_OK = 0,

@@ -2,11 +2,20 @@
  *
  *   POST /v1/analyze            UploadRequest -> UploadResponse (omit_rows:
  *                               its report without per-instruction rows)
- *   GET  /v1/reports/{sha256}   Report bytes as stored; ?rows=0: without
+ *   GET  /v1/reports/{sha256}   Report bytes as stored: the first report for
+ *                               the code object (by this analyzer when there
+ *                               is one); ?inputs={digest}: the one for those
+ *                               inputs by this analyzer.  ?rows=0: without
  *                               per-instruction rows (store_read_summary),
  *                               ?rows=1 or no rows=: the full report.  A client
- *                               asks this before uploading a blob (404: send it)
+ *                               asks with inputs= before uploading a blob
+ *                               (404: send it)
  *   GET  /v1/reports?kernel=&target=&limit=&offset=   ListResponse
+ *
+ * A report is stored under its key (report_key.h): an upload answers the
+ * report for its own inputs and can change no other.  With
+ * --visibility team a team reads only the reports it uploaded (a GET of
+ * another team's is a 404), each with its own upload's names.
  *   GET  /v1/health             Health (no auth)
  *
  * Every failure is the HTTP status plus a treg.v1.Error body.  The one
@@ -37,11 +46,10 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
-#include <llvm/Config/llvm-config.h>
-#include <openssl/evp.h>
 
 #include "log.h"
 #include "proto_wire.h"
+#include "report_key.h"
 #include "tls.h"
 #include "treg.pb-c.h"
 #include "treg/analyzer.h"
@@ -59,20 +67,24 @@ typedef struct request {
     const char *method;
     char *path;
     char peer[64];
-    const char *team;
+    /* A copy: a SIGHUP may reload the tokens while the request waits. */
+    char team[sizeof(((auth_entry *)0)->team)];
     char hash[STORE_HASH_HEX + 1];
-    char *file_name;
+    char *file_name, *client_host;
+    int64_t created_unix;
     bool joined;    /* waited for another upload's analysis of the same blob */
     bool omit_rows; /* answer the report without per-instruction rows */
     struct request *next_waiter;
 } request;
 
-/* An analysis running (or queued) for one blob, and who waits for it. */
+/* An analysis running (or queued) for one key, and who waits for it. */
 struct inflight {
     http_server *srv;
-    char hash[STORE_HASH_HEX + 1];
+    char hash[STORE_HASH_HEX + 1], key[STORE_HASH_HEX + 1], inputs[STORE_HASH_HEX + 1];
+    char team[sizeof(((auth_entry *)0)->team)]; /* whose upload makes the report */
     char *file_name, *client_host;
     int64_t created_unix;
+    bool store; /* write the report (not when reanalyzing one stored whole) */
     request *waiters;
     inflight *next;
 };
@@ -151,6 +163,7 @@ static void request_free(request *r)
 {
     free(r->path);
     free(r->file_name);
+    free(r->client_host);
     free(r);
 }
 
@@ -187,7 +200,7 @@ static void reply(request *r, int status, const uint8_t *body, size_t len)
     log_add_str(o, "peer", r->peer);
     log_add_int(o, "status", status);
     log_add_int(o, "ms", ms);
-    log_add_str(o, "team", r->team);
+    if (r->team[0]) log_add_str(o, "team", r->team);
     if (r->hash[0]) log_add_str(o, "hash", r->hash);
     log_end_deferred(o);
     request_free(r);
@@ -225,7 +238,7 @@ static void handle_health(request *r)
     Treg__V1__Health h = TREG__V1__HEALTH__INIT;
     h.status = "ok";
     h.analyzer_version = TREG_ANALYZER_VERSION;
-    h.llvm_version = LLVM_VERSION_STRING;
+    h.llvm_version = (char *)treg_llvm_version();
     h.workers = pool_workers(r->srv->cfg.pool);
     h.queued = pool_queued(r->srv->cfg.pool);
     int64_t n = store_count(r->srv->cfg.store);
@@ -240,23 +253,68 @@ static void handle_health(request *r)
     reply(r, 200, buf, len);
 }
 
-/* ---- GET /v1/reports/{hash} ---- */
+/* ---- serving a stored report ---- */
 
-/* rows=0 / rows=1 of a fetch's query: 0 or 1, -1 when malformed; absent: 1. */
-static int rows_param(const char *query)
+/* A report as this request may see it: bytes, and what owns them. */
+typedef struct served {
+    const uint8_t *bytes;
+    size_t len;
+    uint8_t *owned; /* freed after the reply, or NULL (the store's cache) */
+} served;
+
+static const char *team_filter(const request *r)
 {
-    if (query == NULL || *query == '\0') return 1;
-    struct evkeyvalq params;
-    params.tqh_first = NULL;
-    params.tqh_last = &params.tqh_first;
-    int rows = -1;
-    if (evhttp_parse_query_str(query, &params) == 0) {
-        const char *v = evhttp_find_header(&params, "rows");
-        rows = v == NULL ? 1 : strcmp(v, "0") == 0 ? 0 : strcmp(v, "1") == 0 ? 1 : -1;
-    }
-    evhttp_clear_headers(&params);
-    return rows;
+    return r->srv->cfg.team_visibility ? r->team : NULL;
 }
+
+/* The report under e->key, whole (rows) or without rows; with
+ * --visibility team carrying e's upload record (the team's own).  A
+ * STORE_ value. */
+static int load_report(request *r, const store_entry *e, bool rows, served *out)
+{
+    store *st = r->srv->cfg.store;
+    *out = (served){0};
+    int rc;
+    if (rows) {
+        uint8_t *bytes = NULL;
+        size_t len = 0;
+        if ((rc = store_read_report(st, e->key, &bytes, &len)) != STORE_FOUND) return rc;
+        *out = (served){bytes, len, bytes};
+    } else {
+        const uint8_t *bytes = NULL;
+        size_t len = 0;
+        if ((rc = store_read_summary(st, e->key, &bytes, &len)) != STORE_FOUND) return rc;
+        *out = (served){bytes, len, NULL};
+    }
+    if (team_filter(r) != NULL) {
+        uint8_t *mine = NULL;
+        size_t mine_len = 0;
+        int set = store_set_upload(out->bytes, out->len, e, &mine, &mine_len);
+        free(out->owned);
+        *out = (served){0};
+        if (set != 0) return STORE_IO;
+        *out = (served){mine, mine_len, mine};
+    }
+    return STORE_FOUND;
+}
+
+static void reply_load_error(request *r, int rc)
+{
+    char msg[200];
+    if (rc == STORE_MISSING) {
+        snprintf(msg, sizeof msg, "no report for %s", r->hash);
+        reply_error(r, 404, msg);
+    } else if (rc == STORE_DAMAGED) {
+        snprintf(msg, sizeof msg,
+                 "the stored report for %s is damaged; an upload of the code object repairs it",
+                 r->hash);
+        reply_error(r, 500, msg);
+    } else {
+        reply_error(r, 500, "cannot read the stored report");
+    }
+}
+
+/* ---- GET /v1/reports/{hash} ---- */
 
 static void handle_fetch(request *r, const char *hash_text, const char *query)
 {
@@ -270,34 +328,60 @@ static void handle_fetch(request *r, const char *hash_text, const char *query)
         return;
     }
     memcpy(r->hash, hash, sizeof hash);
-    int rows = rows_param(query);
+    struct evkeyvalq params;
+    params.tqh_first = NULL;
+    params.tqh_last = &params.tqh_first;
+    if (query != NULL && *query != '\0' && evhttp_parse_query_str(query, &params) != 0) {
+        evhttp_clear_headers(&params);
+        reply_error(r, 400, "malformed query string");
+        return;
+    }
+    const char *rows_v = evhttp_find_header(&params, "rows");
+    const char *inputs_v = evhttp_find_header(&params, "inputs");
+    int rows = rows_v == NULL             ? 1
+               : strcmp(rows_v, "0") == 0 ? 0
+               : strcmp(rows_v, "1") == 0 ? 1
+                                          : -1;
+    char inputs[STORE_HASH_HEX + 1] = "";
+    if (inputs_v != NULL) snprintf(inputs, sizeof inputs, "%s", inputs_v);
+    bool inputs_ok =
+        inputs_v == NULL || (strlen(inputs_v) == STORE_HASH_HEX && store_valid_hash(inputs));
+    evhttp_clear_headers(&params);
     if (rows < 0) {
         reply_error(r, 400, "rows must be 0 or 1");
         return;
     }
-    uint8_t *bytes = NULL;
-    size_t len = 0;
-    int rc;
-    if (rows == 0) {
-        const uint8_t *summary = NULL;
-        rc = store_read_summary(r->srv->cfg.store, hash, &summary, &len);
-        if (rc == 0) {
-            reply(r, 200, summary, len); /* copied out before the store is used again */
-            return;
-        }
-    } else {
-        rc = store_read_report(r->srv->cfg.store, hash, &bytes, &len);
+    if (!inputs_ok) {
+        reply_error(r, 400, "inputs must be 64 lower-case hex digits (treg_inputs_digest)");
+        return;
     }
-    if (rc == 1) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "no report for %s", hash);
-        reply_error(r, 404, msg);
-    } else if (rc != 0) {
-        reply_error(r, 500, "cannot read the stored report");
+    store_entry e = {0};
+    int found;
+    if (inputs_v != NULL) {
+        char key[STORE_HASH_HEX + 1];
+        found = treg_report_key(hash, inputs, TREG_ANALYZER_VERSION, treg_llvm_version(), key) == 0
+                    ? store_find_key(r->srv->cfg.store, key, team_filter(r), &e)
+                    : -1;
     } else {
-        reply(r, 200, bytes, len);
+        found = store_find_hash(r->srv->cfg.store, hash, TREG_ANALYZER_VERSION, treg_llvm_version(),
+                                team_filter(r), &e);
     }
-    free(bytes);
+    if (found != 1) {
+        if (found == 0)
+            reply_load_error(r, STORE_MISSING);
+        else
+            reply_error(r, 500, "cannot query the index");
+        return;
+    }
+    served out;
+    int rc = load_report(r, &e, rows == 1, &out);
+    store_entry_free(&e);
+    if (rc != STORE_FOUND) {
+        reply_load_error(r, rc);
+        return;
+    }
+    reply(r, 200, out.bytes, out.len); /* copied out before the store is used again */
+    free(out.owned);
 }
 
 /* ---- GET /v1/reports?... ---- */
@@ -338,7 +422,8 @@ static void handle_list(request *r, const char *query)
     store_summary *rows = NULL;
     size_t n = 0;
     bool more = false;
-    int rc = store_list(r->srv->cfg.store, kernel, target, limit, offset, &rows, &n, &more);
+    int rc = store_list(r->srv->cfg.store, kernel, target, team_filter(r), limit, offset, &rows, &n,
+                        &more);
     evhttp_clear_headers(&params);
     if (rc != 0) {
         reply_error(r, 500, "cannot query the index");
@@ -354,6 +439,9 @@ static void handle_list(request *r, const char *query)
         reply_error(r, 500, "out of memory");
         return;
     }
+    /* The answer stops before it passes --max-list-bytes (at least one row
+     * goes out); next_offset says where the rest starts. */
+    size_t total = 0, sent = 0;
     for (size_t i = 0; i < n; i++) {
         treg__v1__report_summary__init(&sums[i]);
         sums[i].hash = rows[i].hash;
@@ -364,11 +452,19 @@ static void handle_list(request *r, const char *query)
         sums[i].created_unix = rows[i].created_unix;
         sums[i].analyzer_version = rows[i].analyzer_version;
         sums[i].client_host = rows[i].client_host;
-        ptrs[i] = &sums[i];
+        sums[i].team = rows[i].team;
+        sums[i].inputs = rows[i].inputs;
+        size_t size = treg__v1__report_summary__get_packed_size(&sums[i]) + 6;
+        if (sent > 0 && total + size > r->srv->cfg.max_list_bytes) {
+            more = true;
+            break;
+        }
+        total += size;
+        ptrs[sent++] = &sums[i];
     }
-    resp.n_reports = n;
+    resp.n_reports = sent;
     resp.reports = ptrs;
-    resp.next_offset = more ? offset + (uint32_t)n : 0;
+    resp.next_offset = more ? offset + (uint32_t)sent : 0;
     size_t len = treg__v1__list_response__get_packed_size(&resp);
     uint8_t *buf = malloc(len ? len : 1);
     if (buf != NULL) treg__v1__list_response__pack(&resp, buf);
@@ -384,14 +480,6 @@ static void handle_list(request *r, const char *query)
 
 /* ---- POST /v1/analyze ---- */
 
-static void sha256_hex(const uint8_t *data, size_t len, char out[STORE_HASH_HEX + 1])
-{
-    uint8_t h[32];
-    unsigned int n = 0;
-    EVP_Digest(data, len, h, &n, EVP_sha256(), NULL);
-    for (size_t i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", h[i]);
-}
-
 static void inflight_free(inflight *f)
 {
     free(f->file_name);
@@ -399,7 +487,37 @@ static void inflight_free(inflight *f)
     free(f);
 }
 
-/* The worker pool's answer for one blob: index it, answer every waiter. */
+/* This request's upload of the report under key, recorded for its team. */
+static void record_upload(request *r, const char *key)
+{
+    if (store_record_upload(r->srv->cfg.store, key, r->team, r->file_name ? r->file_name : "",
+                            r->client_host ? r->client_host : "", r->created_unix) != 0)
+        log_msg("error", "store: cannot record an upload in the index", key);
+}
+
+/* A fresh analysis's report to one waiter; with --visibility team, one
+ * whose team did not make it gets its own upload's names. */
+static void reply_fresh(request *w, const inflight *f, const uint8_t *bytes, size_t len)
+{
+    if (team_filter(w) == NULL || strcmp(w->team, f->team) == 0) {
+        reply_upload(w, bytes, len, w->joined);
+        return;
+    }
+    store_entry e = {.file_name = w->file_name,
+                     .client_host = w->client_host,
+                     .team = w->team,
+                     .created_unix = w->created_unix};
+    uint8_t *mine = NULL;
+    size_t mine_len = 0;
+    if (store_set_upload(bytes, len, &e, &mine, &mine_len) != 0) {
+        reply_error(w, 500, "out of memory");
+        return;
+    }
+    reply_upload(w, mine, mine_len, w->joined);
+    free(mine);
+}
+
+/* The worker pool's answer for one key: index it, answer every waiter. */
 static void analysis_done(void *arg, const pool_result *res)
 {
     inflight *f = arg;
@@ -410,14 +528,18 @@ static void analysis_done(void *arg, const pool_result *res)
             break;
         }
     }
-    if (res->outcome == POOL_OK && res->summary_len > 0)
-        store_cache_summary(s->cfg.store, f->hash, res->summary, res->summary_len);
-    if (res->outcome == POOL_OK) {
-        store_meta m = {.hash = f->hash,
+    if (res->outcome == POOL_OK && f->store) {
+        if (res->summary_len > 0)
+            store_cache_summary(s->cfg.store, f->key, res->summary, res->summary_len);
+        store_meta m = {.key = f->key,
+                        .hash = f->hash,
+                        .inputs = f->inputs,
                         .file_name = f->file_name,
                         .target = res->target,
                         .analyzer_version = res->analyzer_version,
+                        .llvm_version = treg_llvm_version(),
                         .client_host = f->client_host,
+                        .team = f->team,
                         .created_unix = f->created_unix,
                         .kernels = res->kernels,
                         .nkernels = res->nkernels};
@@ -432,10 +554,11 @@ static void analysis_done(void *arg, const pool_result *res)
         request *next = w->next_waiter;
         switch (res->outcome) {
         case POOL_OK:
+            record_upload(w, f->key);
             if (w->omit_rows && res->summary_len > 0)
-                reply_upload(w, res->summary, res->summary_len, w->joined);
+                reply_fresh(w, f, res->summary, res->summary_len);
             else
-                reply_upload(w, res->report, res->report_len, w->joined);
+                reply_fresh(w, f, res->report, res->report_len);
             break;
         case POOL_REJECTED:
         case POOL_CRASHED:
@@ -476,6 +599,33 @@ static const treg_pb_rule upload_rules[] = {
     {8, 2, 1024, "bundle_entry"},
 };
 
+/* The stored report for key answers this upload: true when it did (the
+ * request is answered), false when it is missing or damaged (analyze and
+ * store again: the repair). */
+static bool answer_stored(request *r, const char *key)
+{
+    record_upload(r, key);
+    store_entry e = {0};
+    if (store_find_key(r->srv->cfg.store, key, team_filter(r), &e) != 1) return false;
+    served out;
+    int rc = load_report(r, &e, !r->omit_rows, &out);
+    store_entry_free(&e);
+    if (rc != STORE_FOUND) return false;
+    reply_upload(r, out.bytes, out.len, true);
+    free(out.owned);
+    return true;
+}
+
+/* True when the report under key reads back whole (its checksum holds). */
+static bool stored_whole(store *st, const char *key)
+{
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    bool whole = store_read_report(st, key, &bytes, &len) == STORE_FOUND;
+    free(bytes);
+    return whole;
+}
+
 static void handle_analyze(request *r)
 {
     http_server *s = r->srv;
@@ -494,38 +644,46 @@ static void handle_analyze(request *r)
         return;
     }
     if (up->file_name && *up->file_name) r->file_name = strdup(up->file_name);
+    r->client_host = strdup(up->client_host ? up->client_host : "");
+    r->created_unix = (int64_t)time(NULL);
     if (up->code_object.len == 0) {
         treg__v1__upload_request__free_unpacked(up, NULL);
         reply_error(r, 400, "UploadRequest has no code_object");
         return;
     }
-    sha256_hex(up->code_object.data, up->code_object.len, r->hash);
     r->omit_rows = up->omit_rows;
 
-    /* Stored already: answer from the store, no analysis. */
-    if (!up->reanalyze && store_lookup(s->cfg.store, r->hash, NULL, 0) == 1) {
-        const uint8_t *summary = NULL;
-        size_t summary_len = 0;
-        if (r->omit_rows &&
-            store_read_summary(s->cfg.store, r->hash, &summary, &summary_len) == 0) {
-            treg__v1__upload_request__free_unpacked(up, NULL);
-            reply_upload(r, summary, summary_len, true);
-            return;
-        }
-        uint8_t *report = NULL;
-        size_t report_len = 0;
-        if (store_read_report(s->cfg.store, r->hash, &report, &report_len) == 0) {
-            treg__v1__upload_request__free_unpacked(up, NULL);
-            reply_upload(r, report, report_len, true);
-            free(report);
-            return;
-        }
-        /* Indexed but the file is gone: analyze again below. */
+    /* The report's key: the code object and everything else it depends on. */
+    const char *json = up->triton_json ? up->triton_json : "";
+    const char *amdgcn = up->amdgcn ? up->amdgcn : "";
+    const char *entry = up->bundle_entry ? up->bundle_entry : "";
+    char json_sha[STORE_HASH_HEX + 1], asm_sha[STORE_HASH_HEX + 1];
+    char inputs[STORE_HASH_HEX + 1], key[STORE_HASH_HEX + 1];
+    if (r->client_host == NULL ||
+        treg_sha256_hex(up->code_object.data, up->code_object.len, r->hash) != 0 ||
+        treg_text_sha256(json, strlen(json), json_sha) != 0 ||
+        treg_text_sha256(amdgcn, strlen(amdgcn), asm_sha) != 0 ||
+        treg_inputs_digest(entry, json_sha, asm_sha, inputs) != 0 ||
+        treg_report_key(r->hash, inputs, TREG_ANALYZER_VERSION, treg_llvm_version(), key) != 0) {
+        treg__v1__upload_request__free_unpacked(up, NULL);
+        reply_error(r, 500, "out of memory");
+        return;
     }
 
-    /* The same blob is being analyzed: wait for that result. */
+    /* Stored already: answer from the store, no analysis.  Reanalyzing
+     * answers a fresh analysis and stores nothing, unless the stored one is
+     * damaged: then it is the repair. */
+    bool store_it = true;
+    int indexed = store_find_key(s->cfg.store, key, NULL, NULL);
+    if (indexed == 1 && !up->reanalyze && answer_stored(r, key)) {
+        treg__v1__upload_request__free_unpacked(up, NULL);
+        return;
+    }
+    if (indexed == 1 && up->reanalyze) store_it = !stored_whole(s->cfg.store, key);
+
+    /* The same inputs are being analyzed: wait for that result. */
     for (inflight *f = s->running; f != NULL; f = f->next) {
-        if (strcmp(f->hash, r->hash) == 0) {
+        if (strcmp(f->key, key) == 0) {
             treg__v1__upload_request__free_unpacked(up, NULL);
             r->joined = true;
             r->next_waiter = f->waiters;
@@ -538,9 +696,13 @@ static void handle_analyze(request *r)
     if (f != NULL) {
         f->srv = s;
         memcpy(f->hash, r->hash, sizeof f->hash);
+        memcpy(f->key, key, sizeof f->key);
+        memcpy(f->inputs, inputs, sizeof f->inputs);
+        memcpy(f->team, r->team, sizeof f->team);
         f->file_name = strdup(up->file_name ? up->file_name : "");
-        f->client_host = strdup(up->client_host ? up->client_host : "");
-        f->created_unix = (int64_t)time(NULL);
+        f->client_host = strdup(r->client_host);
+        f->created_unix = r->created_unix;
+        f->store = store_it;
     }
     if (f == NULL || f->file_name == NULL || f->client_host == NULL) {
         if (f) inflight_free(f);
@@ -548,17 +710,22 @@ static void handle_analyze(request *r)
         reply_error(r, 500, "out of memory");
         return;
     }
-    pool_job_spec spec = {.hash = f->hash,
+    pool_job_spec spec = {.key = f->key,
+                          .hash = f->hash,
                           .file_name = f->file_name,
                           .client_host = f->client_host,
+                          .team = f->team,
                           .created_unix = f->created_unix,
                           .code = up->code_object.data,
                           .code_len = up->code_object.len,
-                          .triton_json = up->triton_json ? up->triton_json : "",
-                          .triton_json_len = up->triton_json ? strlen(up->triton_json) : 0,
-                          .amdgcn = up->amdgcn ? up->amdgcn : "",
-                          .amdgcn_len = up->amdgcn ? strlen(up->amdgcn) : 0,
-                          .bundle_entry = up->bundle_entry ? up->bundle_entry : ""};
+                          .triton_json = json,
+                          .triton_json_len = strlen(json),
+                          .amdgcn = amdgcn,
+                          .amdgcn_len = strlen(amdgcn),
+                          .bundle_entry = entry,
+                          .json_sha256 = json_sha,
+                          .amdgcn_sha256 = asm_sha,
+                          .store = store_it};
     f->waiters = r;
     f->next = s->running;
     s->running = f;
@@ -623,9 +790,10 @@ static void route(struct evhttp_request *req, void *arg)
         return;
     }
 
-    r->team = auth_check(
+    const char *team = auth_check(
         s->cfg.auth, evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization"));
-    if (r->team == NULL) {
+    if (team != NULL) snprintf(r->team, sizeof r->team, "%s", team);
+    if (team == NULL) {
         evhttp_add_header(evhttp_request_get_output_headers(req), "WWW-Authenticate",
                           "Bearer realm=\"treg\"");
         reply_error(r, 401, "missing or invalid bearer token");

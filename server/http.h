@@ -5,6 +5,7 @@
 #ifndef TREGD_HTTP_H
 #define TREGD_HTTP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <event2/event.h>
@@ -26,6 +27,10 @@ typedef struct http_config {
     const auth_set *auth;
     store *store;
     pool *pool;
+    /* --visibility team: a team sees only the reports it uploaded, each
+     * with its own upload's file name, host and time */
+    bool team_visibility;
+    size_t max_list_bytes; /* a listing stops before its body passes this */
 } http_config;
 
 /* Binds and starts serving; NULL with a one-line message on failure. */

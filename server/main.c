@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +31,9 @@
 typedef struct config {
     char *listen, *cert, *key, *store, *tokens_file, *port_file;
     long workers, queue, timeout, head_timeout, worker_memory;
-    long long max_body;
-    char **tokens; /* plain tokens from --token, hashed at startup */
+    long long max_body, max_list_bytes;
+    bool team_visibility; /* --visibility team */
+    char **tokens;        /* plain tokens from --token, hashed at startup */
     size_t ntokens;
 } config;
 
@@ -54,7 +56,7 @@ static void usage(FILE *f)
             "usage: tregd --cert FILE --key FILE --store DIR (--token TOKEN | --tokens-file FILE)\n"
             "             [--listen HOST:PORT] [--workers N] [--queue N] [--max-body BYTES]\n"
             "             [--timeout SECONDS] [--head-timeout SECONDS] [--worker-memory MIB]\n"
-            "             [--port-file FILE]\n"
+            "             [--visibility all|team] [--max-list-bytes BYTES] [--port-file FILE]\n"
             "             [--config FILE]\n"
             "       tregd hash-token TOKEN|-\n");
 }
@@ -102,6 +104,14 @@ static int config_set(config *c, const char *name, const char *v, char *err, siz
     if (strcmp(name, "store") == 0) return set_str(&c->store, v);
     if (strcmp(name, "tokens-file") == 0) return set_str(&c->tokens_file, v);
     if (strcmp(name, "port-file") == 0) return set_str(&c->port_file, v);
+    if (strcmp(name, "visibility") == 0) {
+        if (strcmp(v, "all") != 0 && strcmp(v, "team") != 0) {
+            snprintf(err, errlen, "visibility: '%s' is not all or team", v);
+            return -1;
+        }
+        c->team_visibility = strcmp(v, "team") == 0;
+        return 0;
+    }
     if (strcmp(name, "token") == 0) {
         if (*v == '\0') {
             snprintf(err, errlen, "token: empty");
@@ -117,9 +127,13 @@ static int config_set(config *c, const char *name, const char *v, char *err, siz
     struct {
         const char *name;
         long long lo, hi;
-    } nums[] = {
-        {"workers", 1, 256},   {"queue", 0, 1000000},     {"max-body", 1, (long long)1 << 30},
-        {"timeout", 1, 86400}, {"head-timeout", 1, 3600}, {"worker-memory", 0, 1 << 20}};
+    } nums[] = {{"workers", 1, 256},
+                {"queue", 0, 1000000},
+                {"max-body", 1, (long long)1 << 30},
+                {"timeout", 1, 86400},
+                {"head-timeout", 1, 3600},
+                {"worker-memory", 0, 1 << 20},
+                {"max-list-bytes", 4096, (long long)1 << 30}};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
         if (strcmp(name, nums[i].name) != 0) continue;
         if (parse_long(v, nums[i].lo, nums[i].hi, &n) != 0) {
@@ -137,8 +151,10 @@ static int config_set(config *c, const char *name, const char *v, char *err, siz
             c->timeout = (long)n;
         else if (i == 4)
             c->head_timeout = (long)n;
-        else
+        else if (i == 5)
             c->worker_memory = (long)n;
+        else
+            c->max_list_bytes = n;
         return 0;
     }
     snprintf(err, errlen, "unknown setting '%s'", name);
@@ -335,6 +351,8 @@ static const struct option long_options[] = {{"config", required_argument, NULL,
                                              {"head-timeout", required_argument, NULL, 'H'},
                                              {"worker-memory", required_argument, NULL, 'M'},
                                              {"port-file", required_argument, NULL, 'p'},
+                                             {"visibility", required_argument, NULL, 'V'},
+                                             {"max-list-bytes", required_argument, NULL, 'L'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
 
@@ -461,7 +479,8 @@ int main(int argc, char **argv)
                 .timeout = 60,
                 .head_timeout = 30,
                 .worker_memory = 4096,
-                .max_body = 64LL << 20};
+                .max_body = 64LL << 20,
+                .max_list_bytes = 4LL << 20};
     int rc = parse_args(argc, argv, &c);
     char host[256];
     unsigned short port = 8443;
@@ -524,7 +543,9 @@ int main(int argc, char **argv)
                           .tls = tls,
                           .auth = &auth,
                           .store = st,
-                          .pool = workers};
+                          .pool = workers,
+                          .team_visibility = c.team_visibility,
+                          .max_list_bytes = (size_t)c.max_list_bytes};
         if ((http = http_new(base, &hc, err, sizeof err)) == NULL) {
             fprintf(stderr, "tregd: %s\n", err);
             rc = 1;
@@ -562,6 +583,9 @@ int main(int argc, char **argv)
         log_add_str(o, "store", c.store);
         log_add_int(o, "teams", (long long)auth.n);
         log_add_int(o, "recovered", (long long)store_recovered(st));
+        log_add_int(o, "converted", (long long)store_converted(st));
+        log_add_str(o, "index", store_rebuilt(st) ? "rebuilt" : "ok");
+        log_add_str(o, "visibility", c.team_visibility ? "team" : "all");
         log_add_str(o, "analyzer_version", TREG_ANALYZER_VERSION);
         log_end(o);
         /* Without the timer every line is written at once, as before. */

@@ -35,7 +35,8 @@ typedef struct job {
     write_req write;
     pool_done_fn done;
     void *arg;
-    char hash[72];
+    bool store; /* write the report (pool_job_spec.store) */
+    char hash[72], key[72], json_sha256[72], amdgcn_sha256[72];
     struct job *next;
 } job;
 
@@ -402,8 +403,8 @@ static void complete(worker *w, const uint8_t *payload, size_t len)
     if (j == NULL) return;
     frame_field f[FRAME_REPLY_FIELDS], q[FRAME_REQUEST_FIELDS];
     if (frame_split(payload, len, f, FRAME_REPLY_FIELDS) != 0 || f[0].len != 1 ||
-        *(const uint8_t *)f[0].data != FRAME_OK) {
-        deliver(j, payload, len);
+        *(const uint8_t *)f[0].data != FRAME_OK || !j->store) {
+        deliver(j, payload, len); /* a failure, or an analysis that is not stored */
         return;
     }
     if (frame_split(j->frame + 4, j->frame_len - 4, q, FRAME_REQUEST_FIELDS) != 0) {
@@ -418,15 +419,18 @@ static void complete(worker *w, const uint8_t *payload, size_t len)
     j->reply_len = len;
     /* The report field's offset is the same in the copy. */
     const uint8_t *report = j->reply + ((const uint8_t *)f[1].data - payload);
-    j->write = (write_req){.hash = j->hash,
-                           .blob = q[4].data,
-                           .blob_len = q[4].len,
-                           .json = q[5].data,
-                           .json_len = q[5].len,
-                           .amdgcn = q[6].data,
-                           .amdgcn_len = q[6].len,
-                           .report = report,
-                           .report_len = f[1].len,
+    j->write = (write_req){.upload = {.key = j->key,
+                                      .hash = j->hash,
+                                      .blob = q[4].data,
+                                      .blob_len = q[4].len,
+                                      .json = q[5].data,
+                                      .json_len = q[5].len,
+                                      .json_sha256 = j->json_sha256,
+                                      .amdgcn = q[6].data,
+                                      .amdgcn_len = q[6].len,
+                                      .amdgcn_sha256 = j->amdgcn_sha256,
+                                      .report = report,
+                                      .report_len = f[1].len},
                            .done = written};
     p->writing++;
     writer_submit(p->writer, &j->write);
@@ -500,6 +504,11 @@ int pool_submit(pool *p, const pool_job_spec *s, pool_done_fn done, void *arg)
     job *j = calloc(1, sizeof *j);
     if (j == NULL) return -2;
     snprintf(j->hash, sizeof j->hash, "%s", s->hash);
+    snprintf(j->key, sizeof j->key, "%s", s->key);
+    snprintf(j->json_sha256, sizeof j->json_sha256, "%s", s->json_sha256 ? s->json_sha256 : "");
+    snprintf(j->amdgcn_sha256, sizeof j->amdgcn_sha256, "%s",
+             s->amdgcn_sha256 ? s->amdgcn_sha256 : "");
+    j->store = s->store;
     frame_field f[FRAME_REQUEST_FIELDS] = {
         {s->hash, strlen(s->hash)},
         {s->file_name, strlen(s->file_name)},
@@ -509,6 +518,9 @@ int pool_submit(pool *p, const pool_job_spec *s, pool_done_fn done, void *arg)
         {s->triton_json, s->triton_json_len},
         {s->amdgcn, s->amdgcn_len},
         {s->bundle_entry, s->bundle_entry ? strlen(s->bundle_entry) : 0},
+        {s->team, s->team ? strlen(s->team) : 0},
+        {j->json_sha256, strlen(j->json_sha256)},
+        {j->amdgcn_sha256, strlen(j->amdgcn_sha256)},
     };
     if (frame_build(f, FRAME_REQUEST_FIELDS, &j->frame, &j->frame_len) != 0) {
         job_free(j);

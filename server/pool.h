@@ -17,13 +17,15 @@
 #ifndef TREGD_POOL_H
 #define TREGD_POOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <event2/event.h>
 
 typedef enum pool_outcome {
-    POOL_OK,       /* report packed and stored (its files durable) */
+    POOL_OK,       /* report packed and stored (its files durable; with
+                    * store false, packed only) */
     POOL_REJECTED, /* the analyzer refused the code object (message) */
     POOL_FAILED,   /* packing or storing failed (message) */
     POOL_CRASHED,  /* the worker died during the job: the input crashed the analysis */
@@ -47,7 +49,9 @@ typedef struct pool_result {
 } pool_result;
 
 typedef struct pool_job_spec {
+    const char *key; /* the report's store key (report_key.h) */
     const char *hash, *file_name, *client_host;
+    const char *team; /* the uploading team, recorded in the report */
     int64_t created_unix;
     const uint8_t *code;
     size_t code_len;
@@ -56,6 +60,11 @@ typedef struct pool_job_spec {
     const char *amdgcn;
     size_t amdgcn_len;
     const char *bundle_entry; /* "" when the upload was a code object itself */
+    /* The texts' treg_text_sha256 ("" for none), named in the report. */
+    const char *json_sha256, *amdgcn_sha256;
+    /* false: the store holds this key's report already (reanalyze): the
+     * analysis is answered, nothing is written. */
+    bool store;
 } pool_job_spec;
 
 /* Called exactly once per submitted job, on the loop thread (for POOL_OK

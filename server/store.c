@@ -1,5 +1,5 @@
-/* The report store (see store.h): atomic file writes, the SQLite index and
- * crash recovery.
+/* The report store (see store.h): atomic file writes, checksums, the
+ * SQLite index, crash recovery, rebuilding and converting the index.
  *
  * SQLite runs on the event loop thread, synchronously.  That is a choice:
  * the writes are one small transaction per fresh analysis (a row plus its
@@ -10,7 +10,14 @@
  * before the row is written and store_open re-indexes report files the
  * index lacks.  The large writes (blobs, reports, with their fsyncs:
  * store_write_upload) happen on the server's writer threads (writer.c),
- * never on the loop and not in the worker processes. */
+ * never on the loop and not in the worker processes.
+ *
+ * The index is derived data: everything in it but the upload records of
+ * teams other than a report's maker can be rebuilt from the report files
+ * (each report names its hash, inputs, versions, maker and kernels).  So an
+ * index SQLite cannot read (a damaged header, a failing quick_check) is
+ * moved aside to index.sqlite.damaged and rebuilt at start; a team whose
+ * record was lost sees the report again after its next upload of it. */
 #include "store.h"
 
 #include <dirent.h>
@@ -23,16 +30,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
 #include <sqlite3.h>
 
 #include "log.h"
+#include "report_key.h"
 #include "treg.pb-c.h"
 
 #define SUMMARY_BUCKETS 4096
 
+/* PRAGMA user_version of the index this code writes: 1 keys reports by
+ * their inputs (0 was one report per code object). */
+#define INDEX_VERSION 1
+
 typedef struct summary summary;
 
-/* The statements of the per-upload paths, prepared once (store_stmt). */
+/* The statements of the per-request paths, prepared once (store_stmt). */
 enum {
     ST_BEGIN,
     ST_COMMIT,
@@ -40,26 +53,46 @@ enum {
     ST_PUT_REPORT,
     ST_DROP_KERNELS,
     ST_PUT_KERNEL,
-    ST_LOOKUP,
+    ST_PUT_UPLOAD,
+    ST_FIND_KEY,
+    ST_FIND_HASH,
+    ST_FORGET,
     ST_COUNT
 };
+
+/* The report row's upload record, or the team's own (?2 a team). */
+#define ENTRY_COLUMNS                                                                              \
+    "r.key, coalesce(u.file_name, r.file_name), coalesce(u.client_host, r.client_host),"           \
+    " coalesce(u.team, r.team), coalesce(u.created_unix, r.created_unix)"                          \
+    " FROM reports r LEFT JOIN uploads u ON u.key = r.key AND u.team = ?2"
+
 static const char *const stmt_sql[ST_COUNT] = {
     [ST_BEGIN] = "BEGIN IMMEDIATE",
     [ST_COMMIT] = "COMMIT",
     [ST_ROLLBACK] = "ROLLBACK",
-    [ST_PUT_REPORT] = "INSERT OR REPLACE INTO reports(hash, file_name, target, analyzer_version,"
-                      " created_unix, client_host) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
-    [ST_DROP_KERNELS] = "DELETE FROM report_kernels WHERE hash = ?1",
-    [ST_PUT_KERNEL] = "INSERT INTO report_kernels(hash, name) VALUES(?1, ?2)",
-    [ST_LOOKUP] = "SELECT analyzer_version FROM reports WHERE hash = ?1",
+    [ST_PUT_REPORT] = "INSERT OR REPLACE INTO reports(key, hash, inputs, file_name, target,"
+                      " analyzer_version, llvm_version, created_unix, client_host, team)"
+                      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    [ST_DROP_KERNELS] = "DELETE FROM report_kernels WHERE key = ?1",
+    [ST_PUT_KERNEL] = "INSERT INTO report_kernels(key, name) VALUES(?1, ?2)",
+    [ST_PUT_UPLOAD] = "INSERT OR IGNORE INTO uploads(key, team, file_name, client_host,"
+                      " created_unix) VALUES(?1, ?2, ?3, ?4, ?5)",
+    [ST_FIND_KEY] =
+        "SELECT " ENTRY_COLUMNS " WHERE r.key = ?1 AND (?2 IS NULL OR u.team IS NOT NULL)",
+    [ST_FIND_HASH] =
+        "SELECT " ENTRY_COLUMNS " WHERE r.hash = ?1 AND (?2 IS NULL OR u.team IS NOT NULL)"
+        " ORDER BY (r.analyzer_version = ?3 AND r.llvm_version = ?4) DESC,"
+        " r.created_unix, r.rowid LIMIT 1",
+    [ST_FORGET] = "DELETE FROM reports WHERE key = ?1",
 };
 
 struct store {
     char *dir;
     sqlite3 *db;
     sqlite3_stmt *stmts[ST_COUNT];
-    size_t recovered;
-    /* Reports without rows, by hash (see "reports without rows"). */
+    size_t recovered, converted;
+    bool rebuilt;
+    /* Reports without rows, by key (see "reports without rows"). */
     summary *buckets[SUMMARY_BUCKETS];
     summary *newest, *oldest;
     size_t cached_bytes;
@@ -68,12 +101,18 @@ struct store {
 };
 
 static const char schema[] =
-    "CREATE TABLE IF NOT EXISTS reports(hash TEXT PRIMARY KEY, file_name TEXT, target TEXT,"
-    " analyzer_version TEXT, created_unix INTEGER, client_host TEXT);"
-    "CREATE TABLE IF NOT EXISTS report_kernels(hash TEXT NOT NULL, name TEXT NOT NULL);"
-    "CREATE INDEX IF NOT EXISTS report_kernels_hash ON report_kernels(hash);"
+    "CREATE TABLE IF NOT EXISTS reports(key TEXT PRIMARY KEY, hash TEXT NOT NULL,"
+    " inputs TEXT NOT NULL, file_name TEXT, target TEXT, analyzer_version TEXT,"
+    " llvm_version TEXT, created_unix INTEGER, client_host TEXT, team TEXT);"
+    "CREATE TABLE IF NOT EXISTS report_kernels(key TEXT NOT NULL, name TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS uploads(key TEXT NOT NULL, team TEXT NOT NULL, file_name TEXT,"
+    " client_host TEXT, created_unix INTEGER, PRIMARY KEY(key, team));"
+    "CREATE INDEX IF NOT EXISTS reports_hash ON reports(hash);"
+    "CREATE INDEX IF NOT EXISTS reports_created ON reports(created_unix);"
+    "CREATE INDEX IF NOT EXISTS report_kernels_key ON report_kernels(key);"
     "CREATE INDEX IF NOT EXISTS report_kernels_name ON report_kernels(name);"
-    "CREATE INDEX IF NOT EXISTS reports_created ON reports(created_unix);";
+    "CREATE INDEX IF NOT EXISTS uploads_team ON uploads(team, created_unix);"
+    "PRAGMA user_version = 1;";
 
 bool store_valid_hash(const char *s)
 {
@@ -91,6 +130,14 @@ const char *store_dir(const store *s)
 size_t store_recovered(const store *s)
 {
     return s->recovered;
+}
+size_t store_converted(const store *s)
+{
+    return s->converted;
+}
+bool store_rebuilt(const store *s)
+{
+    return s->rebuilt;
 }
 
 /* ---- files ---- */
@@ -126,18 +173,49 @@ static int write_all(int fd, const void *data, size_t len)
     return 0;
 }
 
-/* dir/<sub>/<hash[0..2]> exists; its path in out. */
-static int shard_dir(const char *dir, const char *sub, const char *hash, char *out, size_t len)
+/* dir/<sub>/<name[0..2]> exists; its path in out. */
+static int shard_dir(const char *dir, const char *sub, const char *name, char *out, size_t len)
 {
     char top[4096];
     int n = snprintf(top, sizeof top, "%s/%s", dir, sub);
-    int m = n < 0 || (size_t)n >= sizeof top ? -1 : snprintf(out, len, "%s/%.2s", top, hash);
+    int m = n < 0 || (size_t)n >= sizeof top ? -1 : snprintf(out, len, "%s/%.2s", top, name);
     if (m < 0 || (size_t)m >= len) {
         errno = ENAMETOOLONG;
         return -1;
     }
     if (ensure_dir(top, dir) != 0) return -1;
     return ensure_dir(out, top);
+}
+
+static int report_path(const char *dir, const char *key, char *path, size_t len)
+{
+    int n = snprintf(path, len, "%s/reports/%.2s/%s.report", dir, key, key);
+    return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* 1 when path holds exactly data: a content-addressed file the store has,
+ * whole.  0 when it is missing, shorter, longer or different (damaged). */
+static int holds(const char *path, const void *data, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    struct stat st;
+    int same = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == len;
+    uint8_t buf[65536];
+    for (size_t at = 0; same && at < len;) {
+        ssize_t r = read(fd, buf, len - at < sizeof buf ? len - at : sizeof buf);
+        if (r < 0 && errno == EINTR) continue;
+        same = r > 0 && memcmp(buf, (const uint8_t *)data + at, (size_t)r) == 0;
+        at += r > 0 ? (size_t)r : 0;
+    }
+    close(fd);
+    return same;
+}
+
+static int sha256_raw(const void *data, size_t len, uint8_t out[32])
+{
+    unsigned int n = 0;
+    return EVP_Digest(data, len, out, &n, EVP_sha256(), NULL) == 1 && n == 32 ? 0 : -1;
 }
 
 /* ---- writing an upload ----
@@ -158,7 +236,7 @@ static int shard_dir(const char *dir, const char *sub, const char *hash, char *o
  *      a part.  Until the renames' directories are fsync'ed a crash may
  *      undo them, which is fine: nothing has been acknowledged yet.
  *   3. The reply (the acknowledgement) and the index row come only after
- *      both shard directories are fsync'ed: one fsync per directory, after
+ *      the shard directories are fsync'ed: one fsync per directory, after
  *      all the renames into it, instead of one per file.
  *
  * Who does what: a worker process analyzes and packs the report and
@@ -166,8 +244,8 @@ static int shard_dir(const char *dir, const char *sub, const char *hash, char *o
  * the upload and the packed report to a writer thread (writer.c), which
  * runs this function; only when it has returned 0 does the loop thread
  * insert the index row and send the HTTP 200, to every upload waiting on
- * that blob (a write error: 500, no row).  Until then the blob counts as
- * being analyzed, so a second upload of it waits for this write instead of
+ * that key (a write error: 500, no row).  Until then the key counts as
+ * being analyzed, so a second upload of the same inputs waits for this write instead of
  * starting another analysis.  So the acknowledgement still follows the
  * syncs; what changed is that a worker no longer waits for them before its
  * next analysis.  A SIGKILL of the server during a write is the same case
@@ -190,9 +268,12 @@ static int shard_dir(const char *dir, const char *sub, const char *hash, char *o
  *
  * Before this, every file was fsync'ed and its directory fsync'ed on its
  * own: 8 fsyncs for an upload with both Triton texts, now 4 fdatasyncs
- * (3 when the blob is stored already) and 2 directory fsyncs. */
+ * (fewer when the store holds the blob or a text already) and one fsync
+ * per shard directory renamed into (2 to 4). */
 
 typedef struct piece {
+    const void *head; /* written before data: the report's header, or NULL */
+    size_t head_len;
     const void *data;
     size_t len;
     const char *final;
@@ -222,35 +303,56 @@ static int tmp_create(const char *dir, char *path, size_t len)
     return -1;
 }
 
-int store_write_upload(const char *dir, const char *hash, const uint8_t *blob, size_t blob_len,
-                       const char *json, size_t json_len, const char *amdgcn, size_t amdgcn_len,
-                       const uint8_t *report, size_t report_len, char *err, size_t errlen)
+static bool valid_text_hash(const char *sha, size_t len)
 {
-    char blobs[4096], reports[4096];
-    char blob_path[4200], json_path[4200], asm_path[4200], report_path[4200];
-    if (!store_valid_hash(hash)) {
+    return len == 0 || store_valid_hash(sha);
+}
+
+int store_write_upload(const char *dir, const store_upload *u, char *err, size_t errlen)
+{
+    char shard[4096];
+    char blob_path[4200], json_path[4200], asm_path[4200], rpath[4200];
+    if (!store_valid_hash(u->hash) || !store_valid_hash(u->key) ||
+        !valid_text_hash(u->json_sha256, u->json_len) ||
+        !valid_text_hash(u->amdgcn_sha256, u->amdgcn_len)) {
         snprintf(err, errlen, "store: not a hash");
         return -1;
     }
-    if (shard_dir(dir, "blobs", hash, blobs, sizeof blobs) != 0 ||
-        shard_dir(dir, "reports", hash, reports, sizeof reports) != 0) {
+    if (shard_dir(dir, "blobs", u->hash, shard, sizeof shard) != 0 ||
+        (u->json_len > 0 && shard_dir(dir, "texts", u->json_sha256, shard, sizeof shard) != 0) ||
+        (u->amdgcn_len > 0 &&
+         shard_dir(dir, "texts", u->amdgcn_sha256, shard, sizeof shard) != 0) ||
+        shard_dir(dir, "reports", u->key, shard, sizeof shard) != 0) {
         snprintf(err, errlen, "store: cannot create directories under %s: %s", dir,
                  strerror(errno));
         return -1;
     }
-    snprintf(blob_path, sizeof blob_path, "%s/%s", blobs, hash);
-    snprintf(json_path, sizeof json_path, "%s/%s.json", blobs, hash);
-    snprintf(asm_path, sizeof asm_path, "%s/%s.amdgcn", blobs, hash);
-    snprintf(report_path, sizeof report_path, "%s/%s.pb", reports, hash);
+    snprintf(blob_path, sizeof blob_path, "%s/blobs/%.2s/%s", dir, u->hash, u->hash);
+    snprintf(json_path, sizeof json_path, "%s/texts/%.2s/%s", dir, u->json_sha256, u->json_sha256);
+    snprintf(asm_path, sizeof asm_path, "%s/texts/%.2s/%s", dir, u->amdgcn_sha256,
+             u->amdgcn_sha256);
+    report_path(dir, u->key, rpath, sizeof rpath);
 
-    /* In rename order: the blob's directory first, the report last. */
+    uint8_t header[STORE_REPORT_HEADER];
+    memcpy(header, STORE_REPORT_MAGIC, 8);
+    if (sha256_raw(u->report, u->report_len, header + 8) != 0) {
+        snprintf(err, errlen, "store: cannot checksum the report: out of memory");
+        return -1;
+    }
+
+    /* In rename order: the blob and texts first, the report last.  A
+     * content-addressed file the store holds whole is kept; one that is
+     * missing or damaged is written again (the repair of the next upload). */
     piece want[4];
     size_t n = 0;
-    /* Content-addressed: an existing blob already has these bytes. */
-    if (access(blob_path, F_OK) != 0) want[n++] = (piece){blob, blob_len, blob_path};
-    if (json_len > 0) want[n++] = (piece){json, json_len, json_path};
-    if (amdgcn_len > 0) want[n++] = (piece){amdgcn, amdgcn_len, asm_path};
-    want[n++] = (piece){report, report_len, report_path};
+    if (u->blob != NULL && !holds(blob_path, u->blob, u->blob_len))
+        want[n++] = (piece){NULL, 0, u->blob, u->blob_len, blob_path};
+    if (u->json_len > 0 && !holds(json_path, u->json, u->json_len))
+        want[n++] = (piece){NULL, 0, u->json, u->json_len, json_path};
+    if (u->amdgcn_len > 0 && strcmp(u->amdgcn_sha256, u->json_sha256) != 0 &&
+        !holds(asm_path, u->amdgcn, u->amdgcn_len))
+        want[n++] = (piece){NULL, 0, u->amdgcn, u->amdgcn_len, asm_path};
+    want[n++] = (piece){header, sizeof header, u->report, u->report_len, rpath};
 
     pending p[4];
     size_t made = 0, renamed = 0;
@@ -265,7 +367,8 @@ int store_write_upload(const char *dir, const char *hash, const uint8_t *blob, s
             break;
         }
         made++;
-        if (write_all(p[i].fd, want[i].data, want[i].len) != 0) {
+        if ((want[i].head && write_all(p[i].fd, want[i].head, want[i].head_len) != 0) ||
+            write_all(p[i].fd, want[i].data, want[i].len) != 0) {
             snprintf(err, errlen, "store: cannot write %s: %s", p[i].tmp, strerror(errno));
             rc = -1;
         }
@@ -291,15 +394,29 @@ int store_write_upload(const char *dir, const char *hash, const uint8_t *blob, s
     }
     for (size_t i = renamed; i < made; i++) unlink(p[i].tmp);
     if (rc != 0) return -1;
-    /* Every file but the report went to blobs/: fsync that directory only
-     * when something was renamed into it. */
-    if ((made > 1 && fsync_dir(blobs) != 0) || fsync_dir(reports) != 0) {
-        snprintf(err, errlen, "store: cannot sync the directories of %s: %s", report_path,
-                 strerror(errno));
-        return -1;
+    /* One fsync per shard directory something was renamed into, each
+     * once, the report's last. */
+    char synced[4][4200];
+    size_t nsynced = 0;
+    for (size_t i = 0; i < n; i++) {
+        char d[4200];
+        snprintf(d, sizeof d, "%s", want[i].final);
+        char *slash = strrchr(d, '/');
+        if (slash != NULL) *slash = '\0';
+        bool seen = false;
+        for (size_t k = 0; k < nsynced; k++) seen = seen || strcmp(synced[k], d) == 0;
+        if (seen) continue;
+        if (fsync_dir(d) != 0) {
+            snprintf(err, errlen, "store: cannot sync the directories of %s: %s", rpath,
+                     strerror(errno));
+            return -1;
+        }
+        memcpy(synced[nsynced++], d, sizeof d);
     }
     return 0;
 }
+
+/* ---- reading a report ---- */
 
 static int read_fd(int fd, size_t size, uint8_t **out, size_t *len)
 {
@@ -320,23 +437,71 @@ static int read_fd(int fd, size_t size, uint8_t **out, size_t *len)
     return 0;
 }
 
-static int read_whole(const char *path, uint8_t **out, size_t *len)
+/* A report file's payload, its checksum verified; st (when not NULL)
+ * describes the file read.  STORE_ values. */
+static int read_report_file(const char *path, uint8_t **out, size_t *len, struct stat *st_out)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return errno == ENOENT ? 1 : -1;
+    if (fd < 0) return errno == ENOENT ? STORE_MISSING : STORE_IO;
     struct stat st;
-    int rc =
-        fstat(fd, &st) == 0 && st.st_size >= 0 ? read_fd(fd, (size_t)st.st_size, out, len) : -1;
+    if (fstat(fd, &st) != 0) {
+        close(fd);
+        return STORE_IO;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_size < STORE_REPORT_HEADER ||
+        (uint64_t)st.st_size > STORE_REPORT_MAX) {
+        close(fd);
+        return STORE_DAMAGED;
+    }
+    uint8_t *buf = NULL;
+    size_t n = 0;
+    int rc = read_fd(fd, (size_t)st.st_size, &buf, &n);
     close(fd);
+    if (rc != 0) return STORE_IO;
+    uint8_t sum[32];
+    if (sha256_raw(buf + STORE_REPORT_HEADER, n - STORE_REPORT_HEADER, sum) != 0) {
+        free(buf);
+        return STORE_IO;
+    }
+    if (memcmp(buf, STORE_REPORT_MAGIC, 8) != 0 || memcmp(buf + 8, sum, 32) != 0) {
+        free(buf);
+        return STORE_DAMAGED;
+    }
+    memmove(buf, buf + STORE_REPORT_HEADER, n - STORE_REPORT_HEADER);
+    *out = buf;
+    *len = n - STORE_REPORT_HEADER;
+    if (st_out) *st_out = st;
+    return STORE_FOUND;
+}
+
+static void forget(store *s, const char *key);
+
+/* What a failed read means for the index and the log. */
+static int read_failed(store *s, const char *key, int rc)
+{
+    if (rc == STORE_MISSING) {
+        forget(s, key); /* indexed or not: nothing to list */
+    } else if (rc == STORE_DAMAGED) {
+        log_line *o = log_begin("error", "stored report fails its checksum: not served; the "
+                                         "next upload of its inputs repairs it");
+        log_add_str(o, "key", key);
+        log_end(o);
+    } else if (rc == STORE_IO) {
+        log_line *o = log_begin("error", "cannot read a stored report");
+        log_add_str(o, "key", key);
+        log_add_str(o, "error", strerror(errno));
+        log_end(o);
+    }
     return rc;
 }
 
-int store_read_report(const store *s, const char *hash, uint8_t **out, size_t *len)
+int store_read_report(store *s, const char *key, uint8_t **out, size_t *len)
 {
-    if (!store_valid_hash(hash)) return 1;
     char path[4200];
-    snprintf(path, sizeof path, "%s/reports/%.2s/%s.pb", s->dir, hash, hash);
-    return read_whole(path, out, len);
+    if (!store_valid_hash(key)) return STORE_MISSING;
+    if (report_path(s->dir, key, path, sizeof path) != 0) return STORE_IO;
+    int rc = read_report_file(path, out, len, NULL);
+    return rc == STORE_FOUND ? rc : read_failed(s, key, rc);
 }
 
 /* ---- reports without rows ----
@@ -346,7 +511,7 @@ int store_read_report(const store *s, const char *hash, uint8_t **out, size_t *l
  * report's bytes, and a client that prints text never looks at them.
  *
  * Where those smaller reports come from is a choice between a second file
- * per report (reports/ab/<hash>.summary.pb) and a cache in the server.
+ * per report (reports/ab/<key>.summary.pb) and a cache in the server.
  * This is the cache, because:
  *   - a second file is a second thing to keep consistent with the report on
  *     disk.  A re-analysis replaces both, and a crash between the two
@@ -422,6 +587,54 @@ static int wire_field(const uint8_t **p, const uint8_t *end, uint32_t *num, unsi
     return -1;
 }
 
+/* Top-level Report fields one upload's record sets (store_set_upload). */
+enum { F_FILE_NAME = 3, F_CREATED = 13, F_CLIENT_HOST = 14, F_TEAM = 20 };
+
+static size_t put_string_field(uint8_t *o, uint32_t num, const char *v)
+{
+    size_t n = strlen(v);
+    if (n == 0) return 0; /* proto3: an empty string is not sent */
+    size_t k = put_varint(o, (uint64_t)num << 3 | 2);
+    k += put_varint(o + k, n);
+    memcpy(o + k, v, n);
+    return k + n;
+}
+
+int store_set_upload(const uint8_t *in, size_t len, const store_entry *e, uint8_t **out,
+                     size_t *out_len)
+{
+    const char *file_name = e->file_name ? e->file_name : "";
+    const char *host = e->client_host ? e->client_host : "";
+    const char *team = e->team ? e->team : "";
+    size_t extra = strlen(file_name) + strlen(host) + strlen(team) + 4 * 16;
+    uint8_t *buf = malloc(len + extra), *o = buf;
+    if (buf == NULL) return -1;
+    for (const uint8_t *p = in, *end = in + len; p < end;) {
+        const uint8_t *field = p, *payload;
+        size_t plen;
+        uint32_t num;
+        unsigned type;
+        if (wire_field(&p, end, &num, &type, &payload, &plen) != 0) {
+            free(buf);
+            return -1;
+        }
+        if (num == F_FILE_NAME || num == F_CREATED || num == F_CLIENT_HOST || num == F_TEAM)
+            continue;
+        memcpy(o, field, (size_t)(p - field));
+        o += p - field;
+    }
+    o += put_string_field(o, F_FILE_NAME, file_name);
+    if (e->created_unix != 0) {
+        o += put_varint(o, (uint64_t)F_CREATED << 3);
+        o += put_varint(o, (uint64_t)e->created_unix);
+    }
+    o += put_string_field(o, F_CLIENT_HOST, host);
+    o += put_string_field(o, F_TEAM, team);
+    *out = buf;
+    *out_len = (size_t)(o - buf);
+    return 0;
+}
+
 /* Kernel fields sent with rows only: rows (23) and live_ranges (29). */
 static int per_row_field(uint32_t num)
 {
@@ -479,7 +692,7 @@ bad:
 }
 
 typedef struct summary {
-    char hash[STORE_HASH_HEX + 1];
+    char key[STORE_HASH_HEX + 1];
     dev_t dev;
     ino_t ino;
     off_t size;
@@ -497,18 +710,18 @@ static uint64_t now_ms(void)
     return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
 }
 
-static unsigned bucket_of(const char *hash)
+static unsigned bucket_of(const char *key)
 {
     unsigned v = 0;
     for (int i = 0; i < 6; i++)
-        v = v << 4 | (unsigned)(hash[i] <= '9' ? hash[i] - '0' : hash[i] - 'a' + 10);
+        v = v << 4 | (unsigned)(key[i] <= '9' ? key[i] - '0' : key[i] - 'a' + 10);
     return v % SUMMARY_BUCKETS;
 }
 
-static summary *cache_find(store *s, const char *hash)
+static summary *cache_find(store *s, const char *key)
 {
-    for (summary *e = s->buckets[bucket_of(hash)]; e != NULL; e = e->next_in_bucket)
-        if (memcmp(e->hash, hash, STORE_HASH_HEX) == 0) return e;
+    for (summary *e = s->buckets[bucket_of(key)]; e != NULL; e = e->next_in_bucket)
+        if (memcmp(e->key, key, STORE_HASH_HEX) == 0) return e;
     return NULL;
 }
 
@@ -536,7 +749,7 @@ static void lru_front(store *s, summary *e)
 
 static void cache_drop(store *s, summary *e)
 {
-    summary **pp = &s->buckets[bucket_of(e->hash)];
+    summary **pp = &s->buckets[bucket_of(e->key)];
     while (*pp != e) pp = &(*pp)->next_in_bucket;
     *pp = e->next_in_bucket;
     lru_unlink(s, e);
@@ -551,13 +764,13 @@ static bool same_file(const summary *e, const struct stat *st)
            e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
-/* Takes bytes (malloc'd) as the entry for hash and the file st describes;
+/* Takes bytes (malloc'd) as the entry for key and the file st describes;
  * *out stays valid until the next call into the store. */
-static void cache_put(store *s, const char *hash, const struct stat *st, uint8_t *bytes, size_t len,
+static void cache_put(store *s, const char *key, const struct stat *st, uint8_t *bytes, size_t len,
                       const uint8_t **out)
 {
     *out = bytes;
-    summary *e = cache_find(s, hash);
+    summary *e = cache_find(s, key);
     if (e != NULL) cache_drop(s, e);
     if (len > STORE_SUMMARY_CACHE_BYTES / 4 || (e = calloc(1, sizeof *e)) == NULL) {
         /* Too large to be worth keeping: served once, not cached. */
@@ -565,7 +778,7 @@ static void cache_put(store *s, const char *hash, const struct stat *st, uint8_t
         s->uncached = bytes;
         return;
     }
-    memcpy(e->hash, hash, STORE_HASH_HEX);
+    memcpy(e->key, key, STORE_HASH_HEX);
     e->checked_ms = now_ms();
     e->dev = st->st_dev;
     e->ino = st->st_ino;
@@ -573,7 +786,7 @@ static void cache_put(store *s, const char *hash, const struct stat *st, uint8_t
     e->mtime = st->st_mtim;
     e->bytes = bytes;
     e->len = len;
-    unsigned b = bucket_of(hash);
+    unsigned b = bucket_of(key);
     e->next_in_bucket = s->buckets[b];
     s->buckets[b] = e;
     lru_front(s, e);
@@ -581,68 +794,65 @@ static void cache_put(store *s, const char *hash, const struct stat *st, uint8_t
     while (s->cached_bytes > STORE_SUMMARY_CACHE_BYTES && s->oldest != e) cache_drop(s, s->oldest);
 }
 
-static int report_file_path(const store *s, const char *hash, char *path, size_t len)
-{
-    int n = snprintf(path, len, "%s/reports/%.2s/%s.pb", s->dir, hash, hash);
-    return n < 0 || (size_t)n >= len ? -1 : 0;
-}
-
-int store_read_summary(store *s, const char *hash, const uint8_t **out, size_t *len)
+int store_read_summary(store *s, const char *key, const uint8_t **out, size_t *len)
 {
     char path[4200];
     struct stat st;
-    if (!store_valid_hash(hash)) return 1;
-    if (report_file_path(s, hash, path, sizeof path) != 0) return -1;
+    if (!store_valid_hash(key)) return STORE_MISSING;
+    if (report_path(s->dir, key, path, sizeof path) != 0) return STORE_IO;
     /* A hit checked within recheck_ms is served as it is: this server's own
      * writes replace the entry (store_cache_summary), so only a file changed
-     * from outside (another server on the store, a restore) is seen up to
-     * recheck_ms late.  The stat() it saves was 7% of a stored-report GET. */
-    summary *e = cache_find(s, hash);
+     * from outside (another server on the store, a restore, damage) is seen
+     * up to recheck_ms late.  The stat() it saves was 7% of a stored-report
+     * GET. */
+    summary *e = cache_find(s, key);
     uint64_t now = now_ms();
     if (e != NULL && now - e->checked_ms < s->recheck_ms) {
         lru_unlink(s, e);
         lru_front(s, e);
         *out = e->bytes;
         *len = e->len;
-        return 0;
+        return STORE_FOUND;
     }
-    if (stat(path, &st) != 0) return errno == ENOENT ? 1 : -1;
+    if (stat(path, &st) != 0) {
+        if (e != NULL) cache_drop(s, e);
+        return read_failed(s, key, errno == ENOENT ? STORE_MISSING : STORE_IO);
+    }
     if (e != NULL && same_file(e, &st)) {
         e->checked_ms = now;
         lru_unlink(s, e);
         lru_front(s, e);
         *out = e->bytes;
         *len = e->len;
-        return 0;
+        return STORE_FOUND;
     }
-    /* Miss or stale: the full report, stripped; st is of the file read. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return errno == ENOENT ? 1 : -1;
+    if (e != NULL) cache_drop(s, e);
+    /* Miss or stale: the full report, checked and stripped; st is of the
+     * file read. */
     uint8_t *full = NULL, *stripped = NULL;
     size_t full_len = 0, stripped_len = 0;
-    int rc = fstat(fd, &st) == 0 ? read_fd(fd, (size_t)st.st_size, &full, &full_len) : -1;
-    close(fd);
-    if (rc != 0) return -1;
+    int rc = read_report_file(path, &full, &full_len, &st);
+    if (rc != STORE_FOUND) return read_failed(s, key, rc);
     rc = store_strip_rows(full, full_len, &stripped, &stripped_len);
     free(full);
-    if (rc != 0) return -1;
-    cache_put(s, hash, &st, stripped, stripped_len, out);
+    if (rc != 0) return read_failed(s, key, STORE_DAMAGED);
+    cache_put(s, key, &st, stripped, stripped_len, out);
     *len = stripped_len;
-    return 0;
+    return STORE_FOUND;
 }
 
-void store_cache_summary(store *s, const char *hash, const uint8_t *bytes, size_t len)
+void store_cache_summary(store *s, const char *key, const uint8_t *bytes, size_t len)
 {
     char path[4200];
     struct stat st;
-    if (!store_valid_hash(hash) || report_file_path(s, hash, path, sizeof path) != 0 ||
+    if (!store_valid_hash(key) || report_path(s->dir, key, path, sizeof path) != 0 ||
         stat(path, &st) != 0)
         return;
     uint8_t *copy = malloc(len ? len : 1);
     if (copy == NULL) return;
     memcpy(copy, bytes, len);
     const uint8_t *ignored;
-    cache_put(s, hash, &st, copy, len, &ignored);
+    cache_put(s, key, &st, copy, len, &ignored);
 }
 
 void store_set_recheck_ms(store *s, unsigned ms)
@@ -673,6 +883,12 @@ static void bind_text(sqlite3_stmt *st, int i, const char *v)
     sqlite3_bind_text(st, i, v ? v : "", -1, SQLITE_TRANSIENT);
 }
 
+/* NULL stays NULL (SQL's "any"). */
+static void bind_opt(sqlite3_stmt *st, int i, const char *v)
+{
+    if (v != NULL) sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+}
+
 /* The statement, reset with no bindings, prepared on first use; NULL when
  * SQLite cannot prepare it (sqlite3_errmsg says why). */
 static sqlite3_stmt *store_stmt(store *s, int which)
@@ -697,6 +913,20 @@ static int step_done(sqlite3_stmt *st)
     return rc;
 }
 
+static int put_upload(store *s, const char *key, const char *team, const char *file_name,
+                      const char *client_host, int64_t created_unix)
+{
+    sqlite3_stmt *st = store_stmt(s, ST_PUT_UPLOAD);
+    if (st != NULL) {
+        bind_text(st, 1, key);
+        bind_text(st, 2, team);
+        bind_text(st, 3, file_name);
+        bind_text(st, 4, client_host);
+        sqlite3_bind_int64(st, 5, created_unix);
+    }
+    return step_done(st);
+}
+
 int store_index(store *s, const store_meta *m, char *err, size_t errlen)
 {
     if (step_done(store_stmt(s, ST_BEGIN)) != SQLITE_OK) {
@@ -705,25 +935,31 @@ int store_index(store *s, const store_meta *m, char *err, size_t errlen)
     }
     sqlite3_stmt *st = store_stmt(s, ST_PUT_REPORT);
     if (st != NULL) {
-        bind_text(st, 1, m->hash);
-        bind_text(st, 2, m->file_name);
-        bind_text(st, 3, m->target);
-        bind_text(st, 4, m->analyzer_version);
-        sqlite3_bind_int64(st, 5, m->created_unix);
-        bind_text(st, 6, m->client_host);
+        bind_text(st, 1, m->key);
+        bind_text(st, 2, m->hash);
+        bind_text(st, 3, m->inputs);
+        bind_text(st, 4, m->file_name);
+        bind_text(st, 5, m->target);
+        bind_text(st, 6, m->analyzer_version);
+        bind_text(st, 7, m->llvm_version);
+        sqlite3_bind_int64(st, 8, m->created_unix);
+        bind_text(st, 9, m->client_host);
+        bind_text(st, 10, m->team);
     }
     int rc = step_done(st);
     if (rc == SQLITE_OK && (st = store_stmt(s, ST_DROP_KERNELS)) != NULL) {
-        bind_text(st, 1, m->hash);
+        bind_text(st, 1, m->key);
         rc = step_done(st);
     }
     for (size_t i = 0; i < m->nkernels && rc == SQLITE_OK; i++) {
         if ((st = store_stmt(s, ST_PUT_KERNEL)) != NULL) {
-            bind_text(st, 1, m->hash);
+            bind_text(st, 1, m->key);
             bind_text(st, 2, m->kernels[i]);
         }
         rc = step_done(st);
     }
+    if (rc == SQLITE_OK)
+        rc = put_upload(s, m->key, m->team, m->file_name, m->client_host, m->created_unix);
     if (rc == SQLITE_OK) rc = step_done(store_stmt(s, ST_COMMIT));
     if (rc != SQLITE_OK) {
         snprintf(err, errlen, "store: index: %s", sqlite3_errmsg(s->db));
@@ -733,22 +969,99 @@ int store_index(store *s, const store_meta *m, char *err, size_t errlen)
     return 0;
 }
 
-int store_lookup(store *s, const char *hash, char *analyzer_version, size_t len)
+int store_record_upload(store *s, const char *key, const char *team, const char *file_name,
+                        const char *client_host, int64_t created_unix)
 {
-    sqlite3_stmt *st = store_stmt(s, ST_LOOKUP);
+    return put_upload(s, key, team, file_name, client_host, created_unix) == SQLITE_OK ? 0 : -1;
+}
+
+static char *column_dup(sqlite3_stmt *st, int i)
+{
+    const unsigned char *v = sqlite3_column_text(st, i);
+    return strdup(v ? (const char *)v : "");
+}
+
+void store_entry_free(store_entry *e)
+{
+    if (e == NULL) return;
+    free(e->file_name);
+    free(e->client_host);
+    free(e->team);
+    e->file_name = e->client_host = e->team = NULL;
+}
+
+/* Steps a find statement: 1 and *e, 0, or -1. */
+static int find_row(sqlite3_stmt *st, store_entry *e)
+{
     if (st == NULL) return -1;
-    bind_text(st, 1, hash);
     int rc = sqlite3_step(st), found = -1;
     if (rc == SQLITE_ROW) {
-        const unsigned char *v = sqlite3_column_text(st, 0);
-        if (analyzer_version != NULL && len > 0)
-            snprintf(analyzer_version, len, "%s", v ? (const char *)v : "");
         found = 1;
+        if (e != NULL) {
+            memset(e, 0, sizeof *e);
+            const unsigned char *k = sqlite3_column_text(st, 0);
+            snprintf(e->key, sizeof e->key, "%s", k ? (const char *)k : "");
+            e->file_name = column_dup(st, 1);
+            e->client_host = column_dup(st, 2);
+            e->team = column_dup(st, 3);
+            e->created_unix = sqlite3_column_int64(st, 4);
+            if (!e->file_name || !e->client_host || !e->team) {
+                store_entry_free(e);
+                found = -1;
+            }
+        }
     } else if (rc == SQLITE_DONE) {
         found = 0;
     }
     sqlite3_reset(st);
     return found;
+}
+
+int store_find_key(store *s, const char *key, const char *team, store_entry *e)
+{
+    sqlite3_stmt *st = store_stmt(s, ST_FIND_KEY);
+    if (st == NULL) return -1;
+    bind_text(st, 1, key);
+    bind_opt(st, 2, team);
+    return find_row(st, e);
+}
+
+int store_find_hash(store *s, const char *hash, const char *analyzer_version,
+                    const char *llvm_version, const char *team, store_entry *e)
+{
+    sqlite3_stmt *st = store_stmt(s, ST_FIND_HASH);
+    if (st == NULL) return -1;
+    bind_text(st, 1, hash);
+    bind_opt(st, 2, team);
+    bind_text(st, 3, analyzer_version);
+    bind_text(st, 4, llvm_version);
+    return find_row(st, e);
+}
+
+/* An indexed report whose file is gone leaves the listing (its kernels
+ * with it; the upload records stay, for the report's repair). */
+static void forget(store *s, const char *key)
+{
+    sqlite3_stmt *st = store_stmt(s, ST_FIND_KEY);
+    if (st == NULL) return;
+    bind_text(st, 1, key);
+    if (find_row(st, NULL) != 1) return;
+    int rc = step_done(store_stmt(s, ST_BEGIN));
+    if (rc == SQLITE_OK && (st = store_stmt(s, ST_FORGET)) != NULL) {
+        bind_text(st, 1, key);
+        rc = step_done(st);
+    }
+    if (rc == SQLITE_OK && (st = store_stmt(s, ST_DROP_KERNELS)) != NULL) {
+        bind_text(st, 1, key);
+        rc = step_done(st);
+    }
+    if (rc == SQLITE_OK) rc = step_done(store_stmt(s, ST_COMMIT));
+    if (rc != SQLITE_OK) step_done(store_stmt(s, ST_ROLLBACK));
+    log_line *o = log_begin(rc == SQLITE_OK ? "warn" : "error",
+                            rc == SQLITE_OK ? "report file missing: dropped from the index"
+                                            : "report file missing; cannot drop it from the index");
+    log_add_str(o, "key", key);
+    log_end(o);
 }
 
 int64_t store_count(store *s)
@@ -762,22 +1075,16 @@ int64_t store_count(store *s)
     return n;
 }
 
-static char *column_dup(sqlite3_stmt *st, int i)
-{
-    const unsigned char *v = sqlite3_column_text(st, i);
-    return strdup(v ? (const char *)v : "");
-}
-
 static int list_kernels(store *s, store_summary *row)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, "SELECT name FROM report_kernels WHERE hash = ?1 ORDER BY rowid",
+    if (sqlite3_prepare_v2(s->db, "SELECT name FROM report_kernels WHERE key = ?1 ORDER BY rowid",
                            -1, &st, NULL) != SQLITE_OK)
         return -1;
-    bind_text(st, 1, row->hash);
-    int rc = 0;
+    bind_text(st, 1, row->key);
+    int rc = 0, step;
     size_t cap = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         if (row->nkernels == cap) {
             cap = cap ? cap * 2 : 4;
             char **k = realloc(row->kernels, cap * sizeof *k);
@@ -793,48 +1100,97 @@ static int list_kernels(store *s, store_summary *row)
         }
         row->nkernels++;
     }
+    if (rc == 0 && step != SQLITE_DONE) rc = -1; /* a damaged page is an error, not a short list */
     sqlite3_finalize(st);
     return rc;
 }
 
-int store_list(store *s, const char *kernel, const char *target, uint32_t limit, uint32_t offset,
-               store_summary **out, size_t *n, bool *more)
+/* One page of the listing: 0, or -1 on error; *gone counts rows skipped
+ * because their report file is missing (dropped from the index). */
+static int list_page(store *s, const char *kernel, const char *target, const char *team,
+                     uint32_t limit, uint32_t offset, store_summary *rows, size_t *count,
+                     bool *more, size_t *gone)
+{
+    static const char every[] =
+        "SELECT r.key, r.hash, r.inputs, r.file_name, r.target, r.analyzer_version,"
+        " r.created_unix, r.client_host, r.team FROM reports r"
+        " WHERE (?1 IS NULL OR r.target = ?1) AND (?2 IS NULL OR EXISTS (SELECT 1 FROM"
+        " report_kernels k WHERE k.key = r.key AND k.name = ?2))"
+        " ORDER BY r.created_unix DESC, r.key LIMIT ?3 OFFSET ?4";
+    static const char teams[] =
+        "SELECT r.key, r.hash, r.inputs, u.file_name, r.target, r.analyzer_version,"
+        " u.created_unix, u.client_host, u.team FROM uploads u JOIN reports r ON r.key = u.key"
+        " WHERE u.team = ?5 AND (?1 IS NULL OR r.target = ?1) AND (?2 IS NULL OR EXISTS (SELECT"
+        " 1 FROM report_kernels k WHERE k.key = r.key AND k.name = ?2))"
+        " ORDER BY u.created_unix DESC, r.key LIMIT ?3 OFFSET ?4";
+    sqlite3_stmt *st = NULL;
+    *count = 0;
+    *more = false;
+    *gone = 0;
+    if (sqlite3_prepare_v2(s->db, team ? teams : every, -1, &st, NULL) != SQLITE_OK) return -1;
+    bind_opt(st, 1, target);
+    bind_opt(st, 2, kernel);
+    sqlite3_bind_int64(st, 3, (int64_t)limit + 1); /* one extra row tells whether more exist */
+    sqlite3_bind_int64(st, 4, offset);
+    if (team) bind_text(st, 5, team);
+    int rc = 0, step;
+    char missing[16][STORE_HASH_HEX + 1];
+    size_t nmissing = 0;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*count == limit) {
+            *more = true;
+            break;
+        }
+        const unsigned char *key = sqlite3_column_text(st, 0);
+        char path[4200];
+        struct stat sb;
+        if (key != NULL && report_path(s->dir, (const char *)key, path, sizeof path) == 0 &&
+            stat(path, &sb) != 0 && errno == ENOENT) {
+            if (nmissing < sizeof missing / sizeof missing[0])
+                snprintf(missing[nmissing++], sizeof missing[0], "%s", (const char *)key);
+            (*gone)++;
+            continue;
+        }
+        store_summary *row = &rows[(*count)++];
+        row->key = column_dup(st, 0);
+        row->hash = column_dup(st, 1);
+        row->inputs = column_dup(st, 2);
+        row->file_name = column_dup(st, 3);
+        row->target = column_dup(st, 4);
+        row->analyzer_version = column_dup(st, 5);
+        row->created_unix = sqlite3_column_int64(st, 6);
+        row->client_host = column_dup(st, 7);
+        row->team = column_dup(st, 8);
+        if (!row->key || !row->hash || !row->inputs || !row->file_name || !row->target ||
+            !row->analyzer_version || !row->client_host || !row->team)
+            rc = -1;
+    }
+    if (rc == 0 && !*more && step != SQLITE_DONE) rc = -1; /* damaged, not short */
+    sqlite3_finalize(st);
+    for (size_t i = 0; i < nmissing; i++) forget(s, missing[i]);
+    for (size_t i = 0; i < *count && rc == 0; i++) rc = list_kernels(s, &rows[i]);
+    return rc;
+}
+
+int store_list(store *s, const char *kernel, const char *target, const char *team, uint32_t limit,
+               uint32_t offset, store_summary **out, size_t *n, bool *more)
 {
     *out = NULL;
     *n = 0;
     *more = false;
-    sqlite3_stmt *st = NULL;
-    const char *sql = "SELECT hash, file_name, target, analyzer_version, created_unix, client_host"
-                      " FROM reports r WHERE (?1 IS NULL OR r.target = ?1)"
-                      " AND (?2 IS NULL OR EXISTS (SELECT 1 FROM report_kernels k"
-                      "      WHERE k.hash = r.hash AND k.name = ?2))"
-                      " ORDER BY created_unix DESC, hash LIMIT ?3 OFFSET ?4";
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
-    if (target != NULL) sqlite3_bind_text(st, 1, target, -1, SQLITE_TRANSIENT);
-    if (kernel != NULL) sqlite3_bind_text(st, 2, kernel, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 3, (int64_t)limit + 1); /* one extra row tells whether more exist */
-    sqlite3_bind_int64(st, 4, offset);
     store_summary *rows = calloc(limit ? limit : 1, sizeof *rows);
-    size_t count = 0;
-    int rc = rows ? 0 : -1, step;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (count == limit) {
-            *more = true;
-            break;
-        }
-        store_summary *row = &rows[count++];
-        row->hash = column_dup(st, 0);
-        row->file_name = column_dup(st, 1);
-        row->target = column_dup(st, 2);
-        row->analyzer_version = column_dup(st, 3);
-        row->created_unix = sqlite3_column_int64(st, 4);
-        row->client_host = column_dup(st, 5);
-        if (!row->hash || !row->file_name || !row->target || !row->analyzer_version ||
-            !row->client_host)
-            rc = -1;
+    if (rows == NULL) return -1;
+    /* Rows whose file is gone are dropped as they are met; the page is
+     * asked again so that it is whole (each round drops at least one). */
+    size_t count = 0, gone = 0;
+    int rc = -1;
+    for (int round = 0; round < 64; round++) {
+        rc = list_page(s, kernel, target, team, limit, offset, rows, &count, more, &gone);
+        if (rc != 0 || gone == 0) break;
+        store_summaries_free(rows, count);
+        count = 0;
+        if ((rows = calloc(limit ? limit : 1, sizeof *rows)) == NULL) return -1;
     }
-    sqlite3_finalize(st);
-    for (size_t i = 0; i < count && rc == 0; i++) rc = list_kernels(s, &rows[i]);
     if (rc != 0) {
         store_summaries_free(rows, count);
         return -1;
@@ -847,18 +1203,21 @@ int store_list(store *s, const char *kernel, const char *target, uint32_t limit,
 void store_summaries_free(store_summary *rows, size_t n)
 {
     for (size_t i = 0; rows != NULL && i < n; i++) {
+        free(rows[i].key);
         free(rows[i].hash);
+        free(rows[i].inputs);
         free(rows[i].file_name);
         free(rows[i].target);
         free(rows[i].analyzer_version);
         free(rows[i].client_host);
+        free(rows[i].team);
         for (size_t k = 0; k < rows[i].nkernels; k++) free(rows[i].kernels[k]);
         free(rows[i].kernels);
     }
     free(rows);
 }
 
-/* ---- startup: layout, leftovers, recovery ---- */
+/* ---- startup: layout, leftovers, recovery, conversion, rebuilding ---- */
 
 static void clean_tmp(const char *dir)
 {
@@ -880,35 +1239,184 @@ static void clean_tmp(const char *dir)
     }
 }
 
-/* Indexes one report file from its own contents. */
-static int reindex_file(store *s, const char *hash)
+static bool blob_present(const store *s, const char *hash)
 {
-    uint8_t *bytes = NULL;
-    size_t len = 0;
-    if (store_read_report(s, hash, &bytes, &len) != 0) return -1;
-    Treg__V1__Report *r = treg__v1__report__unpack(NULL, len, bytes);
-    free(bytes);
-    if (r == NULL) return -1;
+    char blob[4400];
+    snprintf(blob, sizeof blob, "%s/blobs/%.2s/%s", s->dir, hash, hash);
+    return !(access(blob, F_OK) != 0 && errno == ENOENT);
+}
+
+/* The key a report's own fields give, into key; -1 when it has none. */
+static int key_of(const Treg__V1__Report *r, char key[STORE_HASH_HEX + 1],
+                  char inputs[STORE_HASH_HEX + 1])
+{
+    if (!store_valid_hash(r->hash)) return -1;
+    if (treg_inputs_digest(r->bundle_entry, r->triton_json_sha256, r->amdgcn_sha256, inputs) != 0)
+        return -1;
+    return treg_report_key(r->hash, inputs, r->analyzer_version, r->llvm_version, key);
+}
+
+static int index_report(store *s, const char *key, const char *inputs, const Treg__V1__Report *r)
+{
     const char **names = calloc(r->n_kernels ? r->n_kernels : 1, sizeof *names);
-    int rc = -1;
-    if (names != NULL) {
-        for (size_t i = 0; i < r->n_kernels; i++) names[i] = r->kernels[i]->name;
-        store_meta m = {.hash = hash,
-                        .file_name = r->file_name,
-                        .target = r->target,
-                        .analyzer_version = r->analyzer_version,
-                        .client_host = r->client_host,
-                        .created_unix = r->created_unix,
-                        .kernels = names,
-                        .nkernels = r->n_kernels};
-        char err[256];
-        rc = store_index(s, &m, err, sizeof err);
-    }
+    if (names == NULL) return -1;
+    for (size_t i = 0; i < r->n_kernels; i++) names[i] = r->kernels[i]->name;
+    store_meta m = {.key = key,
+                    .hash = r->hash,
+                    .inputs = inputs,
+                    .file_name = r->file_name,
+                    .target = r->target,
+                    .analyzer_version = r->analyzer_version,
+                    .llvm_version = r->llvm_version,
+                    .client_host = r->client_host,
+                    .team = r->team,
+                    .created_unix = r->created_unix,
+                    .kernels = names,
+                    .nkernels = r->n_kernels};
+    char err[256];
+    int rc = store_index(s, &m, err, sizeof err);
     free(names);
-    treg__v1__report__free_unpacked(r, NULL);
     return rc;
 }
 
+static void log_key(const char *level, const char *msg, const char *key)
+{
+    log_line *o = log_begin(level, msg);
+    log_add_str(o, "key", key);
+    log_end(o);
+}
+
+/* A report file (reports/ab/<key>.report) the index lacks: indexed from
+ * its own contents when whole, named by its key and with its blob. */
+static void reindex_file(store *s, int dirfd_, const char *name, const char *key)
+{
+    char path[4200], own[STORE_HASH_HEX + 1], inputs[STORE_HASH_HEX + 1];
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    report_path(s->dir, key, path, sizeof path);
+    int rc = read_report_file(path, &bytes, &len, NULL);
+    Treg__V1__Report *r = rc == STORE_FOUND ? treg__v1__report__unpack(NULL, len, bytes) : NULL;
+    free(bytes);
+    if (r == NULL) {
+        log_key("warn",
+                rc == STORE_DAMAGED || rc == STORE_FOUND
+                    ? "report file fails its checksum: not indexed; the next upload of its inputs "
+                      "repairs it"
+                    : "unreadable report file skipped",
+                key);
+    } else if (key_of(r, own, inputs) != 0 || strcmp(own, key) != 0) {
+        log_key("warn", "report file not named by its key: not indexed", key);
+    } else if (!blob_present(s, r->hash)) {
+        /* Never acknowledged (see store_write_upload): the crash kept the
+         * report's rename but not the blob's. */
+        log_key("warn", "removed an unacknowledged report without blob", key);
+        unlinkat(dirfd_, name, 0);
+    } else if (index_report(s, key, inputs, r) == 0) {
+        s->recovered++;
+        log_key("info", "re-indexed report missing from the index", key);
+    } else {
+        log_key("warn", "cannot index a report file", key);
+    }
+    if (r != NULL) treg__v1__report__free_unpacked(r, NULL);
+}
+
+/* A text the old layout kept next to its blob (blobs/ab/<hash>.json):
+ * 0 and its bytes (NULL, 0 when there is none), -1 when unreadable. */
+static int old_text(const store *s, const char *hash, const char *ext, uint8_t **out, size_t *len)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/blobs/%.2s/%s.%s", s->dir, hash, hash, ext);
+    *out = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? 0 : -1;
+    struct stat st;
+    int rc = fstat(fd, &st) == 0 && (uint64_t)st.st_size <= STORE_REPORT_MAX
+                 ? read_fd(fd, (size_t)st.st_size, out, len)
+                 : -1;
+    close(fd);
+    return rc;
+}
+
+static void remove_old_texts(const store *s, const char *hash)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/blobs/%.2s/%s.json", s->dir, hash, hash);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/blobs/%.2s/%s.amdgcn", s->dir, hash, hash);
+    unlink(path);
+}
+
+/* A report of the layout before keys (reports/ab/<hash>.pb, no header,
+ * its texts beside the blob): rewritten under its key with its texts'
+ * hashes, indexed, and the old files removed. */
+static void convert_file(store *s, int dirfd_, const char *name, const char *hash)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/reports/%.2s/%s", s->dir, hash, name);
+    if (!blob_present(s, hash)) {
+        log_key("warn", "removed an unacknowledged report without blob", hash);
+        unlinkat(dirfd_, name, 0);
+        remove_old_texts(s, hash);
+        return;
+    }
+    uint8_t *old = NULL, *json = NULL, *amdgcn = NULL, *packed = NULL;
+    size_t old_len = 0, json_len = 0, amdgcn_len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    int ok = fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size <= STORE_REPORT_MAX &&
+             read_fd(fd, (size_t)st.st_size, &old, &old_len) == 0;
+    if (fd >= 0) close(fd);
+    ok = ok && old_text(s, hash, "json", &json, &json_len) == 0 &&
+         old_text(s, hash, "amdgcn", &amdgcn, &amdgcn_len) == 0;
+    Treg__V1__Report *r = ok ? treg__v1__report__unpack(NULL, old_len, old) : NULL;
+    char json_sha[STORE_HASH_HEX + 1], asm_sha[STORE_HASH_HEX + 1];
+    ok = r != NULL && strcmp(r->hash, hash) == 0 &&
+         treg_text_sha256((const char *)json, json_len, json_sha) == 0 &&
+         treg_text_sha256((const char *)amdgcn, amdgcn_len, asm_sha) == 0;
+    if (ok) {
+        char key[STORE_HASH_HEX + 1], inputs[STORE_HASH_HEX + 1];
+        char *was_json = r->triton_json_sha256, *was_asm = r->amdgcn_sha256;
+        r->triton_json_sha256 = json_sha;
+        r->amdgcn_sha256 = asm_sha;
+        size_t n = treg__v1__report__get_packed_size(r);
+        if ((packed = malloc(n ? n : 1)) != NULL) treg__v1__report__pack(r, packed);
+        ok = packed != NULL && key_of(r, key, inputs) == 0;
+        char err[600];
+        store_upload u = {.key = key,
+                          .hash = hash,
+                          .json = (const char *)json,
+                          .json_len = json_len,
+                          .json_sha256 = json_sha,
+                          .amdgcn = (const char *)amdgcn,
+                          .amdgcn_len = amdgcn_len,
+                          .amdgcn_sha256 = asm_sha,
+                          .report = packed,
+                          .report_len = n};
+        if (ok && store_write_upload(s->dir, &u, err, sizeof err) != 0) {
+            log_msg("error", err, hash);
+            ok = false;
+        }
+        ok = ok && index_report(s, key, inputs, r) == 0;
+        r->triton_json_sha256 = was_json;
+        r->amdgcn_sha256 = was_asm;
+    }
+    if (ok) {
+        unlinkat(dirfd_, name, 0);
+        remove_old_texts(s, hash);
+        s->converted++;
+    } else {
+        log_key("warn", "cannot convert a report of the old layout: left as it is", hash);
+    }
+    if (r != NULL) treg__v1__report__free_unpacked(r, NULL);
+    free(old);
+    free(json);
+    free(amdgcn);
+    free(packed);
+}
+
+/* Every report file the index lacks is indexed (or converted); every
+ * indexed report whose file is gone is dropped. */
 static void recover(store *s)
 {
     char path[4096];
@@ -925,34 +1433,48 @@ static void recover(store *s)
         struct dirent *e;
         while ((e = readdir(d)) != NULL) {
             size_t n = strlen(e->d_name);
-            if (n != STORE_HASH_HEX + 3 || strcmp(e->d_name + STORE_HASH_HEX, ".pb") != 0) continue;
-            char hash[STORE_HASH_HEX + 1];
-            memcpy(hash, e->d_name, STORE_HASH_HEX);
-            hash[STORE_HASH_HEX] = '\0';
-            if (!store_valid_hash(hash) || strncmp(hash, shard->d_name, 2) != 0) continue;
-            if (store_lookup(s, hash, NULL, 0) != 0) continue;
-            char blob[4400];
-            snprintf(blob, sizeof blob, "%s/blobs/%.2s/%s", s->dir, hash, hash);
-            if (access(blob, F_OK) != 0 && errno == ENOENT) {
-                /* Never acknowledged (see store_write_upload): the crash
-                 * kept the report's rename but not the blob's. */
-                log_line *o = log_begin("warn", "removed an unacknowledged report without blob");
-                log_add_str(o, "hash", hash);
-                log_end(o);
-                unlinkat(dirfd(d), e->d_name, 0);
-                continue;
-            }
-            bool indexed = reindex_file(s, hash) == 0;
-            if (indexed) s->recovered++;
-            log_line *o = log_begin(indexed ? "info" : "warn",
-                                    indexed ? "re-indexed report missing from the index"
-                                            : "unreadable report file skipped");
-            log_add_str(o, "hash", hash);
-            log_end(o);
+            bool keyed =
+                n == STORE_HASH_HEX + 7 && strcmp(e->d_name + STORE_HASH_HEX, ".report") == 0;
+            bool old = n == STORE_HASH_HEX + 3 && strcmp(e->d_name + STORE_HASH_HEX, ".pb") == 0;
+            if (!keyed && !old) continue;
+            char name[STORE_HASH_HEX + 1];
+            memcpy(name, e->d_name, STORE_HASH_HEX);
+            name[STORE_HASH_HEX] = '\0';
+            if (!store_valid_hash(name) || strncmp(name, shard->d_name, 2) != 0) continue;
+            if (old)
+                convert_file(s, dirfd(d), e->d_name, name);
+            else if (store_find_key(s, name, NULL, NULL) == 0)
+                reindex_file(s, dirfd(d), e->d_name, name);
         }
         closedir(d);
     }
     closedir(top);
+
+    /* Rows whose report file is gone: collected first, dropped after. */
+    sqlite3_stmt *st = NULL;
+    char(*gone)[STORE_HASH_HEX + 1] = NULL;
+    size_t ngone = 0, cap = 0;
+    if (sqlite3_prepare_v2(s->db, "SELECT key FROM reports", -1, &st, NULL) != SQLITE_OK) return;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const unsigned char *key = sqlite3_column_text(st, 0);
+        char file[4200];
+        struct stat sb;
+        if (key == NULL || !store_valid_hash((const char *)key) ||
+            report_path(s->dir, (const char *)key, file, sizeof file) != 0 ||
+            stat(file, &sb) == 0 || errno != ENOENT)
+            continue;
+        if (ngone == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            void *grown = realloc(gone, ncap * sizeof *gone);
+            if (grown == NULL) break;
+            gone = grown;
+            cap = ncap;
+        }
+        memcpy(gone[ngone++], key, STORE_HASH_HEX + 1);
+    }
+    sqlite3_finalize(st);
+    for (size_t i = 0; i < ngone; i++) forget(s, gone[i]);
+    free(gone);
 }
 
 /* All 256 shard directories of dir/sub, made (and their parent synced
@@ -974,6 +1496,84 @@ static int make_shards(const char *dir, const char *sub)
     return created ? fsync_dir(top) : 0;
 }
 
+static bool damaged_code(int code)
+{
+    code &= 0xff;
+    return code == SQLITE_CORRUPT || code == SQLITE_NOTADB;
+}
+
+/* Opens the index at path: 0; -2 when SQLite finds it damaged (why in err);
+ * -1 on any other failure. */
+static int open_index(store *s, const char *path, char *err, size_t errlen)
+{
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
+        snprintf(err, errlen, "store %s: %s", path, s->db ? sqlite3_errmsg(s->db) : "cannot open");
+        return s->db && damaged_code(sqlite3_extended_errcode(s->db)) ? -2 : -1;
+    }
+    sqlite3_busy_timeout(s->db, 2000);
+    if (exec_sql(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err, errlen) != 0)
+        return damaged_code(sqlite3_extended_errcode(s->db)) ? -2 : -1;
+    sqlite3_stmt *st = NULL;
+    int rc = 0;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check", -1, &st, NULL) != SQLITE_OK) {
+        rc = damaged_code(sqlite3_extended_errcode(s->db)) ? -2 : -1;
+    } else {
+        int step = sqlite3_step(st);
+        const unsigned char *v = step == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
+        if (v == NULL || strcmp((const char *)v, "ok") != 0) {
+            snprintf(err, errlen, "quick_check: %s", v ? (const char *)v : sqlite3_errmsg(s->db));
+            rc = -2;
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != 0) return rc;
+    int version = -1;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (version > INDEX_VERSION) {
+        snprintf(err, errlen, "store %s: index version %d is newer than this tregd's (%d)", path,
+                 version, INDEX_VERSION);
+        return -1;
+    }
+    /* Version 0 (one report per code object) is derived data like any
+     * index: dropped, and rebuilt as the old report files are converted. */
+    if (version < INDEX_VERSION &&
+        exec_sql(s, "DROP TABLE IF EXISTS reports; DROP TABLE IF EXISTS report_kernels;", err,
+                 errlen) != 0)
+        return -1;
+    if (exec_sql(s, schema, err, errlen) != 0)
+        return damaged_code(sqlite3_extended_errcode(s->db)) ? -2 : -1;
+    return 0;
+}
+
+static void close_index(store *s)
+{
+    for (int i = 0; i < ST_COUNT; i++) {
+        sqlite3_finalize(s->stmts[i]);
+        s->stmts[i] = NULL;
+    }
+    if (s->db != NULL) sqlite3_close(s->db);
+    s->db = NULL;
+}
+
+/* The damaged index and its WAL moved aside (index.sqlite.damaged*, the
+ * last one kept for a post-mortem). */
+static int set_aside(const char *path)
+{
+    static const char *const ext[] = {"", "-wal", "-shm"};
+    int rc = 0;
+    for (size_t i = 0; i < 3; i++) {
+        char from[4200], to[4300];
+        snprintf(from, sizeof from, "%s%s", path, ext[i]);
+        snprintf(to, sizeof to, "%s.damaged%s", path, ext[i]);
+        if (rename(from, to) != 0 && errno != ENOENT) rc = -1;
+    }
+    return rc;
+}
+
 store *store_open(const char *dir, char *err, size_t errlen)
 {
     store *s = calloc(1, sizeof *s);
@@ -985,13 +1585,11 @@ store *store_open(const char *dir, char *err, size_t errlen)
     }
     char path[4096];
     int ok = ensure_dir(dir, NULL) == 0;
-    snprintf(path, sizeof path, "%s/tmp", dir);
-    ok = ok && ensure_dir(path, dir) == 0;
-    snprintf(path, sizeof path, "%s/blobs", dir);
-    ok = ok && ensure_dir(path, dir) == 0;
-    snprintf(path, sizeof path, "%s/reports", dir);
-    ok = ok && ensure_dir(path, dir) == 0;
-    ok = ok && make_shards(dir, "blobs") == 0 && make_shards(dir, "reports") == 0;
+    static const char *const subs[] = {"tmp", "blobs", "texts", "reports"};
+    for (size_t i = 0; ok && i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, subs[i]);
+        ok = ensure_dir(path, dir) == 0 && (i == 0 || make_shards(dir, subs[i]) == 0);
+    }
     if (!ok || access(dir, R_OK | W_OK | X_OK) != 0) {
         snprintf(err, errlen, "store %s: %s", dir, strerror(errno));
         store_close(s);
@@ -999,27 +1597,39 @@ store *store_open(const char *dir, char *err, size_t errlen)
     }
     clean_tmp(dir);
     snprintf(path, sizeof path, "%s/index.sqlite", dir);
-    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-        SQLITE_OK) {
-        snprintf(err, errlen, "store %s: %s", path, s->db ? sqlite3_errmsg(s->db) : "cannot open");
-        store_close(s);
-        return NULL;
+    int rc = open_index(s, path, err, errlen);
+    if (rc == -2) {
+        log_line *o = log_begin("error", "index damaged: moved aside to index.sqlite.damaged and "
+                                         "rebuilt from the report files");
+        log_add_str(o, "reason", err);
+        log_end(o);
+        close_index(s);
+        s->rebuilt = true;
+        if (set_aside(path) != 0) {
+            snprintf(err, errlen, "store %s: cannot move the damaged index aside: %s", path,
+                     strerror(errno));
+            rc = -1;
+        } else {
+            rc = open_index(s, path, err, errlen);
+        }
     }
-    sqlite3_busy_timeout(s->db, 2000);
-    if (exec_sql(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err, errlen) != 0 ||
-        exec_sql(s, schema, err, errlen) != 0) {
+    if (rc != 0) {
         store_close(s);
         return NULL;
     }
     recover(s);
+    if (s->converted > 0) {
+        log_line *o = log_begin("info", "converted reports to the keyed layout");
+        log_add_int(o, "count", (long long)s->converted);
+        log_end(o);
+    }
     return s;
 }
 
 void store_close(store *s)
 {
     if (s == NULL) return;
-    for (int i = 0; i < ST_COUNT; i++) sqlite3_finalize(s->stmts[i]);
-    if (s->db != NULL) sqlite3_close(s->db);
+    close_index(s);
     while (s->oldest != NULL) cache_drop(s, s->oldest);
     free(s->uncached);
     free(s->dir);

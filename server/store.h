@@ -1,19 +1,37 @@
-/* The report store: content-addressed files plus an SQLite index.
+/* The report store: content-addressed files, reports under their keys,
+ * and an SQLite index derived from them.
  *
- *   DIR/blobs/ab/<hash>            the uploaded code object
- *   DIR/blobs/ab/<hash>.json       Triton's .json, when uploaded
- *   DIR/blobs/ab/<hash>.amdgcn     Triton's .amdgcn, when uploaded
- *   DIR/reports/ab/<hash>.pb       the packed treg.v1.Report
+ *   DIR/blobs/ab/<sha256>          an uploaded code object, named by its SHA-256
+ *   DIR/texts/ab/<sha256>          a Triton .json or .amdgcn text, likewise
+ *   DIR/reports/ab/<key>.report    a report: "TREGRPT1", the SHA-256 of the
+ *                                  rest (32 bytes), the packed treg.v1.Report
  *   DIR/tmp/                       temp files, renamed into place
- *   DIR/index.sqlite               reports + report_kernels, WAL mode
+ *   DIR/index.sqlite               reports, their kernels, who uploaded them
+ *
+ * A report is a function of its inputs (report_key.h): it is stored under
+ * the key of its code object's hash, the inputs digest (bundle entry, the
+ * two texts' hashes) and the analyzer's and LLVM's versions, and written
+ * once.  An upload with other inputs makes another report; nothing replaces
+ * a report but the repair of a damaged or missing one from an upload of the
+ * same inputs.  The index records every team that uploaded each report
+ * (uploads), which is what --visibility team filters by.
+ *
+ * Every file carries its checksum: the blobs and texts are named by their
+ * SHA-256 and compared with an upload's bytes before one is taken as
+ * present; a report's header holds the SHA-256 of its bytes, checked on
+ * every read.  A report that fails it is STORE_DAMAGED (never served), one
+ * whose file is gone is dropped from the index.
  *
  * The report file is the commit point: every file is written to DIR/tmp and
- * fdatasynced, renamed into place (the report last) and the two shard
+ * fdatasynced, renamed into place (the report last) and the shard
  * directories fsynced; the upload is acknowledged and the index row
  * inserted only after that (the durability argument is in store.c).  So a
  * crash never shows a half report, and store_open re-indexes any report
  * file the index lacks (removing one whose blob did not survive: never
- * acknowledged) and deletes leftovers in DIR/tmp.
+ * acknowledged) and deletes leftovers in DIR/tmp.  An index SQLite cannot
+ * read is moved aside and rebuilt from the report files; a store of the
+ * layout before keys (reports/ab/<hash>.pb, blobs/ab/<hash>.json) is
+ * converted in place.
  *
  * Reports without per-instruction rows (?rows=0, omit_rows) are not files:
  * the server keeps them in memory (store_read_summary; why, in store.c).
@@ -31,6 +49,14 @@
 
 #define STORE_HASH_HEX 64
 
+/* A report file: magic, SHA-256 of the payload, payload. */
+#define STORE_REPORT_MAGIC  "TREGRPT1"
+#define STORE_REPORT_HEADER 40
+
+/* Report files past this are damaged by definition (no analysis packs one
+ * this large); a read never allocates more. */
+#define STORE_REPORT_MAX ((size_t)1 << 30)
+
 /* A cached report without rows is served for this long after its file was
  * last stat'ed unchanged; a file replaced from outside this server is seen
  * at most this late (store_set_recheck_ms changes it; 0: every time). */
@@ -39,23 +65,59 @@
 /* Memory for reports without rows kept by the server (store_read_summary). */
 #define STORE_SUMMARY_CACHE_BYTES ((size_t)64 << 20)
 
+/* What a read of a report answers. */
+enum {
+    STORE_FOUND = 0,
+    STORE_MISSING = 1,  /* no such report (an indexed one whose file is gone
+                           is dropped from the index) */
+    STORE_IO = -1,      /* the file could not be read, or memory ran out */
+    STORE_DAMAGED = -2, /* the file fails its checksum or is not a report */
+};
+
 typedef struct store store;
 
-/* Plain data for one index row. */
+/* One upload's files, for store_write_upload.  blob NULL: the blob is in
+ * the store already (a conversion of an old store).  A text of length 0 is
+ * none; its sha256 is treg_text_sha256's. */
+typedef struct store_upload {
+    const char *key, *hash;
+    const uint8_t *blob;
+    size_t blob_len;
+    const char *json;
+    size_t json_len;
+    const char *json_sha256;
+    const char *amdgcn;
+    size_t amdgcn_len;
+    const char *amdgcn_sha256;
+    const uint8_t *report; /* the packed Report (the header is added here) */
+    size_t report_len;
+} store_upload;
+
+/* Plain data for one index row: a report and the upload that made it. */
 typedef struct store_meta {
-    const char *hash; /* 64 lower-case hex digits */
+    const char *key, *hash, *inputs; /* 64 lower-case hex digits each */
     const char *file_name;
     const char *target;
-    const char *analyzer_version;
+    const char *analyzer_version, *llvm_version;
     const char *client_host;
+    const char *team;
     int64_t created_unix;
     const char *const *kernels;
     size_t nkernels;
 } store_meta;
 
+/* A report found in the index, and the upload record that goes with it:
+ * the team's own when store_find_* was asked for a team, else the one that
+ * made the report.  Strings malloc'd (store_entry_free). */
+typedef struct store_entry {
+    char key[STORE_HASH_HEX + 1];
+    char *file_name, *client_host, *team;
+    int64_t created_unix;
+} store_entry;
+
 /* One row of a listing; every string is malloc'd. */
 typedef struct store_summary {
-    char *hash, *file_name, *target, *analyzer_version, *client_host;
+    char *key, *hash, *inputs, *file_name, *target, *analyzer_version, *client_host, *team;
     int64_t created_unix;
     char **kernels;
     size_t nkernels;
@@ -65,34 +127,33 @@ typedef struct store_summary {
 bool store_valid_hash(const char *s);
 
 /* Creates the layout under dir when missing, removes DIR/tmp leftovers,
- * opens the index and re-indexes report files it lacks.  NULL on failure
- * with a one-line message. */
+ * opens the index (rebuilding one SQLite cannot read), converts an old
+ * layout, re-indexes report files the index lacks and drops rows whose
+ * file is gone.  NULL on failure with a one-line message. */
 store *store_open(const char *dir, char *err, size_t errlen);
 void store_close(store *s);
 const char *store_dir(const store *s);
 
-/* Writes the blob (unless already there), the optional .json / .amdgcn
- * texts (len 0: none) and, last, the packed report, each atomically; 0
- * once all of them are durable, else -1 and one line in err.  Blocks on
- * the disk: never call it on the event loop. */
-int store_write_upload(const char *dir, const char *hash, const uint8_t *blob, size_t blob_len,
-                       const char *json, size_t json_len, const char *amdgcn, size_t amdgcn_len,
-                       const uint8_t *report, size_t report_len, char *err, size_t errlen);
+/* Writes the blob and texts (unless the store has them, byte for byte: a
+ * damaged one is replaced) and, last, the report with its header, each
+ * atomically; 0 once all of them are durable, else -1 and one line in err.
+ * Blocks on the disk: never call it on the event loop. */
+int store_write_upload(const char *dir, const store_upload *u, char *err, size_t errlen);
 
-/* Reads the packed report for hash: 0 and a malloc'd *out, 1 when there is
- * no such report, -1 on an I/O error. */
-int store_read_report(const store *s, const char *hash, uint8_t **out, size_t *len);
+/* The packed report stored under key (its header checked and removed):
+ * STORE_FOUND and a malloc'd *out, or another STORE_ value.  A damaged or
+ * missing file is logged. */
+int store_read_report(store *s, const char *key, uint8_t **out, size_t *len);
 
-/* The report for hash without per-instruction rows (every Kernel.rows
+/* The report under key without per-instruction rows (every Kernel.rows
  * empty), from a cache validated against the report file (see store.c):
- * 0 and *out, valid until the next call into this store (do not free);
- * 1 when there is no such report; -1 on an I/O error or an unreadable
- * report.  Loop thread only. */
-int store_read_summary(store *s, const char *hash, const uint8_t **out, size_t *len);
+ * STORE_FOUND and *out, valid until the next call into this store (do not
+ * free), or another STORE_ value.  Loop thread only. */
+int store_read_summary(store *s, const char *key, const uint8_t **out, size_t *len);
 
-/* Caches bytes (copied) as hash's report without rows, for the report file
+/* Caches bytes (copied) as key's report without rows, for the report file
  * now in place; a fresh analysis's worker made them from the same report. */
-void store_cache_summary(store *s, const char *hash, const uint8_t *bytes, size_t len);
+void store_cache_summary(store *s, const char *key, const uint8_t *bytes, size_t len);
 
 void store_set_recheck_ms(store *s, unsigned ms);
 
@@ -105,23 +166,50 @@ size_t store_cached_bytes(const store *s);
  * -1 when report is not well-formed protobuf or memory runs out. */
 int store_strip_rows(const uint8_t *report, size_t len, uint8_t **out, size_t *out_len);
 
-/* Inserts or replaces the index rows for one report, in one transaction. */
+/* A packed Report with file_name, created_unix, client_host and team
+ * replaced by e's, at the wire level: what a team sees of a report another
+ * team's upload made (--visibility team).  0 and a malloc'd *out, -1 when
+ * malformed or out of memory. */
+int store_set_upload(const uint8_t *report, size_t len, const store_entry *e, uint8_t **out,
+                     size_t *out_len);
+
+/* Inserts or replaces the index rows for one report and records its
+ * upload (m->team), in one transaction. */
 int store_index(store *s, const store_meta *m, char *err, size_t errlen);
 
-/* 1 when hash is indexed (its analyzer version copied out), 0 when not,
- * -1 on error. */
-int store_lookup(store *s, const char *hash, char *analyzer_version, size_t len);
+/* Records that team uploaded the report under key (the first record per
+ * team and report is kept).  0, or -1 on error. */
+int store_record_upload(store *s, const char *key, const char *team, const char *file_name,
+                        const char *client_host, int64_t created_unix);
+
+/* Finds the report under key; team non-NULL: only when team uploaded it.
+ * 1 and *e (when e is not NULL), 0 when not indexed, -1 on error. */
+int store_find_key(store *s, const char *key, const char *team, store_entry *e);
+
+/* The first report stored for the code object hash, one made by this
+ * analyzer (analyzer_version, llvm_version) when there is one; team
+ * non-NULL: among those team uploaded.  1 and *e, 0 when none, -1 on
+ * error. */
+int store_find_hash(store *s, const char *hash, const char *analyzer_version,
+                    const char *llvm_version, const char *team, store_entry *e);
+void store_entry_free(store_entry *e);
 
 /* Number of indexed reports, or -1 on error. */
 int64_t store_count(store *s);
 
-/* Newest first; kernel/target NULL = any.  *more is set when rows exist
- * past this page. */
-int store_list(store *s, const char *kernel, const char *target, uint32_t limit, uint32_t offset,
-               store_summary **out, size_t *n, bool *more);
+/* Newest first; kernel/target NULL = any; team NULL = every report, else
+ * the reports team uploaded, each with that team's upload record.  Rows
+ * whose report file is gone are dropped from the index and skipped.
+ * *more is set when rows exist past this page. */
+int store_list(store *s, const char *kernel, const char *target, const char *team, uint32_t limit,
+               uint32_t offset, store_summary **out, size_t *n, bool *more);
 void store_summaries_free(store_summary *rows, size_t n);
 
-/* Report files re-indexed by the last store_open (for logs and tests). */
+/* What the last store_open did (for logs and tests): report files
+ * re-indexed, converted from the old layout, and whether the index was
+ * rebuilt because SQLite could not read it. */
 size_t store_recovered(const store *s);
+size_t store_converted(const store *s);
+bool store_rebuilt(const store *s);
 
 #endif

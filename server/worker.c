@@ -99,11 +99,12 @@ static int run_job(int fd, const frame_field *f)
     char *hash = field_str(&f[0]), *file_name = field_str(&f[1]), *client_host = field_str(&f[2]);
     char *json = f[5].len ? field_str(&f[5]) : NULL;
     char *entry = f[7].len ? field_str(&f[7]) : NULL;
+    char *team = field_str(&f[8]), *json_sha = field_str(&f[9]), *asm_sha = field_str(&f[10]);
     int64_t created = 0;
     if (f[3].len == sizeof created) memcpy(&created, f[3].data, sizeof created);
     int rc;
     if (hash == NULL || file_name == NULL || client_host == NULL || (f[5].len && json == NULL) ||
-        (f[7].len && entry == NULL)) {
+        (f[7].len && entry == NULL) || team == NULL || json_sha == NULL || asm_sha == NULL) {
         rc = reply_text(fd, FRAME_FAILED, "worker: out of memory");
         goto out;
     }
@@ -139,7 +140,10 @@ static int run_job(int fd, const frame_field *f)
                          .file_name = file_name,
                          .client_host = client_host,
                          .created_unix = created,
-                         .bundle_entry = entry};
+                         .bundle_entry = entry,
+                         .triton_json_sha256 = json_sha,
+                         .amdgcn_sha256 = asm_sha,
+                         .team = team};
     uint8_t *packed = NULL, *summary = NULL;
     size_t packed_len = 0, names_len = 0, summary_len = 0;
     char *names = kernel_names(report, &names_len);
@@ -155,6 +159,9 @@ static int run_job(int fd, const frame_field *f)
     free(packed);
     treg_report_free(report);
 out:
+    free(team);
+    free(json_sha);
+    free(asm_sha);
     free(hash);
     free(file_name);
     free(client_host);

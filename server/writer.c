@@ -45,9 +45,7 @@ static void *run(void *arg)
         if (w->todo_head == NULL) w->todo_tail = NULL;
         pthread_mutex_unlock(&w->lock);
         r->err[0] = '\0';
-        r->rc = store_write_upload(w->dir, r->hash, r->blob, r->blob_len, r->json, r->json_len,
-                                   r->amdgcn, r->amdgcn_len, r->report, r->report_len, r->err,
-                                   sizeof r->err);
+        r->rc = store_write_upload(w->dir, &r->upload, r->err, sizeof r->err);
         pthread_mutex_lock(&w->lock);
         push(&w->done_head, &w->done_tail, r);
         uint64_t one = 1;

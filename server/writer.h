@@ -25,15 +25,7 @@ typedef struct write_req write_req;
 /* One upload to write.  The inputs belong to the submitter and must stay
  * valid until done runs. */
 struct write_req {
-    const char *hash;
-    const uint8_t *blob;
-    size_t blob_len;
-    const char *json;
-    size_t json_len;
-    const char *amdgcn;
-    size_t amdgcn_len;
-    const uint8_t *report;
-    size_t report_len;
+    store_upload upload;
     /* Called on the loop thread once the files are durable (rc 0) or the
      * write failed (rc -1, err holds one line). */
     void (*done)(write_req *req);

@@ -791,6 +791,11 @@ void treg_report_free(treg_report *r)
     free(arena);
 }
 
+const char *treg_llvm_version(void)
+{
+    return treg_disasm_llvm_version();
+}
+
 const char *treg_status_name(int code)
 {
     static const char *const names[] = {

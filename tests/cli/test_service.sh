@@ -269,6 +269,7 @@ def main():
 main()
 PY
 svc() { python3 "$work/svc.py" "$@"; }
+pbwire=$TREG_SOURCE_ROOT/tests/cli/pbwire.py
 
 # The analyzer's reports for every entry, keyed by hash, once.
 mkdir -p local
@@ -462,7 +463,7 @@ for ((i = 0; i < n; i++)); do
   res=$(svc check local.map "g.$i.json" "(g) client $i" --count 1) || fail "(g) client $i: $res"
 done
 distinct=$((n < ${#entries[@]} ? n : ${#entries[@]}))
-nfiles=$(find "$store2/reports" -name '*.pb' | wc -l)
+nfiles=$(find "$store2/reports" -name '*.report' | wc -l)
 ((nfiles == distinct)) || fail "(g) $nfiles report files in the store after $distinct distinct uploads"
 echo "$prog: (g) $n concurrent uploads ($distinct distinct entries, $((n - distinct)) repeats): all exit 0, each equals treg-analyze; $nfiles reports stored"
 stop_server
@@ -519,13 +520,20 @@ for h in "${acked[@]}"; do
 done
 echo "$prog: (h) every acknowledged report (${#acked[@]}) fetched after restart and equal to treg-analyze's"
 mapfile -t present < <(find "$store3/reports" -type f | LC_ALL=C sort)
+: >h.files
 for f in "${present[@]}"; do
   b=${f##*/}
-  [[ $b =~ ^[0-9a-f]{64}\.pb$ ]] || fail "(h) a file that is not a report is visible under reports/: $f"
+  [[ $b =~ ^[0-9a-f]{64}\.report$ ]] || fail "(h) a file that is not a report is visible under reports/: $f"
   [[ ${f%/*} == */reports/${b:0:2} ]] || fail "(h) report file in the wrong shard: $f"
-  tc --format json fetch "${b%.pb}" >h.fetch.json 2>h.err || fail "(h) report file $b is not fetchable: $(head -n2 h.err)"
+  tail -c +41 "$f" >h.payload # past the header: magic and checksum
+  [[ $(python3 "$pbwire" report-key h.payload) == "${b%.report}" ]] ||
+    fail "(h) report file $b is not named by its own key"
+  h=$(python3 "$pbwire" report h.payload | sed -n 's/^hash=\([0-9a-f]*\) .*/\1/p')
+  echo "$h" >>h.files
+  tc --format json fetch "$h" >h.fetch.json 2>h.err || fail "(h) report file $b is not fetchable: $(head -n2 h.err)"
   res=$(svc check local.map h.fetch.json "(h) $b" --count 1) || fail "(h) stored report $b is not intact: $res"
 done
+LC_ALL=C sort -o h.files h.files
 leftovers=$(find "$store3/tmp" -type f 2>/dev/null | wc -l)
 echo "$prog: (h) ${#present[@]} report files in the store, all whole and equal to treg-analyze's; $leftovers temp files left in tmp/"
 # Every page of the listing.
@@ -539,8 +547,6 @@ for ((pages = 0; pages < 100; pages++)); do
   ((offset > 0)) || break
 done
 LC_ALL=C sort h.indexed.unsorted >h.indexed
-printf '%s\n' "${present[@]##*/}" | sed 's/\.pb$//' | LC_ALL=C sort >h.files
-[[ ${#present[@]} -gt 0 ]] || : >h.files
 cmp -s h.indexed h.files ||
   fail "(h) the index and the report files differ: $(diff h.indexed h.files | head -n4)"
 echo "$prog: (h) the index lists exactly the $(wc -l <h.files) report files present"

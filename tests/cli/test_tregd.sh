@@ -45,109 +45,7 @@ openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/key.pem" -out "$work/ce
   -days 1 -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1,DNS:localhost 2>/dev/null ||
   fail "openssl could not make a self-signed certificate"
 
-cat >"$work/pb.py" <<'PY'
-# Hand-rolled protobuf for the few treg.v1 messages the test needs.
-import sys
-
-def varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-def field_bytes(num, data):
-    return varint(num << 3 | 2) + varint(len(data)) + data
-
-def parse(buf):
-    """field number -> list of values (int for varints, bytes otherwise)."""
-    out, i = {}, 0
-    while i < len(buf):
-        key, i = read_varint(buf, i)
-        num, wt = key >> 3, key & 7
-        if wt == 0:
-            v, i = read_varint(buf, i)
-        elif wt == 2:
-            n, i = read_varint(buf, i)
-            v = buf[i:i + n]
-            if len(v) != n:
-                raise ValueError("truncated")
-            i += n
-        elif wt == 1:
-            v, i = buf[i:i + 8], i + 8
-        elif wt == 5:
-            v, i = buf[i:i + 4], i + 4
-        else:
-            raise ValueError("wire type %d" % wt)
-        out.setdefault(num, []).append(v)
-    return out
-
-def read_varint(buf, i):
-    n = shift = 0
-    while True:
-        b = buf[i]
-        i += 1
-        n |= (b & 0x7F) << shift
-        shift += 7
-        if not b & 0x80:
-            return n, i
-
-def s(msg, num, default=""):
-    return msg[num][0].decode() if num in msg else default
-
-def report_line(rep):
-    kernels = [s(parse(k), 1) for k in rep.get(12, [])]
-    return "hash=%s target=%s file=%s kernels=%s" % (s(rep, 2), s(rep, 4), s(rep, 3), ",".join(kernels))
-
-cmd = sys.argv[1]
-def rows(rep):
-    return sum(len(parse(k).get(23, [])) for k in rep.get(12, []))
-
-def without_rows(rep):
-    out = dict(rep)
-    out[12] = [{n: v for n, v in parse(k).items() if n not in (23, 29)} for k in rep.get(12, [])]
-    return out
-
-if cmd == "upload":  # upload CODE_FILE NAME [reanalyze] [omit] [pad=FIELD:BYTES] [host=BYTES]
-    data = open(sys.argv[2], "rb").read()
-    host = b"testhost"
-    for a in sys.argv[4:]:
-        if a.startswith("host="):
-            host = b"h" * int(a[5:])
-    body = field_bytes(1, data) + field_bytes(2, sys.argv[3].encode()) + field_bytes(5, host)
-    for a in sys.argv[4:]:
-        if a.startswith("pad="):  # an unknown (or repeated) field of that many bytes
-            num, size = map(int, a[4:].split(":"))
-            body += field_bytes(num, b"\0" * size)
-    if "reanalyze" in sys.argv[4:]:
-        body += bytes([0x30, 1])
-    if "omit" in sys.argv[4:]:
-        body += bytes([0x38, 1])
-    sys.stdout.buffer.write(body)
-elif cmd == "rows":  # rows report|upload-response FILE: per-instruction rows in it
-    msg = parse(open(sys.argv[3], "rb").read())
-    print(rows(parse(msg[1][0]) if sys.argv[2] == "upload-response" else msg))
-elif cmd == "same-but-rows":  # same-but-rows FULL_REPORT REPORT: equal but for rows
-    a, b = (parse(open(f, "rb").read()) for f in sys.argv[2:4])
-    print("same" if without_rows(a) == without_rows(b) else "different")
-else:  # decode KIND FILE
-    msg = parse(open(sys.argv[2], "rb").read())
-    if cmd == "upload-response":
-        print(report_line(parse(msg[1][0])), "stored_before=%d" % msg.get(2, [0])[0])
-    elif cmd == "report":
-        print(report_line(msg))
-    elif cmd == "list":
-        rows = [parse(r) for r in msg.get(1, [])]
-        print("count=%d next=%d hashes=%s" % (len(rows), msg.get(2, [0])[0],
-                                               ",".join(s(r, 1) for r in rows)))
-    elif cmd == "error":
-        print("status=%d message=%s" % (msg.get(1, [0])[0], s(msg, 2)))
-    elif cmd == "health":
-        print("status=%s workers=%d reports=%d" % (s(msg, 1), msg.get(4, [0])[0], msg.get(6, [0])[0]))
-PY
-pb() { python3 "$work/pb.py" "$@"; }
+pb() { python3 "$TREG_SOURCE_ROOT/tests/cli/pbwire.py" "$@"; }
 
 token=team-secret-token
 store=$work/store
@@ -253,8 +151,13 @@ code=$(post "$work/up.bin" "$work/r.bin")
 line=$(pb upload-response "$work/r.bin")
 [[ $line == "hash=$hash target=gfx90a file=loop_kernel.hsaco kernels="*" stored_before=0" ]] ||
   fail "upload response: $line"
-[[ -f $store/reports/${hash:0:2}/$hash.pb && -f $store/blobs/${hash:0:2}/$hash ]] ||
-  fail "report or blob not in the store"
+# stored under its key (proto/report_key.h, computed here independently)
+req GET /v1/health "$work/hv.bin" >/dev/null
+read -r av lv < <(pb versions "$work/hv.bin")
+key_of() { pb key "$1" "$(pb inputs "${2:-}" "${3:--}" "${4:--}")" "$av" "$lv"; }
+key=$(key_of "$hash")
+[[ -f $store/reports/${key:0:2}/$key.report && -f $store/blobs/${hash:0:2}/$hash ]] ||
+  fail "report or blob not in the store (key $key)"
 cmp -s "$fixture" "$store/blobs/${hash:0:2}/$hash" || fail "stored blob differs"
 
 # the same blob again: stored_before, no new analysis
@@ -385,8 +288,9 @@ before5=$(pb health "$work/h5.bin")
 # (the store makes every shard at start: put this one aside, whatever it
 # holds, since the fixtures' hashes depend on the compiler that made them,
 # and put a file in its place)
-shard5=$store/reports/${hash5:0:2}
-mv "$shard5" "$shard5.aside" || fail "test setup: cannot move shard ${hash5:0:2} aside"
+key5=$(key_of "$hash5")
+shard5=$store/reports/${key5:0:2}
+mv "$shard5" "$shard5.aside" || fail "test setup: cannot move shard ${key5:0:2} aside"
 touch "$shard5"
 pb upload "$fixture5" call_kernel.hsaco >"$work/up5.bin"
 code=$(post "$work/up5.bin" "$work/e5.bin")
@@ -397,7 +301,7 @@ req GET /v1/health "$work/h5.bin" >/dev/null
 [[ $(pb health "$work/h5.bin") == "$before5" ]] ||
   fail "a failed store write changed the index: $(pb health "$work/h5.bin")"
 rm -f "$shard5"
-mv "$shard5.aside" "$shard5" || fail "test setup: cannot put shard ${hash5:0:2} back"
+mv "$shard5.aside" "$shard5" || fail "test setup: cannot put shard ${key5:0:2} back"
 code=$(req GET "/v1/reports/$hash5" "$work/e5f.bin" "${auth[@]}")
 [[ $code == 404 ]] || fail "fetch after a failed store write: HTTP $code"
 [[ -z $(ls -A "$store/tmp") ]] || fail "a failed store write left temp files: $(ls "$store/tmp")"

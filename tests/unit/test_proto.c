@@ -100,7 +100,14 @@ static void roundtrip(const char *rel)
     treg_options opt = {.keep_rows = 1};
     if (treg_analyze(bytes, len, &opt, &r, &err)) fail_msg("%s: %s", rel, err.msg);
 
-    treg_pb_info info = {"00ff", rel, "node7", 1700000000, "hipv4-amdgcn-amd-amdhsa--gfx906"};
+    treg_pb_info info = {.hash = "00ff",
+                         .file_name = rel,
+                         .client_host = "node7",
+                         .created_unix = 1700000000,
+                         .bundle_entry = "hipv4-amdgcn-amd-amdhsa--gfx906",
+                         .triton_json_sha256 = "11aa",
+                         .amdgcn_sha256 = "22bb",
+                         .team = "team-x"};
     uint8_t *packed;
     size_t plen;
     assert_int_equal(treg_pb_pack_report(r, &info, &packed, &plen), 0);
@@ -111,6 +118,9 @@ static void roundtrip(const char *rel)
     assert_string_equal(p->client_host, "node7");
     assert_int_equal(p->created_unix, 1700000000);
     assert_string_equal(p->bundle_entry, "hipv4-amdgcn-amd-amdhsa--gfx906");
+    assert_string_equal(p->triton_json_sha256, "11aa");
+    assert_string_equal(p->amdgcn_sha256, "22bb");
+    assert_string_equal(p->team, "team-x");
     same_report(p, r);
 
     /* What unpacking it costs, from the wire: a real report a few times its

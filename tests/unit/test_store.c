@@ -1,9 +1,12 @@
 /* tregd's store: atomic writes put every file in place with nothing left in
- * DIR/tmp; the index finds, filters and pages reports; dedupe lookups see
- * exactly the indexed hashes; and after a simulated crash (report files
- * durable but no index row, a half-written temp file left behind) reopening
- * the store re-indexes the reports and removes the temp file, and removes
- * a report whose blob did not survive; reports without rows are the
+ * DIR/tmp; reports live under their keys, so other inputs never replace
+ * one; the index finds, filters and pages reports and records who uploaded
+ * them; a damaged report is never served and a rewrite repairs it, a
+ * missing one leaves the index; after a simulated crash (report files
+ * durable but no index row, a half-written temp file left behind)
+ * reopening the store re-indexes the reports and removes the temp file,
+ * and removes a report whose blob did not survive; a damaged index is
+ * rebuilt, an old-layout store converted; reports without rows are the
  * reports with Kernel.rows and live_ranges stripped, cached as long as the
  * file is the same. */
 #include <dirent.h>
@@ -20,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "report_key.h"
 #include "store.h"
 #include "testutil.h"
 #include "treg.pb-c.h"
@@ -55,34 +59,6 @@ static void fake_hash(char c, char out[STORE_HASH_HEX + 1])
     out[STORE_HASH_HEX] = '\0';
 }
 
-/* A packed Report with the given identity and kernels. */
-static uint8_t *packed_report(const char *hash, const char *target, const char **kernels,
-                              size_t nkernels, int64_t created, size_t *len)
-{
-    Treg__V1__Report r = TREG__V1__REPORT__INIT;
-    Treg__V1__Kernel ks[4], *kp[4];
-    assert_true(nkernels <= 4);
-    r.schema_version = 1;
-    r.hash = (char *)hash;
-    r.file_name = "k.hsaco";
-    r.target = (char *)target;
-    r.analyzer_version = "9.9.9";
-    r.client_host = "node1";
-    r.created_unix = created;
-    for (size_t i = 0; i < nkernels; i++) {
-        treg__v1__kernel__init(&ks[i]);
-        ks[i].name = (char *)kernels[i];
-        kp[i] = &ks[i];
-    }
-    r.kernels = kp;
-    r.n_kernels = nkernels;
-    *len = treg__v1__report__get_packed_size(&r);
-    uint8_t *buf = malloc(*len);
-    assert_non_null(buf);
-    treg__v1__report__pack(&r, buf);
-    return buf;
-}
-
 static size_t count_entries(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -104,181 +80,368 @@ static void assert_file_equals(const char *path, const void *data, size_t len)
     free(got);
 }
 
-/* Writes files for one report (no index row) and returns the packed bytes. */
-static uint8_t *write_report(const char *dir, const char *hash, const char *target,
-                             const char **kernels, size_t nkernels, int64_t created, size_t *len)
+/* One report's identity, as a test makes it. */
+typedef struct made {
+    char hash[STORE_HASH_HEX + 1], key[STORE_HASH_HEX + 1], inputs[STORE_HASH_HEX + 1];
+    char json_sha[STORE_HASH_HEX + 1], asm_sha[STORE_HASH_HEX + 1];
+    const char *json, *amdgcn, *team, *version;
+    const char *target;
+    const char **kernels;
+    size_t nkernels;
+    int64_t created;
+    uint8_t *packed; /* the Report as written (no header) */
+    size_t len;
+} made;
+
+static const uint8_t blob[] = "\x7f"
+                              "ELF fake code object";
+
+/* Fills in m's hashes and packs its Report (every field the key needs). */
+static void pack_made(made *m, char hash_digit)
 {
-    uint8_t *report = packed_report(hash, target, kernels, nkernels, created, len);
-    char err[256] = "";
-    static const uint8_t blob[] = "\x7f"
-                                  "ELF fake code object";
-    assert_int_equal(store_write_upload(dir, hash, blob, sizeof blob, "{\"num_warps\": 4}", 16,
-                                        "s_endpgm", 8, report, *len, err, sizeof err),
-                     0);
-    return report;
+    fake_hash(hash_digit, m->hash);
+    if (m->json == NULL) m->json = "{\"num_warps\": 4}";
+    if (m->amdgcn == NULL) m->amdgcn = "s_endpgm";
+    if (m->team == NULL) m->team = "team-a";
+    if (m->version == NULL) m->version = "9.9.9";
+    if (m->target == NULL) m->target = "gfx90a";
+    assert_int_equal(treg_text_sha256(m->json, strlen(m->json), m->json_sha), 0);
+    assert_int_equal(treg_text_sha256(m->amdgcn, strlen(m->amdgcn), m->asm_sha), 0);
+    assert_int_equal(treg_inputs_digest("", m->json_sha, m->asm_sha, m->inputs), 0);
+    assert_int_equal(treg_report_key(m->hash, m->inputs, m->version, "22.1.0", m->key), 0);
+    Treg__V1__Report r = TREG__V1__REPORT__INIT;
+    Treg__V1__Kernel ks[4], *kp[4];
+    assert_true(m->nkernels <= 4);
+    r.schema_version = 1;
+    r.hash = m->hash;
+    r.file_name = "k.hsaco";
+    r.target = (char *)m->target;
+    r.analyzer_version = (char *)m->version;
+    r.llvm_version = "22.1.0";
+    r.client_host = "node1";
+    r.created_unix = m->created;
+    r.triton_json_sha256 = m->json_sha;
+    r.amdgcn_sha256 = m->asm_sha;
+    r.team = (char *)m->team;
+    for (size_t i = 0; i < m->nkernels; i++) {
+        treg__v1__kernel__init(&ks[i]);
+        ks[i].name = (char *)m->kernels[i];
+        kp[i] = &ks[i];
+    }
+    r.kernels = kp;
+    r.n_kernels = m->nkernels;
+    m->len = treg__v1__report__get_packed_size(&r);
+    m->packed = malloc(m->len);
+    assert_non_null(m->packed);
+    treg__v1__report__pack(&r, m->packed);
 }
 
-static void index_report(store *s, const char *hash, const char *target, const char **kernels,
-                         size_t nkernels, int64_t created)
+static int write_made(const char *dir, const made *m)
 {
-    store_meta m = {.hash = hash,
-                    .file_name = "k.hsaco",
-                    .target = target,
-                    .analyzer_version = "9.9.9",
-                    .client_host = "node1",
-                    .created_unix = created,
-                    .kernels = kernels,
-                    .nkernels = nkernels};
+    char err[600] = "";
+    store_upload u = {.key = m->key,
+                      .hash = m->hash,
+                      .blob = blob,
+                      .blob_len = sizeof blob,
+                      .json = m->json,
+                      .json_len = strlen(m->json),
+                      .json_sha256 = m->json_sha,
+                      .amdgcn = m->amdgcn,
+                      .amdgcn_len = strlen(m->amdgcn),
+                      .amdgcn_sha256 = m->asm_sha,
+                      .report = m->packed,
+                      .report_len = m->len};
+    return store_write_upload(dir, &u, err, sizeof err);
+}
+
+/* Writes the files for one report (no index row). */
+static void write_report(const char *dir, made *m, char hash_digit)
+{
+    pack_made(m, hash_digit);
+    assert_int_equal(write_made(dir, m), 0);
+}
+
+static void index_made(store *s, const made *m)
+{
+    store_meta meta = {.key = m->key,
+                       .hash = m->hash,
+                       .inputs = m->inputs,
+                       .file_name = "k.hsaco",
+                       .target = m->target,
+                       .analyzer_version = m->version,
+                       .llvm_version = "22.1.0",
+                       .client_host = "node1",
+                       .team = m->team,
+                       .created_unix = m->created,
+                       .kernels = m->kernels,
+                       .nkernels = m->nkernels};
     char err[256] = "";
-    assert_int_equal(store_index(s, &m, err, sizeof err), 0);
+    assert_int_equal(store_index(s, &meta, err, sizeof err), 0);
+}
+
+static void report_file(const char *dir, const char *key, char *path, size_t len)
+{
+    snprintf(path, len, "%s/reports/%.2s/%s.report", dir, key, key);
 }
 
 static void test_atomic_write_and_index(void **state)
 {
     fixture *f = *state;
-    char err[256] = "", hash[STORE_HASH_HEX + 1], path[512];
+    char err[256] = "", path[512];
     store *s = store_open(f->dir, err, sizeof err);
     assert_non_null(s);
     /* Every shard directory exists from the start: uploads never create one. */
+    static const char *const subs[] = {"blobs", "texts", "reports"};
     for (unsigned i = 0; i < 256; i += 255) {
-        struct stat st;
-        snprintf(path, sizeof path, "%s/blobs/%02x", f->dir, i);
-        assert_int_equal(stat(path, &st), 0);
-        assert_true(S_ISDIR(st.st_mode));
-        snprintf(path, sizeof path, "%s/reports/%02x", f->dir, i);
-        assert_int_equal(stat(path, &st), 0);
-        assert_true(S_ISDIR(st.st_mode));
+        for (size_t k = 0; k < 3; k++) {
+            struct stat st;
+            snprintf(path, sizeof path, "%s/%s/%02x", f->dir, subs[k], i);
+            assert_int_equal(stat(path, &st), 0);
+            assert_true(S_ISDIR(st.st_mode));
+        }
     }
-    fake_hash('a', hash);
     const char *kernels[] = {"add_kernel", "mul_kernel"};
-    size_t len;
-    uint8_t *report = write_report(f->dir, hash, "gfx90a", kernels, 2, 100, &len);
+    made m = {.kernels = kernels, .nkernels = 2, .created = 100};
+    write_report(f->dir, &m, 'a');
 
-    snprintf(path, sizeof path, "%s/reports/aa/%s.pb", f->dir, hash);
-    assert_file_equals(path, report, len);
-    snprintf(path, sizeof path, "%s/blobs/aa/%s.json", f->dir, hash);
-    assert_file_equals(path, "{\"num_warps\": 4}", 16);
-    snprintf(path, sizeof path, "%s/blobs/aa/%s.amdgcn", f->dir, hash);
-    assert_file_equals(path, "s_endpgm", 8);
+    /* The report behind its header: magic, SHA-256 of the rest, the bytes. */
+    report_file(f->dir, m.key, path, sizeof path);
+    size_t file_len = 0;
+    uint8_t *file = tu_read_file(path, &file_len);
+    assert_non_null(file);
+    assert_int_equal(file_len, STORE_REPORT_HEADER + m.len);
+    assert_memory_equal(file, STORE_REPORT_MAGIC, 8);
+    assert_memory_equal(file + STORE_REPORT_HEADER, m.packed, m.len);
+    char sum[STORE_HASH_HEX + 1], file_sum[STORE_HASH_HEX + 1];
+    assert_int_equal(treg_sha256_hex(m.packed, m.len, sum), 0);
+    for (int i = 0; i < 32; i++) snprintf(file_sum + 2 * i, 3, "%02x", file[8 + i]);
+    assert_string_equal(file_sum, sum);
+    free(file);
+    /* Blob and texts under their own SHA-256. */
+    snprintf(path, sizeof path, "%s/blobs/aa/%s", f->dir, m.hash);
+    assert_file_equals(path, blob, sizeof blob);
+    snprintf(path, sizeof path, "%s/texts/%.2s/%s", f->dir, m.json_sha, m.json_sha);
+    assert_file_equals(path, m.json, strlen(m.json));
+    snprintf(path, sizeof path, "%s/texts/%.2s/%s", f->dir, m.asm_sha, m.asm_sha);
+    assert_file_equals(path, m.amdgcn, strlen(m.amdgcn));
     snprintf(path, sizeof path, "%s/tmp", f->dir);
     assert_int_equal(count_entries(path), 0); /* every temp file was renamed */
 
-    /* Files alone are not indexed: the dedupe lookup does not see them yet. */
-    assert_int_equal(store_lookup(s, hash, NULL, 0), 0);
-    index_report(s, hash, "gfx90a", kernels, 2, 100);
-    char version[32] = "";
-    assert_int_equal(store_lookup(s, hash, version, sizeof version), 1);
-    assert_string_equal(version, "9.9.9");
+    /* Files alone are not indexed: the lookup does not see them yet. */
+    assert_int_equal(store_find_key(s, m.key, NULL, NULL), 0);
+    index_made(s, &m);
+    store_entry e;
+    assert_int_equal(store_find_key(s, m.key, NULL, &e), 1);
+    assert_string_equal(e.key, m.key);
+    assert_string_equal(e.team, "team-a");
+    assert_string_equal(e.file_name, "k.hsaco");
+    store_entry_free(&e);
     assert_int_equal(store_count(s), 1);
 
     uint8_t *read = NULL;
     size_t read_len = 0;
-    assert_int_equal(store_read_report(s, hash, &read, &read_len), 0);
-    assert_int_equal(read_len, len);
-    assert_memory_equal(read, report, len);
+    assert_int_equal(store_read_report(s, m.key, &read, &read_len), STORE_FOUND);
+    assert_int_equal(read_len, m.len);
+    assert_memory_equal(read, m.packed, m.len);
     free(read);
-    free(report);
 
-    /* Indexing again (a re-analysis) replaces, never duplicates. */
-    index_report(s, hash, "gfx90a", kernels, 1, 200);
+    /* Indexing again (a repair) replaces, never duplicates. */
+    m.nkernels = 1;
+    m.created = 200;
+    index_made(s, &m);
     store_summary *rows;
     size_t n;
     bool more;
-    assert_int_equal(store_list(s, NULL, NULL, 10, 0, &rows, &n, &more), 0);
+    assert_int_equal(store_list(s, NULL, NULL, NULL, 10, 0, &rows, &n, &more), 0);
     assert_int_equal(n, 1);
     assert_int_equal(rows[0].nkernels, 1);
     assert_int_equal(rows[0].created_unix, 200);
+    assert_string_equal(rows[0].inputs, m.inputs);
+    assert_string_equal(rows[0].team, "team-a");
     store_summaries_free(rows, n);
+    free(m.packed);
     store_close(s);
 }
 
-static void test_dedupe_lookup(void **state)
+/* F1: a report is a function of its inputs.  The same code object with
+ * another .json is another report under another key; writing it leaves the
+ * first byte for byte; by hash alone the first uploaded answers, one by
+ * the asking analyzer first. */
+static void test_keyed_by_inputs(void **state)
 {
     fixture *f = *state;
-    char err[256] = "", a[STORE_HASH_HEX + 1], b[STORE_HASH_HEX + 1];
+    char err[256] = "", path[512];
     store *s = store_open(f->dir, err, sizeof err);
     assert_non_null(s);
-    fake_hash('1', a);
-    fake_hash('2', b);
     const char *kernels[] = {"k"};
-    size_t len;
-    free(write_report(f->dir, a, "gfx90a", kernels, 1, 1, &len));
-    index_report(s, a, "gfx90a", kernels, 1, 1);
-    assert_int_equal(store_lookup(s, a, NULL, 0), 1);
-    assert_int_equal(store_lookup(s, b, NULL, 0), 0);
+    made a = {.kernels = kernels, .nkernels = 1, .created = 10};
+    made b = {.kernels = kernels,
+              .nkernels = 1,
+              .created = 20,
+              .team = "team-b",
+              .json = "{\"num_warps\": 16}"};
+    made old = {.kernels = kernels, .nkernels = 1, .created = 5, .version = "0.1.0"};
+    write_report(f->dir, &a, '1');
+    index_made(s, &a);
+    size_t a_len = 0;
+    report_file(f->dir, a.key, path, sizeof path);
+    uint8_t *a_file = tu_read_file(path, &a_len);
+    assert_non_null(a_file);
+    write_report(f->dir, &b, '1');
+    index_made(s, &b);
+    write_report(f->dir, &old, '1');
+    index_made(s, &old);
+    assert_string_not_equal(a.key, b.key);
+    assert_string_equal(a.hash, b.hash);
+    assert_file_equals(path, a_file, a_len); /* untouched */
+    free(a_file);
     uint8_t *read = NULL;
-    size_t read_len;
-    assert_int_equal(store_read_report(s, b, &read, &read_len), 1); /* no such report */
-    assert_int_equal(store_read_report(s, "../../etc/passwd", &read, &read_len), 1);
-    assert_null(read);
-    /* Not a hash: nothing is written anywhere. */
-    assert_int_not_equal(store_write_upload(f->dir, "../x", (const uint8_t *)"x", 1, NULL, 0, NULL,
-                                            0, (const uint8_t *)"r", 1, err, sizeof err),
-                         0);
+    size_t len = 0;
+    assert_int_equal(store_read_report(s, b.key, &read, &len), STORE_FOUND);
+    assert_memory_equal(read, b.packed, b.len);
+    free(read);
+    /* The first uploaded by this analyzer (9.9.9), not the older one's. */
+    store_entry e;
+    assert_int_equal(store_find_hash(s, a.hash, "9.9.9", "22.1.0", NULL, &e), 1);
+    assert_string_equal(e.key, a.key);
+    store_entry_free(&e);
+    /* An analyzer with no report of its own: the first uploaded of any. */
+    assert_int_equal(store_find_hash(s, a.hash, "1.0.0", "22.1.0", NULL, &e), 1);
+    assert_string_equal(e.key, old.key);
+    store_entry_free(&e);
+    char other[STORE_HASH_HEX + 1];
+    fake_hash('2', other);
+    assert_int_equal(store_find_hash(s, other, "9.9.9", "22.1.0", NULL, &e), 0);
+    assert_int_equal(store_count(s), 3);
+    free(a.packed);
+    free(b.packed);
+    free(old.packed);
+    store_close(s);
+}
+
+/* Who uploaded what: every team's upload is recorded; with a team given,
+ * only its reports are found and listed, with its own upload's names. */
+static void test_uploads_and_visibility(void **state)
+{
+    fixture *f = *state;
+    char err[256] = "";
+    store *s = store_open(f->dir, err, sizeof err);
+    assert_non_null(s);
+    const char *kernels[] = {"k"};
+    made a = {.kernels = kernels, .nkernels = 1, .created = 10};
+    write_report(f->dir, &a, '6');
+    index_made(s, &a);
+    assert_int_equal(store_record_upload(s, a.key, "team-b", "mine.hsaco", "node9", 50), 0);
+    /* The first record per team is kept. */
+    assert_int_equal(store_record_upload(s, a.key, "team-b", "later.hsaco", "node8", 60), 0);
+    store_entry e;
+    assert_int_equal(store_find_key(s, a.key, "team-c", &e), 0);
+    assert_int_equal(store_find_hash(s, a.hash, "9.9.9", "22.1.0", "team-c", &e), 0);
+    assert_int_equal(store_find_key(s, a.key, "team-b", &e), 1);
+    assert_string_equal(e.team, "team-b");
+    assert_string_equal(e.file_name, "mine.hsaco");
+    assert_string_equal(e.client_host, "node9");
+    assert_int_equal(e.created_unix, 50);
+
+    /* What team-b is served: the report with its own names. */
+    uint8_t *mine = NULL;
+    size_t mine_len = 0;
+    assert_int_equal(store_set_upload(a.packed, a.len, &e, &mine, &mine_len), 0);
+    Treg__V1__Report *r = treg__v1__report__unpack(NULL, mine_len, mine);
+    assert_non_null(r);
+    assert_string_equal(r->team, "team-b");
+    assert_string_equal(r->file_name, "mine.hsaco");
+    assert_string_equal(r->client_host, "node9");
+    assert_int_equal(r->created_unix, 50);
+    assert_string_equal(r->hash, a.hash);
+    assert_string_equal(r->triton_json_sha256, a.json_sha);
+    assert_int_equal(r->n_kernels, 1);
+    treg__v1__report__free_unpacked(r, NULL);
+    free(mine);
+    store_entry_free(&e);
+
+    store_summary *rows;
+    size_t n;
+    bool more;
+    assert_int_equal(store_list(s, NULL, NULL, "team-b", 10, 0, &rows, &n, &more), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(rows[0].team, "team-b");
+    assert_string_equal(rows[0].file_name, "mine.hsaco");
+    assert_int_equal(rows[0].nkernels, 1);
+    store_summaries_free(rows, n);
+    assert_int_equal(store_list(s, NULL, NULL, "team-c", 10, 0, &rows, &n, &more), 0);
+    assert_int_equal(n, 0);
+    store_summaries_free(rows, n);
+    assert_int_equal(store_list(s, NULL, NULL, NULL, 10, 0, &rows, &n, &more), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(rows[0].team, "team-a"); /* the maker */
+    assert_string_equal(rows[0].file_name, "k.hsaco");
+    store_summaries_free(rows, n);
+    free(a.packed);
     store_close(s);
 }
 
 static void test_list_filters_and_pages(void **state)
 {
     fixture *f = *state;
-    char err[256] = "", h[3][STORE_HASH_HEX + 1];
+    char err[256] = "";
     store *s = store_open(f->dir, err, sizeof err);
     assert_non_null(s);
     const char *k1[] = {"matmul", "add"}, *k2[] = {"add"}, *k3[] = {"softmax"};
-    fake_hash('3', h[0]);
-    fake_hash('4', h[1]);
-    fake_hash('5', h[2]);
-    index_report(s, h[0], "gfx90a", k1, 2, 10);
-    index_report(s, h[1], "gfx942", k2, 1, 30);
-    index_report(s, h[2], "gfx90a", k3, 1, 20);
-
+    made m[3] = {{.kernels = k1, .nkernels = 2, .created = 10},
+                 {.kernels = k2, .nkernels = 1, .created = 30, .target = "gfx942"},
+                 {.kernels = k3, .nkernels = 1, .created = 20}};
+    for (int i = 0; i < 3; i++) {
+        write_report(f->dir, &m[i], (char)('3' + i));
+        index_made(s, &m[i]);
+    }
     store_summary *rows;
     size_t n;
     bool more;
-    assert_int_equal(store_list(s, NULL, NULL, 2, 0, &rows, &n, &more), 0);
+    assert_int_equal(store_list(s, NULL, NULL, NULL, 2, 0, &rows, &n, &more), 0);
     assert_int_equal(n, 2);
     assert_true(more);
-    assert_string_equal(rows[0].hash, h[1]); /* newest first */
-    assert_string_equal(rows[1].hash, h[2]);
+    assert_string_equal(rows[0].hash, m[1].hash); /* newest first */
+    assert_string_equal(rows[1].hash, m[2].hash);
     store_summaries_free(rows, n);
-    assert_int_equal(store_list(s, NULL, NULL, 2, 2, &rows, &n, &more), 0);
+    assert_int_equal(store_list(s, NULL, NULL, NULL, 2, 2, &rows, &n, &more), 0);
     assert_int_equal(n, 1);
     assert_false(more);
-    assert_string_equal(rows[0].hash, h[0]);
+    assert_string_equal(rows[0].hash, m[0].hash);
     assert_int_equal(rows[0].nkernels, 2);
     assert_string_equal(rows[0].kernels[0], "matmul");
     store_summaries_free(rows, n);
 
     /* kernel matches any kernel of a report */
-    assert_int_equal(store_list(s, "add", NULL, 10, 0, &rows, &n, &more), 0);
+    assert_int_equal(store_list(s, "add", NULL, NULL, 10, 0, &rows, &n, &more), 0);
     assert_int_equal(n, 2);
     store_summaries_free(rows, n);
-    assert_int_equal(store_list(s, "add", "gfx90a", 10, 0, &rows, &n, &more), 0);
+    assert_int_equal(store_list(s, "add", "gfx90a", NULL, 10, 0, &rows, &n, &more), 0);
     assert_int_equal(n, 1);
-    assert_string_equal(rows[0].hash, h[0]);
+    assert_string_equal(rows[0].hash, m[0].hash);
     store_summaries_free(rows, n);
-    assert_int_equal(store_list(s, "nope", NULL, 10, 0, &rows, &n, &more), 0);
+    assert_int_equal(store_list(s, "nope", NULL, NULL, 10, 0, &rows, &n, &more), 0);
     assert_int_equal(n, 0);
     store_summaries_free(rows, n);
+    for (int i = 0; i < 3; i++) free(m[i].packed);
     store_close(s);
 }
 
 static void test_recovery_after_crash(void **state)
 {
     fixture *f = *state;
-    char err[256] = "", hash[STORE_HASH_HEX + 1], indexed[STORE_HASH_HEX + 1], path[512];
+    char err[256] = "", path[512];
     store *s = store_open(f->dir, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_recovered(s), 0);
     const char *kernels[] = {"attn_fwd", "attn_bwd"};
-    size_t len;
-    fake_hash('c', indexed);
-    free(write_report(f->dir, indexed, "gfx942", kernels, 1, 5, &len));
-    index_report(s, indexed, "gfx942", kernels, 1, 5);
+    made indexed = {.kernels = kernels, .nkernels = 1, .created = 5, .target = "gfx942"};
+    write_report(f->dir, &indexed, 'c');
+    index_made(s, &indexed);
     /* The crash: the report file was renamed into place, the process died
      * before the index insert; another write died before its rename. */
-    fake_hash('b', hash);
-    free(write_report(f->dir, hash, "gfx90a", kernels, 2, 42, &len));
+    made lost = {.kernels = kernels, .nkernels = 2, .created = 42, .team = "team-z"};
+    write_report(f->dir, &lost, 'b');
     store_close(s);
     snprintf(path, sizeof path, "%s/tmp/w.half", f->dir);
     FILE *half = fopen(path, "w");
@@ -289,21 +452,25 @@ static void test_recovery_after_crash(void **state)
     s = store_open(f->dir, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_recovered(s), 1); /* only the unindexed one */
+    assert_false(store_rebuilt(s));
     snprintf(path, sizeof path, "%s/tmp", f->dir);
     assert_int_equal(count_entries(path), 0);
-    assert_int_equal(store_lookup(s, hash, NULL, 0), 1);
+    assert_int_equal(store_find_key(s, lost.key, NULL, NULL), 1);
     assert_int_equal(store_count(s), 2);
-    /* The row comes from the report file itself. */
+    /* The row comes from the report file itself, its maker's record too. */
     store_summary *rows;
     size_t n;
     bool more;
-    assert_int_equal(store_list(s, "attn_bwd", "gfx90a", 10, 0, &rows, &n, &more), 0);
+    assert_int_equal(store_list(s, "attn_bwd", "gfx90a", NULL, 10, 0, &rows, &n, &more), 0);
     assert_int_equal(n, 1);
-    assert_string_equal(rows[0].hash, hash);
+    assert_string_equal(rows[0].hash, lost.hash);
+    assert_string_equal(rows[0].inputs, lost.inputs);
     assert_int_equal(rows[0].created_unix, 42);
     assert_string_equal(rows[0].client_host, "node1");
     assert_string_equal(rows[0].analyzer_version, "9.9.9");
+    assert_string_equal(rows[0].team, "team-z");
     store_summaries_free(rows, n);
+    assert_int_equal(store_find_key(s, lost.key, "team-z", NULL), 1);
     store_close(s);
 
     /* A third open finds nothing more to do. */
@@ -311,6 +478,8 @@ static void test_recovery_after_crash(void **state)
     assert_non_null(s);
     assert_int_equal(store_recovered(s), 0);
     store_close(s);
+    free(indexed.packed);
+    free(lost.packed);
 }
 
 /* A report whose kernels have rows and live ranges: stripping drops
@@ -402,44 +571,302 @@ static void test_strip_rows(void **state)
 static void test_summary_cache(void **state)
 {
     fixture *f = *state;
-    char err[256] = "", hash[STORE_HASH_HEX + 1], path[512];
+    char err[256] = "", path[512];
     store *s = store_open(f->dir, err, sizeof err);
     assert_non_null(s);
     const char *kernels[] = {"first", "second"};
-    size_t len, got_len;
+    size_t got_len;
     const uint8_t *got;
     store_set_recheck_ms(s, 0); /* every read looks at the file */
-    fake_hash('d', hash);
-    assert_int_equal(store_read_summary(s, hash, &got, &got_len), 1);
-    uint8_t *report = write_report(f->dir, hash, "gfx90a", kernels, 1, 7, &len);
-    assert_int_equal(store_read_summary(s, hash, &got, &got_len), 0);
-    assert_int_equal(got_len, len); /* no rows to strip */
-    assert_memory_equal(got, report, len);
-    assert_int_equal(store_cached_bytes(s), len);
-    free(report);
-    /* Re-analyzed (a new file renamed into place): the cache follows. */
-    report = write_report(f->dir, hash, "gfx90a", kernels, 2, 8, &len);
-    assert_int_equal(store_read_summary(s, hash, &got, &got_len), 0);
-    assert_int_equal(got_len, len);
-    assert_memory_equal(got, report, len);
-    assert_int_equal(store_cached_bytes(s), len);
-    free(report);
+    made m = {.kernels = kernels, .nkernels = 1, .created = 7};
+    pack_made(&m, 'd');
+    assert_int_equal(store_read_summary(s, m.key, &got, &got_len), STORE_MISSING);
+    assert_int_equal(write_made(f->dir, &m), 0);
+    assert_int_equal(store_read_summary(s, m.key, &got, &got_len), STORE_FOUND);
+    assert_int_equal(got_len, m.len); /* no rows to strip */
+    assert_memory_equal(got, m.packed, m.len);
+    assert_int_equal(store_cached_bytes(s), m.len);
+    /* Repaired (a new file renamed into place): the cache follows. */
+    made m2 = m;
+    m2.nkernels = 2;
+    m2.created = 8;
+    pack_made(&m2, 'd');
+    assert_string_equal(m2.key, m.key);
+    assert_int_equal(write_made(f->dir, &m2), 0);
+    assert_int_equal(store_read_summary(s, m.key, &got, &got_len), STORE_FOUND);
+    assert_int_equal(got_len, m2.len);
+    assert_memory_equal(got, m2.packed, m2.len);
+    assert_int_equal(store_cached_bytes(s), m2.len);
     /* Within the recheck interval a hit is served without looking at the
      * file: a replacement from outside shows once the interval is over. */
     store_set_recheck_ms(s, 3600 * 1000);
-    uint8_t *third = write_report(f->dir, hash, "gfx90a", kernels, 1, 9, &len);
-    assert_int_equal(store_read_summary(s, hash, &got, &got_len), 0);
-    assert_memory_not_equal(got, third, got_len < len ? got_len : len);
+    made m3 = m;
+    m3.created = 9;
+    pack_made(&m3, 'd');
+    assert_int_equal(write_made(f->dir, &m3), 0);
+    assert_int_equal(store_read_summary(s, m.key, &got, &got_len), STORE_FOUND);
+    assert_memory_not_equal(got, m3.packed, got_len < m3.len ? got_len : m3.len);
     store_set_recheck_ms(s, 0);
-    assert_int_equal(store_read_summary(s, hash, &got, &got_len), 0);
-    assert_int_equal(got_len, len);
-    assert_memory_equal(got, third, len);
-    free(third);
-    snprintf(path, sizeof path, "%s/reports/dd/%s.pb", f->dir, hash);
+    assert_int_equal(store_read_summary(s, m.key, &got, &got_len), STORE_FOUND);
+    assert_int_equal(got_len, m3.len);
+    assert_memory_equal(got, m3.packed, m3.len);
+    report_file(f->dir, m.key, path, sizeof path);
     assert_int_equal(unlink(path), 0);
-    assert_int_equal(store_read_summary(s, hash, &got, &got_len), 1);
-    assert_int_equal(store_read_summary(s, "../x", &got, &got_len), 1);
+    assert_int_equal(store_read_summary(s, m.key, &got, &got_len), STORE_MISSING);
+    assert_int_equal(store_read_summary(s, "../x", &got, &got_len), STORE_MISSING);
+    free(m.packed);
+    free(m2.packed);
+    free(m3.packed);
     store_close(s);
+}
+
+/* Flips one byte of a file at offset (from the end when negative). */
+static void flip_byte(const char *path, long offset)
+{
+    FILE *fp = fopen(path, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, offset, offset < 0 ? SEEK_END : SEEK_SET), 0);
+    int c = fgetc(fp);
+    assert_int_not_equal(c, EOF);
+    assert_int_equal(fseek(fp, -1, SEEK_CUR), 0);
+    fputc(c ^ 0x5a, fp);
+    fclose(fp);
+}
+
+/* F7: a report that fails its checksum is never served, whole or without
+ * rows, and the next write of its inputs repairs it; a damaged blob is
+ * replaced by the upload's bytes; a missing report leaves the index at
+ * once, and at the next start. */
+static void test_checksums_and_repair(void **state)
+{
+    fixture *f = *state;
+    char err[256] = "", path[512], blob_path[512];
+    store *s = store_open(f->dir, err, sizeof err);
+    assert_non_null(s);
+    store_set_recheck_ms(s, 0);
+    const char *kernels[] = {"k"};
+    made m = {.kernels = kernels, .nkernels = 1, .created = 3};
+    write_report(f->dir, &m, '7');
+    index_made(s, &m);
+    report_file(f->dir, m.key, path, sizeof path);
+    const uint8_t *got = NULL;
+    size_t got_len = 0;
+    assert_int_equal(store_read_summary(s, m.key, &got, &got_len), STORE_FOUND);
+    for (long at = -1; at >= -3; at -= 2) { /* a payload byte; then the magic */
+        flip_byte(path, at == -1 ? -1 : 2);
+        uint8_t *read = NULL;
+        size_t len = 0;
+        assert_int_equal(store_read_report(s, m.key, &read, &len), STORE_DAMAGED);
+        assert_null(read);
+        assert_int_equal(store_read_summary(s, m.key, &got, &got_len), STORE_DAMAGED);
+        flip_byte(path, at == -1 ? -1 : 2); /* back */
+    }
+    /* Truncated: damaged, not a short report. */
+    assert_int_equal(truncate(path, STORE_REPORT_HEADER + 3), 0);
+    uint8_t *read = NULL;
+    size_t len = 0;
+    assert_int_equal(store_read_report(s, m.key, &read, &len), STORE_DAMAGED);
+    assert_int_equal(truncate(path, 5), 0);
+    assert_int_equal(store_read_report(s, m.key, &read, &len), STORE_DAMAGED);
+    /* The repair: the next upload's write, with a damaged blob too. */
+    snprintf(blob_path, sizeof blob_path, "%s/blobs/77/%s", f->dir, m.hash);
+    flip_byte(blob_path, 0);
+    assert_int_equal(write_made(f->dir, &m), 0);
+    assert_int_equal(store_read_report(s, m.key, &read, &len), STORE_FOUND);
+    assert_memory_equal(read, m.packed, m.len);
+    free(read);
+    assert_file_equals(blob_path, blob, sizeof blob);
+    assert_int_equal(store_read_summary(s, m.key, &got, &got_len), STORE_FOUND);
+
+    /* Gone: the read says so and the index forgets it. */
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(store_read_report(s, m.key, &read, &len), STORE_MISSING);
+    assert_int_equal(store_find_key(s, m.key, NULL, NULL), 0);
+    /* Gone while the server was down: dropped at start and from listings. */
+    made other = {.kernels = kernels, .nkernels = 1, .created = 4};
+    write_report(f->dir, &other, '8');
+    index_made(s, &other);
+    made third = {.kernels = kernels, .nkernels = 1, .created = 5};
+    write_report(f->dir, &third, '9');
+    index_made(s, &third);
+    report_file(f->dir, third.key, path, sizeof path);
+    assert_int_equal(unlink(path), 0);
+    store_summary *rows;
+    size_t n;
+    bool more;
+    assert_int_equal(store_list(s, NULL, NULL, NULL, 1, 0, &rows, &n, &more), 0);
+    assert_int_equal(n, 1); /* the page is whole: the missing one skipped */
+    assert_string_equal(rows[0].key, other.key);
+    assert_false(more);
+    store_summaries_free(rows, n);
+    assert_int_equal(store_count(s), 1);
+    store_close(s);
+    report_file(f->dir, other.key, path, sizeof path);
+    assert_int_equal(unlink(path), 0);
+    s = store_open(f->dir, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(store_count(s), 0);
+    store_close(s);
+    free(m.packed);
+    free(other.packed);
+    free(third.packed);
+}
+
+/* A report file under a name that is not its key is not indexed; nor is a
+ * damaged one (the next upload of its inputs rewrites it). */
+static void test_recovery_refuses_strangers(void **state)
+{
+    fixture *f = *state;
+    char err[256] = "", path[512], moved[600];
+    const char *kernels[] = {"k"};
+    made m = {.kernels = kernels, .nkernels = 1, .created = 3};
+    made d = {.kernels = kernels, .nkernels = 1, .created = 4};
+    store *s = store_open(f->dir, err, sizeof err);
+    assert_non_null(s);
+    store_close(s);
+    write_report(f->dir, &m, '1');
+    write_report(f->dir, &d, '2');
+    report_file(f->dir, m.key, path, sizeof path);
+    char other[STORE_HASH_HEX + 1];
+    fake_hash('f', other);
+    report_file(f->dir, other, moved, sizeof moved);
+    assert_int_equal(rename(path, moved), 0);
+    report_file(f->dir, d.key, path, sizeof path);
+    flip_byte(path, -1);
+    s = store_open(f->dir, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(store_recovered(s), 0);
+    assert_int_equal(store_count(s), 0);
+    store_close(s);
+    free(m.packed);
+    free(d.packed);
+}
+
+/* An index SQLite cannot read (its header overwritten, or a damaged page)
+ * is moved aside and rebuilt from the report files at start. */
+static void test_rebuilds_damaged_index(void **state)
+{
+    fixture *f = *state;
+    char err[256] = "", path[512];
+    const char *kernels[] = {"k", "j"};
+    made m[20];
+    store *s = store_open(f->dir, err, sizeof err);
+    assert_non_null(s);
+    for (int i = 0; i < 20; i++) {
+        /* The last four: other inputs for four of the blobs. */
+        m[i] = (made){
+            .kernels = kernels, .nkernels = 2, .created = 100 + i, .json = i >= 16 ? "{}" : NULL};
+        write_report(f->dir, &m[i], "0123456789abcdef"[i % 16]);
+        index_made(s, &m[i]);
+    }
+    assert_int_equal(store_count(s), 20);
+    store_close(s);
+    snprintf(path, sizeof path, "%s/index.sqlite", f->dir);
+    for (int round = 0; round < 2; round++) {
+        FILE *fp = fopen(path, "r+b");
+        assert_non_null(fp);
+        /* Round 0: the header; round 1: every page past the first. */
+        struct stat st;
+        assert_int_equal(stat(path, &st), 0);
+        assert_true(st.st_size > 8192);
+        assert_int_equal(fseek(fp, round == 0 ? 0 : 4096, SEEK_SET), 0);
+        for (long i = 0; i < (round == 0 ? 100 : st.st_size - 4096); i++) fputc(0xa5, fp);
+        fclose(fp);
+        s = store_open(f->dir, err, sizeof err);
+        assert_non_null(s);
+        assert_true(store_rebuilt(s));
+        assert_int_equal(store_recovered(s), 20);
+        assert_int_equal(store_count(s), 20);
+        for (int i = 0; i < 20; i++) assert_int_equal(store_find_key(s, m[i].key, NULL, NULL), 1);
+        char aside[600];
+        snprintf(aside, sizeof aside, "%s.damaged", path);
+        assert_true(tu_exists(aside));
+        store_close(s);
+        s = store_open(f->dir, err, sizeof err); /* whole again */
+        assert_non_null(s);
+        assert_false(store_rebuilt(s));
+        assert_int_equal(store_recovered(s), 0);
+        store_close(s);
+    }
+    for (int i = 0; i < 20; i++) free(m[i].packed);
+}
+
+/* A store of the layout before keys: reports/ab/<hash>.pb without header,
+ * the texts beside the blob.  Opened, it is converted: the report under its
+ * key naming its texts' hashes, the texts under texts/, the old files
+ * gone; and an index of a newer tregd is refused, not overwritten. */
+static void test_converts_old_layout(void **state)
+{
+    fixture *f = *state;
+    char err[256] = "", path[600];
+    const char *kernels[] = {"old_kernel"};
+    made m = {.kernels = kernels, .nkernels = 1, .created = 77, .team = ""};
+    pack_made(&m, 'a');
+    /* The old report named no texts: pack one without those fields. */
+    Treg__V1__Report *r = treg__v1__report__unpack(NULL, m.len, m.packed);
+    assert_non_null(r);
+    char *js = r->triton_json_sha256, *as = r->amdgcn_sha256;
+    r->triton_json_sha256 = r->amdgcn_sha256 = "";
+    size_t old_len = treg__v1__report__get_packed_size(r);
+    uint8_t *old = malloc(old_len);
+    assert_non_null(old);
+    treg__v1__report__pack(r, old);
+    r->triton_json_sha256 = js;
+    r->amdgcn_sha256 = as;
+    treg__v1__report__free_unpacked(r, NULL);
+    static const char *const dirs[] = {"", "/blobs", "/blobs/aa", "/reports", "/reports/aa"};
+    for (size_t i = 0; i < 5; i++) {
+        snprintf(path, sizeof path, "%s%s", f->dir, dirs[i]);
+        mkdir(path, 0755);
+    }
+    struct {
+        const char *dir, *ext;
+        const void *data;
+        size_t len;
+    } files[] = {{"blobs", "", blob, sizeof blob},
+                 {"blobs", ".json", m.json, strlen(m.json)},
+                 {"blobs", ".amdgcn", m.amdgcn, strlen(m.amdgcn)},
+                 {"reports", ".pb", old, old_len}};
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s/aa/%s%s", f->dir, files[i].dir, m.hash, files[i].ext);
+        FILE *fp = fopen(path, "wb");
+        assert_non_null(fp);
+        assert_int_equal(fwrite(files[i].data, 1, files[i].len, fp), files[i].len);
+        fclose(fp);
+    }
+    store *s = store_open(f->dir, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(store_converted(s), 1);
+    assert_int_equal(store_find_key(s, m.key, NULL, NULL), 1);
+    uint8_t *read = NULL;
+    size_t len = 0;
+    assert_int_equal(store_read_report(s, m.key, &read, &len), STORE_FOUND);
+    assert_int_equal(len, m.len);
+    assert_memory_equal(read, m.packed, m.len); /* what a fresh upload would store */
+    free(read);
+    for (size_t i = 1; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s/aa/%s%s", f->dir, files[i].dir, m.hash, files[i].ext);
+        assert_false(tu_exists(path));
+    }
+    snprintf(path, sizeof path, "%s/texts/%.2s/%s", f->dir, m.json_sha, m.json_sha);
+    assert_file_equals(path, m.json, strlen(m.json));
+    store_close(s);
+    s = store_open(f->dir, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(store_converted(s), 0);
+    assert_int_equal(store_count(s), 1);
+    store_close(s);
+    free(old);
+    free(m.packed);
+
+    /* A newer tregd's index: refused with a line that says so. */
+    char cmd[800];
+    snprintf(cmd, sizeof cmd, "sqlite3 '%s/index.sqlite' 'PRAGMA user_version = 7' 2>/dev/null",
+             f->dir);
+    if (system(cmd) == 0) {
+        assert_null(store_open(f->dir, err, sizeof err));
+        assert_non_null(strstr(err, "index version 7 is newer"));
+    }
 }
 
 /* A crash that kept a report's rename but not its blob's: the upload was
@@ -447,22 +874,45 @@ static void test_summary_cache(void **state)
 static void test_recovery_without_blob(void **state)
 {
     fixture *f = *state;
-    char err[256] = "", hash[STORE_HASH_HEX + 1], path[512];
+    char err[256] = "", path[512];
     const char *kernels[] = {"k"};
-    size_t len;
-    fake_hash('e', hash);
+    made m = {.kernels = kernels, .nkernels = 1, .created = 9};
     store *s = store_open(f->dir, err, sizeof err);
     assert_non_null(s);
     store_close(s);
-    free(write_report(f->dir, hash, "gfx90a", kernels, 1, 9, &len));
-    snprintf(path, sizeof path, "%s/blobs/ee/%s", f->dir, hash);
+    write_report(f->dir, &m, 'e');
+    snprintf(path, sizeof path, "%s/blobs/ee/%s", f->dir, m.hash);
     assert_int_equal(unlink(path), 0);
     s = store_open(f->dir, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_recovered(s), 0);
-    assert_int_equal(store_lookup(s, hash, NULL, 0), 0);
-    snprintf(path, sizeof path, "%s/reports/ee/%s.pb", f->dir, hash);
+    assert_int_equal(store_find_key(s, m.key, NULL, NULL), 0);
+    report_file(f->dir, m.key, path, sizeof path);
     assert_int_not_equal(access(path, F_OK), 0);
+    store_close(s);
+    free(m.packed);
+}
+
+static void test_bad_names(void **state)
+{
+    fixture *f = *state;
+    char err[256] = "";
+    store *s = store_open(f->dir, err, sizeof err);
+    assert_non_null(s);
+    uint8_t *read = NULL;
+    size_t len;
+    assert_int_equal(store_read_report(s, "../../etc/passwd", &read, &len), STORE_MISSING);
+    assert_null(read);
+    /* Not a hash: nothing is written anywhere. */
+    store_upload u = {.key = "../x",
+                      .hash = "../x",
+                      .blob = (const uint8_t *)"x",
+                      .blob_len = 1,
+                      .json_sha256 = "",
+                      .amdgcn_sha256 = "",
+                      .report = (const uint8_t *)"r",
+                      .report_len = 1};
+    assert_int_not_equal(store_write_upload(f->dir, &u, err, sizeof err), 0);
     store_close(s);
 }
 
@@ -470,6 +920,7 @@ static void test_unusable_dir(void **state)
 {
     char err[256] = "";
     store *s = store_open("/proc/treg-no-such-store", err, sizeof err);
+    (void)state;
     assert_null(s);
     assert_non_null(strstr(err, "/proc/treg-no-such-store"));
 }
@@ -478,12 +929,18 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_atomic_write_and_index, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_dedupe_lookup, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_keyed_by_inputs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_uploads_and_visibility, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_filters_and_pages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recovery_after_crash, setup, teardown),
         cmocka_unit_test(test_strip_rows),
         cmocka_unit_test_setup_teardown(test_summary_cache, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_checksums_and_repair, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recovery_refuses_strangers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rebuilds_damaged_index, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_converts_old_layout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recovery_without_blob, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_names, setup, teardown),
         cmocka_unit_test(test_unusable_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

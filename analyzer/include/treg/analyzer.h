@@ -69,6 +69,10 @@ void treg_report_free(treg_report *r);
 /* Human-readable name of an enum treg_status. */
 const char *treg_status_name(int code);
 
+/* The version of the LLVM this library decodes with (Report.llvm_version):
+ * with TREG_ANALYZER_VERSION, what names the analysis a report came from. */
+const char *treg_llvm_version(void);
+
 #ifdef __cplusplus
 }
 #endif
