@@ -47,6 +47,7 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 
+#include "gate.h"
 #include "log.h"
 #include "proto_wire.h"
 #include "report_key.h"
@@ -343,7 +344,8 @@ static void handle_fetch(request *r, const char *hash_text, const char *query)
                : strcmp(rows_v, "1") == 0 ? 1
                                           : -1;
     char inputs[STORE_HASH_HEX + 1] = "";
-    if (inputs_v != NULL) snprintf(inputs, sizeof inputs, "%s", inputs_v);
+    for (size_t i = 0; inputs_v != NULL && inputs_v[i] != '\0' && i < STORE_HASH_HEX; i++)
+        inputs[i] = (char)tolower((unsigned char)inputs_v[i]);
     bool inputs_ok =
         inputs_v == NULL || (strlen(inputs_v) == STORE_HASH_HEX && store_valid_hash(inputs));
     evhttp_clear_headers(&params);
@@ -352,7 +354,7 @@ static void handle_fetch(request *r, const char *hash_text, const char *query)
         return;
     }
     if (!inputs_ok) {
-        reply_error(r, 400, "inputs must be 64 lower-case hex digits (treg_inputs_digest)");
+        reply_error(r, 400, "inputs must be 64 hex digits (treg_inputs_digest)");
         return;
     }
     store_entry e = {0};
@@ -681,9 +683,11 @@ static void handle_analyze(request *r)
     }
     if (indexed == 1 && up->reanalyze) store_it = !stored_whole(s->cfg.store, key);
 
-    /* The same inputs are being analyzed: wait for that result. */
+    /* The same inputs are being analyzed: wait for that result (not for a
+     * reanalysis that stores nothing when this upload's report is to be
+     * stored: missing or damaged). */
     for (inflight *f = s->running; f != NULL; f = f->next) {
-        if (strcmp(f->key, key) == 0) {
+        if (strcmp(f->key, key) == 0 && (f->store || !store_it)) {
             treg__v1__upload_request__free_unpacked(up, NULL);
             r->joined = true;
             r->next_waiter = f->waiters;
@@ -871,6 +875,19 @@ static void on_accept_error(struct evconnlistener *lev, void *arg)
     s->accept_failures = 0;
 }
 
+/* Every connection: TLS (tls.c), and the gate that checks a request's
+ * token before evhttp reads its body (gate.h). */
+static struct bufferevent *connection_bev(struct event_base *base, void *arg)
+{
+    http_server *s = arg;
+    struct bufferevent *bev = tls_bevcb(base, &s->tls);
+    /* Never NULL once the TLS one exists: for a NULL, evhttp would make a
+     * plain-text connection of its own. */
+    if (bev != NULL && gate_attach(bev, s->cfg.auth) != 0)
+        log_msg("error", "out of memory: a connection without the token gate", NULL);
+    return bev;
+}
+
 http_server *http_new(struct event_base *base, const http_config *cfg, char *err, size_t errlen)
 {
     http_server *s = calloc(1, sizeof *s);
@@ -882,7 +899,7 @@ http_server *http_new(struct event_base *base, const http_config *cfg, char *err
     s->cfg = *cfg;
     s->tls.ctx = cfg->tls;
     s->tls.head_timeout_seconds = cfg->head_timeout_seconds ? cfg->head_timeout_seconds : 30;
-    evhttp_set_bevcb(s->http, tls_bevcb, &s->tls);
+    evhttp_set_bevcb(s->http, connection_bev, s);
     evhttp_set_gencb(s->http, route, s);
     /* All methods reach route(), which answers 405 with an Error body. */
     evhttp_set_allowed_methods(s->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD |

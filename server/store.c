@@ -394,13 +394,22 @@ int store_write_upload(const char *dir, const store_upload *u, char *err, size_t
     }
     for (size_t i = renamed; i < made; i++) unlink(p[i].tmp);
     if (rc != 0) return -1;
-    /* One fsync per shard directory something was renamed into, each
-     * once, the report's last. */
+    /* One fsync per shard directory of the upload, each once, the report's
+     * last: also those of a blob or text found present, since the rename
+     * that put it there may be another upload's not yet synced, and a
+     * report whose blob a crash undid is removed at start as never
+     * acknowledged. */
+    const char *dirs_of[4];
+    size_t ndirs = 0;
+    if (u->blob != NULL) dirs_of[ndirs++] = blob_path;
+    if (u->json_len > 0) dirs_of[ndirs++] = json_path;
+    if (u->amdgcn_len > 0) dirs_of[ndirs++] = asm_path;
+    dirs_of[ndirs++] = rpath;
     char synced[4][4200];
     size_t nsynced = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < ndirs; i++) {
         char d[4200];
-        snprintf(d, sizeof d, "%s", want[i].final);
+        snprintf(d, sizeof d, "%s", dirs_of[i]);
         char *slash = strrchr(d, '/');
         if (slash != NULL) *slash = '\0';
         bool seen = false;
@@ -475,6 +484,8 @@ static int read_report_file(const char *path, uint8_t **out, size_t *len, struct
 }
 
 static void forget(store *s, const char *key);
+static summary *cache_find(store *s, const char *key);
+static void cache_drop(store *s, summary *e);
 
 /* What a failed read means for the index and the log. */
 static int read_failed(store *s, const char *key, int rc)
@@ -482,6 +493,10 @@ static int read_failed(store *s, const char *key, int rc)
     if (rc == STORE_MISSING) {
         forget(s, key); /* indexed or not: nothing to list */
     } else if (rc == STORE_DAMAGED) {
+        /* A summary cached from the file before it went bad would keep
+         * answering ?rows=0, and no client would upload the repair. */
+        summary *e = cache_find(s, key);
+        if (e != NULL) cache_drop(s, e);
         log_line *o = log_begin("error", "stored report fails its checksum: not served; the "
                                          "next upload of its inputs repairs it");
         log_add_str(o, "key", key);
@@ -1134,8 +1149,8 @@ static int list_page(store *s, const char *kernel, const char *target, const cha
     sqlite3_bind_int64(st, 4, offset);
     if (team) bind_text(st, 5, team);
     int rc = 0, step;
-    char missing[16][STORE_HASH_HEX + 1];
-    size_t nmissing = 0;
+    char(*missing)[STORE_HASH_HEX + 1] = NULL;
+    size_t nmissing = 0, cap = 0;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         if (*count == limit) {
             *more = true;
@@ -1146,8 +1161,17 @@ static int list_page(store *s, const char *kernel, const char *target, const cha
         struct stat sb;
         if (key != NULL && report_path(s->dir, (const char *)key, path, sizeof path) == 0 &&
             stat(path, &sb) != 0 && errno == ENOENT) {
-            if (nmissing < sizeof missing / sizeof missing[0])
-                snprintf(missing[nmissing++], sizeof missing[0], "%s", (const char *)key);
+            if (nmissing == cap) {
+                size_t ncap = cap ? 2 * cap : 16;
+                void *grown = realloc(missing, ncap * sizeof *missing);
+                if (grown == NULL) {
+                    rc = -1;
+                    break;
+                }
+                missing = grown;
+                cap = ncap;
+            }
+            snprintf(missing[nmissing++], sizeof missing[0], "%s", (const char *)key);
             (*gone)++;
             continue;
         }
@@ -1168,6 +1192,7 @@ static int list_page(store *s, const char *kernel, const char *target, const cha
     if (rc == 0 && !*more && step != SQLITE_DONE) rc = -1; /* damaged, not short */
     sqlite3_finalize(st);
     for (size_t i = 0; i < nmissing; i++) forget(s, missing[i]);
+    free(missing);
     for (size_t i = 0; i < *count && rc == 0; i++) rc = list_kernels(s, &rows[i]);
     return rc;
 }
@@ -1186,7 +1211,7 @@ int store_list(store *s, const char *kernel, const char *target, const char *tea
     int rc = -1;
     for (int round = 0; round < 64; round++) {
         rc = list_page(s, kernel, target, team, limit, offset, rows, &count, more, &gone);
-        if (rc != 0 || gone == 0) break;
+        if (rc != 0 || gone == 0 || round == 63) break; /* the last round's rows, short or not */
         store_summaries_free(rows, count);
         count = 0;
         if ((rows = calloc(limit ? limit : 1, sizeof *rows)) == NULL) return -1;
@@ -1322,7 +1347,8 @@ static void reindex_file(store *s, int dirfd_, const char *name, const char *key
 
 /* A text the old layout kept next to its blob (blobs/ab/<hash>.json):
  * 0 and its bytes (NULL, 0 when there is none), -1 when unreadable. */
-static int old_text(const store *s, const char *hash, const char *ext, uint8_t **out, size_t *len)
+static int old_text(const store *s, const char *hash, const char *ext, int64_t created,
+                    uint8_t **out, size_t *len)
 {
     char path[4400];
     snprintf(path, sizeof path, "%s/blobs/%.2s/%s.%s", s->dir, hash, hash, ext);
@@ -1331,9 +1357,13 @@ static int old_text(const store *s, const char *hash, const char *ext, uint8_t *
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return errno == ENOENT ? 0 : -1;
     struct stat st;
-    int rc = fstat(fd, &st) == 0 && (uint64_t)st.st_size <= STORE_REPORT_MAX
-                 ? read_fd(fd, (size_t)st.st_size, out, len)
-                 : -1;
+    int rc = -1;
+    if (fstat(fd, &st) == 0 && (uint64_t)st.st_size <= STORE_REPORT_MAX) {
+        /* The old layout wrote a text only when one was sent, so a text
+         * older than the report came with an earlier upload that a
+         * --reanalyze without it replaced: not this report's input. */
+        rc = (int64_t)st.st_mtim.tv_sec < created ? 0 : read_fd(fd, (size_t)st.st_size, out, len);
+    }
     close(fd);
     return rc;
 }
@@ -1355,9 +1385,9 @@ static void convert_file(store *s, int dirfd_, const char *name, const char *has
     char path[4400];
     snprintf(path, sizeof path, "%s/reports/%.2s/%s", s->dir, hash, name);
     if (!blob_present(s, hash)) {
-        log_key("warn", "removed an unacknowledged report without blob", hash);
-        unlinkat(dirfd_, name, 0);
-        remove_old_texts(s, hash);
+        /* Acknowledged or not, the old index cannot say any more: kept, not
+         * served, for an operator to look at. */
+        log_key("warn", "report of the old layout without its blob: left as it is", hash);
         return;
     }
     uint8_t *old = NULL, *json = NULL, *amdgcn = NULL, *packed = NULL;
@@ -1367,11 +1397,11 @@ static void convert_file(store *s, int dirfd_, const char *name, const char *has
     int ok = fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size <= STORE_REPORT_MAX &&
              read_fd(fd, (size_t)st.st_size, &old, &old_len) == 0;
     if (fd >= 0) close(fd);
-    ok = ok && old_text(s, hash, "json", &json, &json_len) == 0 &&
-         old_text(s, hash, "amdgcn", &amdgcn, &amdgcn_len) == 0;
     Treg__V1__Report *r = ok ? treg__v1__report__unpack(NULL, old_len, old) : NULL;
+    ok = r != NULL && old_text(s, hash, "json", r->created_unix, &json, &json_len) == 0 &&
+         old_text(s, hash, "amdgcn", r->created_unix, &amdgcn, &amdgcn_len) == 0;
     char json_sha[STORE_HASH_HEX + 1], asm_sha[STORE_HASH_HEX + 1];
-    ok = r != NULL && strcmp(r->hash, hash) == 0 &&
+    ok = ok && strcmp(r->hash, hash) == 0 &&
          treg_text_sha256((const char *)json, json_len, json_sha) == 0 &&
          treg_text_sha256((const char *)amdgcn, amdgcn_len, asm_sha) == 0;
     if (ok) {
@@ -1402,8 +1432,9 @@ static void convert_file(store *s, int dirfd_, const char *name, const char *has
         r->amdgcn_sha256 = was_asm;
     }
     if (ok) {
-        unlinkat(dirfd_, name, 0);
-        remove_old_texts(s, hash);
+        /* The texts go only with the old report: left behind, they would
+         * be taken for the inputs of a second conversion. */
+        if (unlinkat(dirfd_, name, 0) == 0) remove_old_texts(s, hash);
         s->converted++;
     } else {
         log_key("warn", "cannot convert a report of the old layout: left as it is", hash);
@@ -1519,11 +1550,17 @@ static int open_index(store *s, const char *path, char *err, size_t errlen)
     if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check", -1, &st, NULL) != SQLITE_OK) {
         rc = damaged_code(sqlite3_extended_errcode(s->db)) ? -2 : -1;
     } else {
+        /* Damaged means SQLite says so: a row other than "ok", or a
+         * CORRUPT/NOTADB error.  Anything else (busy, I/O, a full disk) is
+         * not a reason to throw the index away. */
         int step = sqlite3_step(st);
         const unsigned char *v = step == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
-        if (v == NULL || strcmp((const char *)v, "ok") != 0) {
-            snprintf(err, errlen, "quick_check: %s", v ? (const char *)v : sqlite3_errmsg(s->db));
+        if (v != NULL && strcmp((const char *)v, "ok") != 0) {
+            snprintf(err, errlen, "quick_check: %s", (const char *)v);
             rc = -2;
+        } else if (v == NULL) {
+            snprintf(err, errlen, "store %s: quick_check: %s", path, sqlite3_errmsg(s->db));
+            rc = damaged_code(sqlite3_extended_errcode(s->db)) ? -2 : -1;
         }
     }
     sqlite3_finalize(st);
@@ -1533,6 +1570,11 @@ static int open_index(store *s, const char *path, char *err, size_t errlen)
         sqlite3_step(st) == SQLITE_ROW)
         version = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
+    if (version < 0) {
+        snprintf(err, errlen, "store %s: cannot read the index version: %s", path,
+                 sqlite3_errmsg(s->db));
+        return damaged_code(sqlite3_extended_errcode(s->db)) ? -2 : -1;
+    }
     if (version > INDEX_VERSION) {
         snprintf(err, errlen, "store %s: index version %d is newer than this tregd's (%d)", path,
                  version, INDEX_VERSION);

@@ -109,11 +109,10 @@ static int run_job(int fd, const frame_field *f)
         goto out;
     }
     /* The .amdgcn supplies what the linked LLVM cannot decode (a Hygon
-     * target's own instructions); it is named after the upload. */
-    char asm_name[300];
-    size_t stem = strlen(file_name);
-    if (stem > 6 && strcmp(file_name + stem - 6, ".hsaco") == 0) stem -= 6;
-    snprintf(asm_name, sizeof asm_name, "%.*s.amdgcn", (int)(stem > 280 ? 280 : stem), file_name);
+     * target's own instructions).  Its messages name it by a fixed name,
+     * not the upload's: a stored report is a function of its inputs
+     * (report_key.h), and the file name is not one of them. */
+    const char *asm_name = "kernel.amdgcn";
     treg_options opt = {.triton_json = json,
                         .triton_json_len = f[5].len,
                         .keep_rows = 1,

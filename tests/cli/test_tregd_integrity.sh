@@ -116,8 +116,9 @@ code=$(post "$t2" "$work/up-a2.bin" "$work/r-a2.bin")
 [[ $code == 200 && $(pb upload-response "$work/r-a2.bin") == *" stored_before=0" ]] ||
   fail "reanalyze of stored inputs: HTTP $code"
 code=$(as "$t1" GET "/v1/reports/$hash?inputs=$inputs_a" "$work/a3.bin")
-[[ $code == 200 ]] && cmp -s "$work/a.bin" "$work/a3.bin" ||
-  fail "a reanalyze changed the stored report: $(pb meta report "$work/a3.bin")"
+if [[ $code != 200 ]] || ! cmp -s "$work/a.bin" "$work/a3.bin"; then
+  fail "a reanalyze changed the stored report: HTTP $code $(pb meta report "$work/a3.bin")"
+fi
 echo "$prog: ok: F1: team 2's upload (other .json, other name, reanalyze) made its own report" \
   "(${meta_b##* }, team 1's ${meta_a##* }); team 1's answers stayed byte for byte"
 
@@ -229,7 +230,9 @@ for i in 1 2 3 4 5 6; do
 done
 code=$(as "$t1" GET "/v1/reports?limit=1000" "$work/l5.bin")
 size=$(stat -c %s "$work/l5.bin")
-[[ $code == 200 ]] && ((size <= 4096)) || fail "a listing past --max-list-bytes: HTTP $code, $size bytes"
+if [[ $code != 200 ]] || ((size > 4096)); then
+  fail "a listing past --max-list-bytes: HTTP $code, $size bytes"
+fi
 page=$(pb list "$work/l5.bin")
 [[ $page == "count=2 next=2 "* ]] || fail "a capped listing: $page"
 echo "$prog: ok: a listing stops at --max-list-bytes ($size bytes, $page)"

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The attack suite (issue 11): hostile clients against tregd on 127.0.0.1,
+# one attack at a time, each while tests/cli/attacks.py probes GET
+# /v1/health every 100 ms and samples the RSS of tregd and its workers:
+#   F5  24 clients announcing 60 MB without a valid token get their 401
+#       before a byte of body; 8 that send it all cost no memory;
+#   F3  60 MB of unknown protobuf fields: 400, memory and health unaffected;
+#   F4  30 MB file names: 400;
+#   F2  a code object whose DWARF inflates to 1 GiB: analyzed, worker bounded.
+# The other findings have their own tests: F1 and F7 in
+# test_tregd_integrity.sh; F6, conflicting Content-Length, TLS, and the
+# worker killed from outside (F10) in test_tregd.sh; F8 and F9 in
+# test_tregc_hostile_server.sh.  Needs TREGD and TREG_FIXTURES.
+set -euo pipefail
+prog=test_tregd_attacks
+# shellcheck source=tests/cli/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+[[ -n ${TREGD:-} && -x $TREGD ]] || fail "TREGD is not set or not executable (CTest sets it)"
+bomb=${TREG_FIXTURES:-}/bad/dwarf-bomb.hsaco
+[[ -f $bomb ]] || fail "fixture missing: $bomb (tests/fixtures/make-fixtures.sh makes it)"
+for tool in openssl python3; do
+  command -v "$tool" >/dev/null || skip "$tool is not installed"
+done
+
+work=$(mktemp -d)
+pid=
+cleanup() {
+  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  fi
+  [[ -n ${KEEP_WORK:-} ]] && cp "$work/tregd.log" /tmp/tregd-attacks.log
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" \
+  -days 1 -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1,DNS:localhost 2>/dev/null ||
+  fail "openssl could not make a self-signed certificate"
+token=attack-suite-token-$RANDOM$RANDOM
+"$TREGD" --listen 127.0.0.1:0 --port-file "$work/port" --cert "$work/cert.pem" \
+  --key "$work/key.pem" --store "$work/store" --token "$token" --workers 1 \
+  --max-body 67108864 --timeout 60 2>>"$work/tregd.log" &
+pid=$!
+wait_port "$work/port" "$pid" "$work/tregd.log"
+
+rc=0
+python3 "$TREG_SOURCE_ROOT/tests/cli/attacks.py" "$(cat "$work/port")" "$work/cert.pem" "$token" \
+  "$pid" "$bomb" >"$work/out" 2>&1 || rc=$?
+sed "s/^/$prog: /" "$work/out"
+((rc == 0)) || fail "an attack was not handled as it should be (above)"
+kill -0 "$pid" 2>/dev/null || fail "tregd died during the attacks: $(tail -n3 "$work/tregd.log")"
+grep -q '"request without a valid token: its body is not read"' "$work/tregd.log" ||
+  fail "no log line for the refused bodies"
+echo "$prog: PASS"
