@@ -254,11 +254,13 @@ BOUNDS = {"f5_unauthenticated_bodies": (64, 0), "f5_split_heads": (64, 0), "f5_u
 HEALTH_MAX_S = 3.0
 
 failed = 0
-base_server = rss_kib(PID)
-base_worker = max([rss_kib(c) for c in children(PID)] or [0])
 for attack in ATTACKS:
     if WANT and attack.__name__ not in WANT:
         continue
+    # Growth is over the memory held just before the attack: glibc (and
+    # ASan's quarantine) may keep what an earlier one freed.
+    base_server = rss_kib(PID)
+    base_worker = max([rss_kib(c) for c in children(PID)] or [0])
     with Watch() as w:
         t = time.monotonic()
         ok, what = attack()
