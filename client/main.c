@@ -157,7 +157,7 @@ static void server_failed(cli *c, const char *key, const char *name, const char 
  * the run.  Returns 1 and reports it when resp is one of them. */
 static int server_refused(cli *c, const tregc_response *resp, const char *key, const char *name)
 {
-    char line[400];
+    char line[600];
     if (resp->status == 401) {
         snprintf(line, sizeof line, "%s: the server refused the token (401)%s", c->https.hostport,
                  c->cfg.token ? ""
@@ -165,6 +165,11 @@ static int server_refused(cli *c, const tregc_response *resp, const char *key, c
     } else if (resp->status == 503) {
         snprintf(line, sizeof line, "%s: server busy (503), still after %d retries",
                  c->https.hostport, resp->busy_retries);
+    } else if (resp->status == 507) {
+        snprintf(line, sizeof line,
+                 "%s: the server's report store is full (507): nothing more can be analyzed "
+                 "until its operator makes room",
+                 c->https.hostport);
     } else {
         return 0;
     }

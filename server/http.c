@@ -99,8 +99,9 @@ struct http_server {
     struct event *accept_resume; /* ends a pause in accepting (on_accept_error) */
     long long accept_failures;   /* since the last log line about them */
     struct timespec accept_logged;
-    tls_listener tls;         /* the connection hook's context and head deadline */
-    http_server *next_server; /* in all_servers */
+    tls_listener tls;            /* the connection hook's context and head deadline */
+    struct timespec full_logged; /* the last "store is full" line */
+    http_server *next_server;    /* in all_servers */
 };
 
 /* libevent calls a listener's error callback with the evhttp as its
@@ -154,6 +155,8 @@ static const char *reason(int status)
         return "Internal Server Error";
     case 503:
         return "Service Unavailable";
+    case 507:
+        return "Insufficient Storage";
     case 504:
         return "Gateway Timeout";
     }
@@ -580,6 +583,10 @@ static void analysis_done(void *arg, const pool_result *res)
         case POOL_FAILED:
             reply_error(w, 500, res->message);
             break;
+        case POOL_STORE_FULL:
+            evhttp_add_header(evhttp_request_get_output_headers(w->req), "Retry-After", "60");
+            reply_error(w, 507, res->message);
+            break;
         }
         w = next;
     }
@@ -616,6 +623,16 @@ static bool answer_stored(request *r, const char *key)
     reply_upload(r, out.bytes, out.len, true);
     free(out.owned);
     return true;
+}
+
+/* One line a minute while the store refuses analyses for want of room. */
+static void log_store_full(http_server *s, const char *why)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (s->full_logged.tv_sec != 0 && now.tv_sec - s->full_logged.tv_sec < 60) return;
+    s->full_logged = now;
+    log_msg("error", "the report store is full: uploads answered 507 without analysis", why);
 }
 
 /* True when the report under key reads back whole (its checksum holds). */
@@ -694,6 +711,19 @@ static void handle_analyze(request *r)
             f->waiters = r;
             return;
         }
+    }
+
+    /* A full store: no analysis whose report could not be kept.  What the
+     * write needs, generously: the blob, the texts and a report (5-10x the
+     * code object with its rows). */
+    char room[160];
+    uint64_t need = (uint64_t)up->code_object.len * 17 + strlen(json) + strlen(amdgcn);
+    if (store_it && !store_has_room(s->cfg.store, need, s->cfg.min_free_bytes, room, sizeof room)) {
+        treg__v1__upload_request__free_unpacked(up, NULL);
+        log_store_full(s, room);
+        evhttp_add_header(evhttp_request_get_output_headers(r->req), "Retry-After", "60");
+        reply_error(r, 507, "the report store is full: nothing was analyzed or stored");
+        return;
     }
 
     inflight *f = calloc(1, sizeof *f);

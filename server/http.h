@@ -30,7 +30,8 @@ typedef struct http_config {
     /* --visibility team: a team sees only the reports it uploaded, each
      * with its own upload's file name, host and time */
     bool team_visibility;
-    size_t max_list_bytes; /* a listing stops before its body passes this */
+    size_t max_list_bytes;   /* a listing stops before its body passes this */
+    uint64_t min_free_bytes; /* no analysis unless the store keeps this much free after it */
 } http_config;
 
 /* Binds and starts serving; NULL with a one-line message on failure. */

@@ -31,7 +31,7 @@
 typedef struct config {
     char *listen, *cert, *key, *store, *tokens_file, *port_file;
     long workers, queue, timeout, head_timeout, worker_memory;
-    long long max_body, max_list_bytes;
+    long long max_body, max_list_bytes, min_free_mb;
     bool team_visibility; /* --visibility team */
     char **tokens;        /* plain tokens from --token, hashed at startup */
     size_t ntokens;
@@ -56,7 +56,8 @@ static void usage(FILE *f)
             "usage: tregd --cert FILE --key FILE --store DIR (--token TOKEN | --tokens-file FILE)\n"
             "             [--listen HOST:PORT] [--workers N] [--queue N] [--max-body BYTES]\n"
             "             [--timeout SECONDS] [--head-timeout SECONDS] [--worker-memory MIB]\n"
-            "             [--visibility all|team] [--max-list-bytes BYTES] [--port-file FILE]\n"
+            "             [--visibility all|team] [--max-list-bytes BYTES] [--min-free-mb MIB]\n"
+            "             [--port-file FILE]\n"
             "             [--config FILE]\n"
             "       tregd hash-token TOKEN|-\n");
 }
@@ -133,7 +134,8 @@ static int config_set(config *c, const char *name, const char *v, char *err, siz
                 {"timeout", 1, 86400},
                 {"head-timeout", 1, 3600},
                 {"worker-memory", 0, 1 << 20},
-                {"max-list-bytes", 4096, (long long)1 << 30}};
+                {"max-list-bytes", 4096, (long long)1 << 30},
+                {"min-free-mb", 0, (long long)1 << 40}};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
         if (strcmp(name, nums[i].name) != 0) continue;
         if (parse_long(v, nums[i].lo, nums[i].hi, &n) != 0) {
@@ -153,8 +155,10 @@ static int config_set(config *c, const char *name, const char *v, char *err, siz
             c->head_timeout = (long)n;
         else if (i == 5)
             c->worker_memory = (long)n;
-        else
+        else if (i == 6)
             c->max_list_bytes = n;
+        else
+            c->min_free_mb = n;
         return 0;
     }
     snprintf(err, errlen, "unknown setting '%s'", name);
@@ -353,6 +357,7 @@ static const struct option long_options[] = {{"config", required_argument, NULL,
                                              {"port-file", required_argument, NULL, 'p'},
                                              {"visibility", required_argument, NULL, 'V'},
                                              {"max-list-bytes", required_argument, NULL, 'L'},
+                                             {"min-free-mb", required_argument, NULL, 'F'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
 
@@ -480,7 +485,8 @@ int main(int argc, char **argv)
                 .head_timeout = 30,
                 .worker_memory = 4096,
                 .max_body = 64LL << 20,
-                .max_list_bytes = 4LL << 20};
+                .max_list_bytes = 4LL << 20,
+                .min_free_mb = 64};
     int rc = parse_args(argc, argv, &c);
     char host[256];
     unsigned short port = 8443;
@@ -545,7 +551,8 @@ int main(int argc, char **argv)
                           .store = st,
                           .pool = workers,
                           .team_visibility = c.team_visibility,
-                          .max_list_bytes = (size_t)c.max_list_bytes};
+                          .max_list_bytes = (size_t)c.max_list_bytes,
+                          .min_free_bytes = (uint64_t)c.min_free_mb << 20};
         if ((http = http_new(base, &hc, err, sizeof err)) == NULL) {
             fprintf(stderr, "tregd: %s\n", err);
             rc = 1;

@@ -381,8 +381,15 @@ static void written(write_req *req)
     pool *p = j->owner;
     p->writing--;
     if (req->rc != 0) {
+        /* The paths in err are for the log; the client is told what
+         * happened, not where. */
         log_msg("error", req->err, j->hash);
-        finish_simple(j, POOL_FAILED, req->err);
+        if (req->rc == STORE_WRITE_FULL)
+            finish_simple(j, POOL_STORE_FULL, "the report store is full: nothing was stored");
+        else
+            finish_simple(j, POOL_FAILED,
+                          "the report store cannot be written (the server's "
+                          "log says why): nothing was stored");
     } else {
         deliver(j, j->reply, j->reply_len);
     }

@@ -24,15 +24,16 @@
 #include <event2/event.h>
 
 typedef enum pool_outcome {
-    POOL_OK,       /* report packed and stored (its files durable; with
-                    * store false, packed only) */
-    POOL_REJECTED, /* the analyzer refused the code object (message) */
-    POOL_FAILED,   /* packing or storing failed (message) */
-    POOL_CRASHED,  /* the worker died during the job: the input crashed the analysis */
-    POOL_KILLED,   /* the worker was killed from outside (SIGKILL: the OOM killer, an
-                    * operator), not by the input: worth another try */
-    POOL_TIMEOUT,  /* the worker was killed at the timeout */
-    POOL_SHUTDOWN  /* dropped from the queue at shutdown */
+    POOL_OK,         /* report packed and stored (its files durable; with
+                      * store false, packed only) */
+    POOL_REJECTED,   /* the analyzer refused the code object (message) */
+    POOL_FAILED,     /* packing or storing failed (message) */
+    POOL_STORE_FULL, /* the store's filesystem is full (ENOSPC): nothing stored */
+    POOL_CRASHED,    /* the worker died during the job: the input crashed the analysis */
+    POOL_KILLED,     /* the worker was killed from outside (SIGKILL: the OOM killer, an
+                      * operator), not by the input: worth another try */
+    POOL_TIMEOUT,    /* the worker was killed at the timeout */
+    POOL_SHUTDOWN    /* dropped from the queue at shutdown */
 } pool_outcome;
 
 typedef struct pool_result {

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -308,8 +309,15 @@ static bool valid_text_hash(const char *sha, size_t len)
     return len == 0 || store_valid_hash(sha);
 }
 
+/* ENOSPC and its kin: the store is full, not broken. */
+static int write_failed(int why)
+{
+    return why == ENOSPC || why == EDQUOT || why == EFBIG ? STORE_WRITE_FULL : -1;
+}
+
 int store_write_upload(const char *dir, const store_upload *u, char *err, size_t errlen)
 {
+    int why = 0; /* errno of the step that failed */
     char shard[4096];
     char blob_path[4200], json_path[4200], asm_path[4200], rpath[4200];
     if (!store_valid_hash(u->hash) || !store_valid_hash(u->key) ||
@@ -323,9 +331,9 @@ int store_write_upload(const char *dir, const store_upload *u, char *err, size_t
         (u->amdgcn_len > 0 &&
          shard_dir(dir, "texts", u->amdgcn_sha256, shard, sizeof shard) != 0) ||
         shard_dir(dir, "reports", u->key, shard, sizeof shard) != 0) {
-        snprintf(err, errlen, "store: cannot create directories under %s: %s", dir,
-                 strerror(errno));
-        return -1;
+        why = errno;
+        snprintf(err, errlen, "store: cannot create directories under %s: %s", dir, strerror(why));
+        return write_failed(why);
     }
     snprintf(blob_path, sizeof blob_path, "%s/blobs/%.2s/%s", dir, u->hash, u->hash);
     snprintf(json_path, sizeof json_path, "%s/texts/%.2s/%s", dir, u->json_sha256, u->json_sha256);
@@ -361,15 +369,17 @@ int store_write_upload(const char *dir, const store_upload *u, char *err, size_t
         p[i].final = want[i].final;
         p[i].fd = tmp_create(dir, p[i].tmp, sizeof p[i].tmp);
         if (p[i].fd < 0) {
+            why = errno;
             snprintf(err, errlen, "store: cannot create a temp file in %s/tmp: %s", dir,
-                     strerror(errno));
+                     strerror(why));
             rc = -1;
             break;
         }
         made++;
         if ((want[i].head && write_all(p[i].fd, want[i].head, want[i].head_len) != 0) ||
             write_all(p[i].fd, want[i].data, want[i].len) != 0) {
-            snprintf(err, errlen, "store: cannot write %s: %s", p[i].tmp, strerror(errno));
+            why = errno;
+            snprintf(err, errlen, "store: cannot write %s: %s", p[i].tmp, strerror(why));
             rc = -1;
         }
 #ifdef SYNC_FILE_RANGE_WRITE
@@ -379,21 +389,23 @@ int store_write_upload(const char *dir, const store_upload *u, char *err, size_t
     }
     for (size_t i = 0; i < made && rc == 0; i++) {
         if (fdatasync(p[i].fd) != 0) {
-            snprintf(err, errlen, "store: cannot write %s: %s", p[i].tmp, strerror(errno));
+            why = errno;
+            snprintf(err, errlen, "store: cannot write %s: %s", p[i].tmp, strerror(why));
             rc = -1;
         }
     }
     for (size_t i = 0; i < made; i++) close(p[i].fd);
     for (; renamed < made && rc == 0; renamed++) {
         if (rename(p[renamed].tmp, p[renamed].final) != 0) {
+            why = errno;
             snprintf(err, errlen, "store: cannot rename into %s: %s", p[renamed].final,
-                     strerror(errno));
+                     strerror(why));
             rc = -1;
             break; /* p[renamed].tmp is still there: unlinked below */
         }
     }
     for (size_t i = renamed; i < made; i++) unlink(p[i].tmp);
-    if (rc != 0) return -1;
+    if (rc != 0) return write_failed(why);
     /* One fsync per shard directory of the upload, each once, the report's
      * last: also those of a blob or text found present, since the rename
      * that put it there may be another upload's not yet synced, and a
@@ -416,13 +428,32 @@ int store_write_upload(const char *dir, const store_upload *u, char *err, size_t
         for (size_t k = 0; k < nsynced; k++) seen = seen || strcmp(synced[k], d) == 0;
         if (seen) continue;
         if (fsync_dir(d) != 0) {
+            why = errno;
             snprintf(err, errlen, "store: cannot sync the directories of %s: %s", rpath,
-                     strerror(errno));
-            return -1;
+                     strerror(why));
+            return write_failed(why);
         }
         memcpy(synced[nsynced++], d, sizeof d);
     }
     return 0;
+}
+
+bool store_has_room(const store *s, uint64_t need, uint64_t reserve, char *why, size_t whylen)
+{
+    struct statvfs fs;
+    if (statvfs(s->dir, &fs) != 0) return true; /* cannot tell: the write will say */
+    uint64_t bytes = (uint64_t)fs.f_bavail * fs.f_frsize;
+    if (bytes < need + reserve) {
+        snprintf(why, whylen, "%llu MiB free, %llu MiB needed (with --min-free-mb %llu)",
+                 (unsigned long long)(bytes >> 20), (unsigned long long)((need + reserve) >> 20),
+                 (unsigned long long)(reserve >> 20));
+        return false;
+    }
+    if (fs.f_files > 0 && fs.f_favail < 16) { /* every file is an inode */
+        snprintf(why, whylen, "%llu inodes free", (unsigned long long)fs.f_favail);
+        return false;
+    }
+    return true;
 }
 
 /* ---- reading a report ---- */

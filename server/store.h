@@ -134,11 +134,23 @@ store *store_open(const char *dir, char *err, size_t errlen);
 void store_close(store *s);
 const char *store_dir(const store *s);
 
+/* store_write_upload's answer when the filesystem is full (ENOSPC, a quota,
+ * a file size limit): nothing is left half-written, and a retry once
+ * there is room succeeds. */
+#define STORE_WRITE_FULL (-2)
+
 /* Writes the blob and texts (unless the store has them, byte for byte: a
  * damaged one is replaced) and, last, the report with its header, each
- * atomically; 0 once all of them are durable, else -1 and one line in err.
+ * atomically; 0 once all of them are durable, else STORE_WRITE_FULL or -1,
+ * and one line in err (naming paths: for the log, not for clients).
  * Blocks on the disk: never call it on the event loop. */
 int store_write_upload(const char *dir, const store_upload *u, char *err, size_t errlen);
+
+/* Whether the store's filesystem has need bytes free past reserve, and a
+ * few inodes: false, with what it has in why, when an analysis would only
+ * fail at its write (tregd answers 507 without analyzing).  True when it
+ * cannot tell. */
+bool store_has_room(const store *s, uint64_t need, uint64_t reserve, char *why, size_t whylen);
 
 /* The packed report stored under key (its header checked and removed):
  * STORE_FOUND and a malloc'd *out, or another STORE_ value.  A damaged or

@@ -295,8 +295,11 @@ touch "$shard5"
 pb upload "$fixture5" call_kernel.hsaco >"$work/up5.bin"
 code=$(post "$work/up5.bin" "$work/e5.bin")
 [[ $code == 500 ]] || fail "failed store write: HTTP $code"
-[[ $(pb error "$work/e5.bin") == "status=500 message=store: cannot rename into "* ]] ||
+# what happened for the client, where for the log: no server path in the answer
+[[ $(pb error "$work/e5.bin") == "status=500 message=the report store cannot be written (the server's log says why): nothing was stored" ]] ||
   fail "failed store write body: $(pb error "$work/e5.bin")"
+grep -q "store: cannot rename into $store/reports/" "$work/tregd.log" ||
+  fail "the failed store write's path is not in the log"
 req GET /v1/health "$work/h5.bin" >/dev/null
 [[ $(pb health "$work/h5.bin") == "$before5" ]] ||
   fail "a failed store write changed the index: $(pb health "$work/h5.bin")"

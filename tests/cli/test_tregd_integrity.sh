@@ -36,6 +36,7 @@ stop_server() {
 }
 cleanup() {
   stop_server
+  mountpoint -q "$work/small" 2>/dev/null && umount "$work/small"
   [[ -n ${KEEP_WORK:-} ]] && cp "$work/tregd.log" /tmp/tregd-integrity.log
   rm -rf "$work"
 }
@@ -236,5 +237,44 @@ fi
 page=$(pb list "$work/l5.bin")
 [[ $page == "count=2 next=2 "* ]] || fail "a capped listing: $page"
 echo "$prog: ok: a listing stops at --max-list-bytes ($size bytes, $page)"
+# ---- a full store: 507, without analysis, without paths ----
+stop_server
+start_server --min-free-mb 1099511627776 # more than any disk has
+pb upload "$TREG_FIXTURES/gfx90a/branch_kernel.hsaco" branch_kernel.hsaco >"$work/up-full.bin"
+code=$(post "$t1" "$work/up-full.bin" "$work/full.bin")
+[[ $code == 507 && $(pb error "$work/full.bin") == "status=507 message=the report store is full: nothing was analyzed or stored" ]] ||
+  fail "a full store: HTTP $code $(pb error "$work/full.bin" 2>/dev/null)"
+grep -q '"the report store is full: uploads answered 507 without analysis".*MiB free' "$work/tregd.log" ||
+  fail "no log line for the full store"
+code=$(as "$t1" GET "/v1/reports/$hash?inputs=$inputs_a" "$work/r.bin") # reading goes on
+[[ $code == 200 ]] || fail "a stored report while the store is full: HTTP $code"
+code=$(post "$t1" "$work/up-a.bin" "$work/r-full.bin") # so do stored inputs
+[[ $code == 200 && $(pb upload-response "$work/r-full.bin") == *" stored_before=1" ]] ||
+  fail "an upload of stored inputs while the store is full: HTTP $code"
+echo "$prog: ok: a store without room answers 507 before analyzing (no path in it), and still serves what it has"
+
+# the real thing, where a small tmpfs can be mounted (root)
+mnt=$work/small
+mkdir -p "$mnt"
+if mount -t tmpfs -o size=8m,nr_inodes=4096 tmpfs "$mnt" 2>/dev/null; then
+  stop_server
+  store=$mnt/store
+  start_server --min-free-mb 0
+  code=$(post "$t1" "$work/up-full.bin" "$work/ok.bin")
+  [[ $code == 200 ]] || fail "a first upload to the small store: HTTP $code"
+  dd if=/dev/zero of="$mnt/fill" bs=64k 2>/dev/null || true # to the last block
+  pb upload "$TREG_FIXTURES/gfx90a/mfma_kernel.hsaco" mfma_kernel.hsaco >"$work/up-full2.bin"
+  code=$(post "$t1" "$work/up-full2.bin" "$work/full2.bin")
+  [[ $code == 507 ]] || fail "a filled tmpfs store: HTTP $code $(pb error "$work/full2.bin" 2>/dev/null)"
+  [[ -z $(ls -A "$store/tmp") ]] || fail "a full store left temp files"
+  rm -f "$mnt/fill"
+  code=$(post "$t1" "$work/up-full2.bin" "$work/ok2.bin")
+  [[ $code == 200 ]] || fail "after making room: HTTP $code"
+  stop_server
+  umount "$mnt"
+  echo "$prog: ok: a filled 8 MiB tmpfs store answers 507, and analyzes again once there is room"
+else
+  echo "$prog: (cannot mount a tmpfs here: the filled-disk case is left to the --min-free-mb check above)"
+fi
 stop_server
 echo "$prog: PASS"

@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -893,6 +895,42 @@ static void test_recovery_without_blob(void **state)
     free(m.packed);
 }
 
+/* A full filesystem is STORE_WRITE_FULL, not a broken store: nothing is
+ * left behind, and the same write succeeds once there is room.  (A file
+ * size limit stands in for a full disk: EFBIG, classed with ENOSPC.) */
+static void test_full_store(void **state)
+{
+    fixture *f = *state;
+    char err[600] = "", path[512];
+    store *s = store_open(f->dir, err, sizeof err);
+    assert_non_null(s);
+    const char *kernels[] = {"k"};
+    made m = {.kernels = kernels, .nkernels = 1, .created = 3};
+    pack_made(&m, '5');
+    struct rlimit was, small = {.rlim_cur = 16, .rlim_max = RLIM_INFINITY};
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &was), 0);
+    small.rlim_max = was.rlim_max;
+    void (*old)(int) = signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+    int rc = write_made(f->dir, &m);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &was), 0);
+    signal(SIGXFSZ, old);
+    assert_int_equal(rc, STORE_WRITE_FULL);
+    snprintf(path, sizeof path, "%s/tmp", f->dir);
+    assert_int_equal(count_entries(path), 0);
+    report_file(f->dir, m.key, path, sizeof path);
+    assert_false(tu_exists(path));
+    assert_int_equal(write_made(f->dir, &m), 0);
+    assert_true(tu_exists(path));
+    /* The room check: whatever the disk has, a reserve past it is refused. */
+    char why[160] = "";
+    assert_true(store_has_room(s, 1, 0, why, sizeof why));
+    assert_false(store_has_room(s, 1, (uint64_t)1 << 62, why, sizeof why));
+    assert_non_null(strstr(why, "MiB free"));
+    free(m.packed);
+    store_close(s);
+}
+
 static void test_bad_names(void **state)
 {
     fixture *f = *state;
@@ -940,6 +978,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rebuilds_damaged_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_converts_old_layout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recovery_without_blob, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_full_store, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_names, setup, teardown),
         cmocka_unit_test(test_unusable_dir),
     };
