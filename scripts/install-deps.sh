@@ -27,7 +27,7 @@ PACKAGES=(
   build-essential cmake pkg-config git ca-certificates
   llvm-22 llvm-22-dev llvm-22-tools clang-22 clang-tools-22 lld-22 libclang-rt-22-dev
   libelf-dev libdw-dev libmsgpack-dev libjson-c-dev libyaml-dev libcmocka-dev
-  zlib1g-dev libzstd-dev zstd
+  zlib1g-dev libzstd-dev zstd libseccomp-dev
   libprotobuf-c-dev protobuf-c-compiler libevent-dev libssl-dev libsqlite3-dev openssl curl
   python3 shellcheck clang-format cppcheck
   chromium fonts-dejavu-core

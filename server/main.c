@@ -24,12 +24,13 @@
 #include "http.h"
 #include "log.h"
 #include "pool.h"
+#include "sandbox.h"
 #include "store.h"
 #include "tls.h"
 #include "treg/analyzer.h"
 
 typedef struct config {
-    char *listen, *cert, *key, *store, *tokens_file, *port_file;
+    char *listen, *cert, *key, *store, *tokens_file, *port_file, *worker_user;
     long workers, queue, timeout, head_timeout, worker_memory;
     long long max_body, max_list_bytes, min_free_mb;
     bool team_visibility; /* --visibility team */
@@ -57,7 +58,7 @@ static void usage(FILE *f)
             "             [--listen HOST:PORT] [--workers N] [--queue N] [--max-body BYTES]\n"
             "             [--timeout SECONDS] [--head-timeout SECONDS] [--worker-memory MIB]\n"
             "             [--visibility all|team] [--max-list-bytes BYTES] [--min-free-mb MIB]\n"
-            "             [--port-file FILE]\n"
+            "             [--worker-user USER] [--port-file FILE]\n"
             "             [--config FILE]\n"
             "       tregd hash-token TOKEN|-\n");
 }
@@ -70,6 +71,7 @@ static void config_free(config *c)
     free(c->store);
     free(c->tokens_file);
     free(c->port_file);
+    free(c->worker_user);
     for (size_t i = 0; i < c->ntokens; i++) {
         OPENSSL_cleanse(c->tokens[i], strlen(c->tokens[i]));
         free(c->tokens[i]);
@@ -105,6 +107,7 @@ static int config_set(config *c, const char *name, const char *v, char *err, siz
     if (strcmp(name, "store") == 0) return set_str(&c->store, v);
     if (strcmp(name, "tokens-file") == 0) return set_str(&c->tokens_file, v);
     if (strcmp(name, "port-file") == 0) return set_str(&c->port_file, v);
+    if (strcmp(name, "worker-user") == 0) return set_str(&c->worker_user, v);
     if (strcmp(name, "visibility") == 0) {
         if (strcmp(v, "all") != 0 && strcmp(v, "team") != 0) {
             snprintf(err, errlen, "visibility: '%s' is not all or team", v);
@@ -358,6 +361,7 @@ static const struct option long_options[] = {{"config", required_argument, NULL,
                                              {"visibility", required_argument, NULL, 'V'},
                                              {"max-list-bytes", required_argument, NULL, 'L'},
                                              {"min-free-mb", required_argument, NULL, 'F'},
+                                             {"worker-user", required_argument, NULL, 'U'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
 
@@ -526,6 +530,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "tregd: %s\n", err);
         rc = 1;
     }
+    sandbox sb = {0};
+    if (rc == 0 && sandbox_prepare(&sb, c.worker_user, err, sizeof err) != 0) {
+        fprintf(stderr, "tregd: %s\n", err);
+        rc = 2;
+    }
     if (rc == 0 && (st = store_open(c.store, err, sizeof err)) == NULL) {
         fprintf(stderr, "tregd: %s\n", err);
         rc = 1;
@@ -536,7 +545,7 @@ int main(int argc, char **argv)
     }
     if (rc == 0 &&
         (workers = pool_new(base, (unsigned)c.workers, (unsigned)c.queue, (unsigned)c.timeout,
-                            (unsigned)c.worker_memory, c.store, err, sizeof err)) == NULL) {
+                            (unsigned)c.worker_memory, &sb, c.store, err, sizeof err)) == NULL) {
         fprintf(stderr, "tregd: %s\n", err);
         rc = 1;
     }
@@ -623,6 +632,7 @@ int main(int argc, char **argv)
     store_close(st);
     SSL_CTX_free(tls);
     auth_free(&auth);
+    sandbox_free(&sb);
     config_free(&c);
     return rc;
 }

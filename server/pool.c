@@ -18,6 +18,7 @@
 #include <event2/bufferevent.h>
 
 #include "frame.h"
+#include "sandbox.h"
 #include "log.h"
 #include "worker.h"
 #include "writer.h"
@@ -56,6 +57,7 @@ struct pool {
     unsigned nworkers, queue_max, queued, busy;
     unsigned timeout_seconds;
     unsigned worker_memory_mib; /* RLIMIT_AS of each worker, 0: none */
+    const sandbox *sandbox;     /* entered by each worker before its first job */
     worker *workers;
     writer *writer;
     unsigned writing, write_max; /* store writes pending; the bound */
@@ -139,6 +141,13 @@ static int spawn(pool *p, worker *w)
         /* Listening socket, client connections, other workers' pipes. */
         close_range(4, ~0U, 0);
         limit_worker(p->worker_memory_mib);
+        char why[300];
+        if (p->sandbox != NULL && sandbox_enter(p->sandbox, why, sizeof why) != 0) {
+            log_msg("error", "worker not started", why);
+            _exit(1);
+        }
+        if (getppid() != parent)
+            _exit(0); /* the parent died before the death signal was set again */
         worker_main(3);
     }
     close(sv[1]);
@@ -462,8 +471,8 @@ static void on_read(struct bufferevent *bev, void *arg)
 }
 
 pool *pool_new(struct event_base *base, unsigned workers, unsigned queue_max,
-               unsigned timeout_seconds, unsigned worker_memory_mib, const char *store_dir,
-               char *err, size_t errlen)
+               unsigned timeout_seconds, unsigned worker_memory_mib, const sandbox *sb,
+               const char *store_dir, char *err, size_t errlen)
 {
     pool *p = calloc(1, sizeof *p);
     if (p == NULL || (p->workers = calloc(workers, sizeof *p->workers)) == NULL) {
@@ -476,7 +485,9 @@ pool *pool_new(struct event_base *base, unsigned workers, unsigned queue_max,
     p->queue_max = queue_max;
     p->timeout_seconds = timeout_seconds;
     p->worker_memory_mib = worker_memory_mib;
-    char limits[160];
+    p->sandbox = sb;
+    char limits[300], confined[160] = "";
+    if (sb != NULL) sandbox_describe(sb, confined, sizeof confined);
     if (worker_memory_mib && TREGD_ASAN)
         snprintf(limits, sizeof limits,
                  "address space unlimited (an AddressSanitizer build), no core dumps");
@@ -484,6 +495,10 @@ pool *pool_new(struct event_base *base, unsigned workers, unsigned queue_max,
         snprintf(limits, sizeof limits, "address space %u MiB, no core dumps", worker_memory_mib);
     else
         snprintf(limits, sizeof limits, "address space unlimited, no core dumps");
+    if (confined[0]) {
+        size_t at = strlen(limits);
+        snprintf(limits + at, sizeof limits - at, ", %s", confined);
+    }
     log_msg("info", "worker limits", limits);
     p->write_max = 2 * workers > 4 ? 2 * workers : 4;
     /* The worker processes first: fork before any thread exists. */

@@ -73,14 +73,16 @@ typedef struct pool_job_spec {
 typedef void (*pool_done_fn)(void *arg, const pool_result *res);
 
 typedef struct pool pool;
+struct sandbox;
 
-/* worker_memory_mib: each worker's address-space limit (RLIMIT_AS), 0 for
- * none; ignored, and said so in the log, in an AddressSanitizer build
- * (whose shadow memory needs terabytes of address space).  Workers never
+/* sb: the sandbox each worker enters before its first job (sandbox.h;
+ * NULL: none), which must outlive the pool.  worker_memory_mib: each
+ * worker's address-space limit (RLIMIT_AS), 0 for none; ignored, and said so in the log, in an
+ * AddressSanitizer build (whose shadow memory needs terabytes of address space).  Workers never
  * dump core: an input that crashes one must not fill the disk. */
 pool *pool_new(struct event_base *base, unsigned workers, unsigned queue_max,
-               unsigned timeout_seconds, unsigned worker_memory_mib, const char *store_dir,
-               char *err, size_t errlen);
+               unsigned timeout_seconds, unsigned worker_memory_mib, const struct sandbox *sb,
+               const char *store_dir, char *err, size_t errlen);
 
 /* 0: running or queued (the spec is copied); -1: the queue is full;
  * -2: shutting down or out of memory. */
