@@ -8,6 +8,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <event2/buffer.h>
 #include <event2/bufferevent_ssl.h>
 #include <openssl/ssl.h>
@@ -27,7 +31,9 @@ typedef struct gate {
     uint64_t discard_left; /* body bytes still to drop; UINT64_MAX until the connection ends */
     size_t scanned, line;  /* of the head being read: bytes looked at, where the last line starts */
     struct evbuffer *hold; /* bytes not yet handed to evhttp (a head, what follows it) */
-    struct evbuffer *front; /* scratch */
+    struct evbuffer *front;  /* scratch */
+    struct bufferevent *bev; /* the connection's TLS bufferevent */
+    unsigned own_replies;    /* replies http.c announced (gate_reply_ours) not yet seen */
 } gate;
 
 /* One header line's name and value (trimmed), pointers into the head. */
@@ -219,7 +225,76 @@ static void gate_cb(struct evbuffer *in, const struct evbuffer_cb_info *info, vo
     g->busy = false;
 }
 
+/* ---- replies: every one leaves a log line ----
+ *
+ * http.c logs each reply it sends.  evhttp sends some of its own, before
+ * any callback of ours runs: 413 for a body over --max-body, 400 for a
+ * request line or headers it cannot parse.  Every reply starts with a
+ * status line added to the connection's output in one piece (evhttp's
+ * evhttp_make_header), so a status line that http.c did not announce is
+ * one of evhttp's, and is logged here. */
+
+static void peer_of(const gate *g, char *out, size_t len)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    char host[INET6_ADDRSTRLEN] = "?";
+    unsigned port = 0;
+    evutil_socket_t fd = bufferevent_getfd(g->bev);
+    if (fd >= 0 && getpeername(fd, (struct sockaddr *)&ss, &sl) == 0) {
+        if (ss.ss_family == AF_INET) {
+            const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+            inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+            port = ntohs(a->sin_port);
+        } else if (ss.ss_family == AF_INET6) {
+            const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+            inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+            port = ntohs(a->sin6_port);
+        }
+    }
+    snprintf(out, len, "%s:%u", host, port);
+}
+
+static void gate_out_cb(struct evbuffer *out, const struct evbuffer_cb_info *info, void *arg)
+{
+    gate *g = arg;
+    if (info->n_added < 13) return; /* "HTTP/1.1 NNN " at least */
+    char line[64] = "";
+    struct evbuffer_ptr at;
+    if (evbuffer_ptr_set(out, &at, evbuffer_get_length(out) - info->n_added, EVBUFFER_PTR_SET) != 0)
+        return;
+    ev_ssize_t n = evbuffer_copyout_from(out, &at, line, sizeof line - 1);
+    if (n < 13 || strncmp(line, "HTTP/1.", 7) != 0 || line[8] != ' ') return;
+    line[n] = '\0';
+    int status = atoi(line + 9);
+    if (status < 200) return; /* 100 Continue: not a reply */
+    if (g->own_replies > 0) {
+        g->own_replies--;
+        return;
+    }
+    char *eol = strpbrk(line + 13, "\r\n");
+    if (eol) *eol = '\0';
+    char peer[80];
+    peer_of(g, peer, sizeof peer);
+    log_line *o = log_begin(status >= 500 ? "error" : "info", "request");
+    log_add_str(o, "peer", peer);
+    log_add_int(o, "status", status);
+    log_add_str(o, "by", "libevent");
+    log_add_str(o, "reason",
+                status == 413   ? "the body is larger than --max-body"
+                : status == 400 ? "a request line, header or length libevent cannot parse"
+                                : line + 13);
+    log_end_deferred(o);
+}
+
 static int gate_index = -1;
+
+void gate_reply_ours(struct bufferevent *bev)
+{
+    SSL *ssl = bev ? bufferevent_openssl_get_ssl(bev) : NULL;
+    gate *g = ssl && gate_index >= 0 ? SSL_get_ex_data(ssl, gate_index) : NULL;
+    if (g != NULL) g->own_replies++;
+}
 
 static void gate_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl, void *argp)
 {
@@ -238,6 +313,7 @@ int gate_attach(struct bufferevent *ssl_bev, const auth_set *auth)
     gate *g = gate_index >= 0 && ssl ? calloc(1, sizeof *g) : NULL;
     if (g == NULL) return -1;
     g->auth = auth;
+    g->bev = ssl_bev;
     g->state = G_HEAD;
     g->hold = evbuffer_new();
     g->front = evbuffer_new();
@@ -247,7 +323,8 @@ int gate_attach(struct bufferevent *ssl_bev, const auth_set *auth)
     }
     /* Freed with the SSL, whose bufferevent frees its buffers (and this
      * callback with them) without calling it. */
-    if (evbuffer_add_cb(bufferevent_get_input(ssl_bev), gate_cb, g) == NULL) {
+    if (evbuffer_add_cb(bufferevent_get_input(ssl_bev), gate_cb, g) == NULL ||
+        evbuffer_add_cb(bufferevent_get_output(ssl_bev), gate_out_cb, g) == NULL) {
         SSL_set_ex_data(ssl, gate_index, NULL);
         gate_free(NULL, g, NULL, 0, 0, NULL);
         return -1;

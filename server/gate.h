@@ -22,6 +22,8 @@
  * replies: a filter moves output only while writing is enabled, and evhttp
  * adds a reply before it enables writing.)
  *
+ * It also logs the replies evhttp sends on its own (gate_reply_ours).
+ *
  * Loop thread only. */
 #ifndef TREGD_GATE_H
 #define TREGD_GATE_H
@@ -37,5 +39,12 @@
  * at every head (a reload takes effect at once).  The gate's state lives
  * in the connection's SSL and goes with it.  0, or -1 when out of memory. */
 int gate_attach(struct bufferevent *ssl_bev, const auth_set *auth);
+
+/* http.c is about to send a reply on bev, and logs it itself.  A reply it
+ * did not announce is one of evhttp's own (413 for a body over --max-body,
+ * 400 for what it cannot parse): the gate logs that one, as
+ * {"msg":"request", "status", "by":"libevent", "peer", "reason"}, so that
+ * every reply leaves one line. */
+void gate_reply_ours(struct bufferevent *bev);
 
 #endif

@@ -20,7 +20,8 @@
  *
  * Every failure is the HTTP status plus a treg.v1.Error body.  The one
  * exception is a body over --max-body: libevent 2.1 answers that 413 itself
- * (before any callback of ours runs), so its body is libevent's HTML.
+ * (before any callback of ours runs), so its body is libevent's HTML; the
+ * gate logs those replies (gate.h).
  *
  * Everything here runs on the event loop thread.  Per request it does only
  * bounded work: unpacking the upload and hashing it (proportional to the
@@ -49,6 +50,7 @@
 
 #include "gate.h"
 #include "log.h"
+#include "peers.h"
 #include "proto_wire.h"
 #include "report_key.h"
 #include "tls.h"
@@ -181,6 +183,7 @@ static void reply(request *r, int status, const uint8_t *body, size_t len)
     struct evhttp_connection *evcon = evhttp_request_get_connection(r->req);
     struct bufferevent *bev = evcon ? evhttp_connection_get_bufferevent(evcon) : NULL;
     tls_request_done(bev);
+    gate_reply_ours(bev);
     evhttp_send_reply(r->req, status, reason(status), buf);
     if (buf != NULL) evbuffer_free(buf);
     /* The reply waits in the connection's output for the next loop
@@ -929,6 +932,13 @@ http_server *http_new(struct event_base *base, const http_config *cfg, char *err
     s->cfg = *cfg;
     s->tls.ctx = cfg->tls;
     s->tls.head_timeout_seconds = cfg->head_timeout_seconds ? cfg->head_timeout_seconds : 30;
+    s->tls.request_timeout_seconds = cfg->request_timeout_seconds;
+    if (cfg->max_per_address > 0 && (s->tls.peers = peers_new(cfg->max_per_address)) == NULL) {
+        snprintf(err, errlen, "http: out of memory");
+        evhttp_free(s->http);
+        free(s);
+        return NULL;
+    }
     evhttp_set_bevcb(s->http, connection_bev, s);
     evhttp_set_gencb(s->http, route, s);
     /* All methods reach route(), which answers 405 with an Error body. */
@@ -997,7 +1007,8 @@ void http_free(http_server *s)
             break;
         }
     }
-    if (s->http != NULL) evhttp_free(s->http);
+    if (s->http != NULL) evhttp_free(s->http); /* its connections give back their counts */
+    peers_free(s->tls.peers);
     if (s->accept_resume != NULL) event_free(s->accept_resume);
     /* Inflight entries belong to pool jobs; pool_free completes them. */
     free(s);

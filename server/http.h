@@ -22,7 +22,8 @@ typedef struct http_config {
     unsigned short port; /* 0: any free port */
     size_t max_body;
     unsigned timeout_seconds;
-    unsigned head_timeout_seconds; /* for a request's line and headers (tls.h) */
+    unsigned head_timeout_seconds;    /* for a request's line and headers (tls.h) */
+    unsigned request_timeout_seconds; /* for the whole request, however it moves (tls.h) */
     SSL_CTX *tls;
     const auth_set *auth;
     store *store;
@@ -30,8 +31,9 @@ typedef struct http_config {
     /* --visibility team: a team sees only the reports it uploaded, each
      * with its own upload's file name, host and time */
     bool team_visibility;
-    size_t max_list_bytes;   /* a listing stops before its body passes this */
-    uint64_t min_free_bytes; /* no analysis unless the store keeps this much free after it */
+    size_t max_list_bytes;    /* a listing stops before its body passes this */
+    uint64_t min_free_bytes;  /* no analysis unless the store keeps this much free after it */
+    unsigned max_per_address; /* TLS connections one client address may hold; 0: no cap */
 } http_config;
 
 /* Binds and starts serving; NULL with a one-line message on failure. */

@@ -31,8 +31,8 @@
 
 typedef struct config {
     char *listen, *cert, *key, *store, *tokens_file, *port_file, *worker_user;
-    long workers, queue, timeout, head_timeout, worker_memory;
-    long long max_body, max_list_bytes, min_free_mb;
+    long workers, queue, timeout, head_timeout, worker_memory, request_timeout;
+    long long max_body, max_list_bytes, min_free_mb, max_per_address;
     bool team_visibility; /* --visibility team */
     char **tokens;        /* plain tokens from --token, hashed at startup */
     size_t ntokens;
@@ -53,14 +53,16 @@ typedef struct server {
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: tregd --cert FILE --key FILE --store DIR (--token TOKEN | --tokens-file FILE)\n"
-            "             [--listen HOST:PORT] [--workers N] [--queue N] [--max-body BYTES]\n"
-            "             [--timeout SECONDS] [--head-timeout SECONDS] [--worker-memory MIB]\n"
-            "             [--visibility all|team] [--max-list-bytes BYTES] [--min-free-mb MIB]\n"
-            "             [--worker-user USER] [--port-file FILE]\n"
-            "             [--config FILE]\n"
-            "       tregd hash-token TOKEN|-\n");
+    fprintf(
+        f, "usage: tregd --cert FILE --key FILE --store DIR (--token TOKEN | --tokens-file FILE)\n"
+           "             [--listen HOST:PORT] [--workers N] [--queue N] [--max-body BYTES]\n"
+           "             [--timeout SECONDS] [--head-timeout SECONDS] [--request-timeout SECONDS]\n"
+           "             [--worker-memory MIB]\n"
+           "             [--visibility all|team] [--max-list-bytes BYTES] [--min-free-mb MIB]\n"
+           "             [--worker-user USER] [--max-connections-per-address N]\n"
+           "             [--port-file FILE]\n"
+           "             [--config FILE]\n"
+           "       tregd hash-token TOKEN|-\n");
 }
 
 static void config_free(config *c)
@@ -138,7 +140,9 @@ static int config_set(config *c, const char *name, const char *v, char *err, siz
                 {"head-timeout", 1, 3600},
                 {"worker-memory", 0, 1 << 20},
                 {"max-list-bytes", 4096, (long long)1 << 30},
-                {"min-free-mb", 0, (long long)1 << 40}};
+                {"min-free-mb", 0, (long long)1 << 40},
+                {"max-connections-per-address", 0, 1000000},
+                {"request-timeout", 0, 86400}};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
         if (strcmp(name, nums[i].name) != 0) continue;
         if (parse_long(v, nums[i].lo, nums[i].hi, &n) != 0) {
@@ -160,8 +164,12 @@ static int config_set(config *c, const char *name, const char *v, char *err, siz
             c->worker_memory = (long)n;
         else if (i == 6)
             c->max_list_bytes = n;
-        else
+        else if (i == 7)
             c->min_free_mb = n;
+        else if (i == 8)
+            c->max_per_address = n;
+        else
+            c->request_timeout = (long)n;
         return 0;
     }
     snprintf(err, errlen, "unknown setting '%s'", name);
@@ -344,26 +352,29 @@ static void on_sigchld(evutil_socket_t sig, short what, void *arg)
     pool_reap(((server *)arg)->pool);
 }
 
-static const struct option long_options[] = {{"config", required_argument, NULL, 'c'},
-                                             {"listen", required_argument, NULL, 'l'},
-                                             {"cert", required_argument, NULL, 'C'},
-                                             {"key", required_argument, NULL, 'K'},
-                                             {"store", required_argument, NULL, 's'},
-                                             {"token", required_argument, NULL, 't'},
-                                             {"tokens-file", required_argument, NULL, 'T'},
-                                             {"workers", required_argument, NULL, 'w'},
-                                             {"queue", required_argument, NULL, 'q'},
-                                             {"max-body", required_argument, NULL, 'm'},
-                                             {"timeout", required_argument, NULL, 'o'},
-                                             {"head-timeout", required_argument, NULL, 'H'},
-                                             {"worker-memory", required_argument, NULL, 'M'},
-                                             {"port-file", required_argument, NULL, 'p'},
-                                             {"visibility", required_argument, NULL, 'V'},
-                                             {"max-list-bytes", required_argument, NULL, 'L'},
-                                             {"min-free-mb", required_argument, NULL, 'F'},
-                                             {"worker-user", required_argument, NULL, 'U'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
+static const struct option long_options[] = {
+    {"config", required_argument, NULL, 'c'},
+    {"listen", required_argument, NULL, 'l'},
+    {"cert", required_argument, NULL, 'C'},
+    {"key", required_argument, NULL, 'K'},
+    {"store", required_argument, NULL, 's'},
+    {"token", required_argument, NULL, 't'},
+    {"tokens-file", required_argument, NULL, 'T'},
+    {"workers", required_argument, NULL, 'w'},
+    {"queue", required_argument, NULL, 'q'},
+    {"max-body", required_argument, NULL, 'm'},
+    {"timeout", required_argument, NULL, 'o'},
+    {"head-timeout", required_argument, NULL, 'H'},
+    {"worker-memory", required_argument, NULL, 'M'},
+    {"port-file", required_argument, NULL, 'p'},
+    {"visibility", required_argument, NULL, 'V'},
+    {"max-list-bytes", required_argument, NULL, 'L'},
+    {"min-free-mb", required_argument, NULL, 'F'},
+    {"worker-user", required_argument, NULL, 'U'},
+    {"max-connections-per-address", required_argument, NULL, 'A'},
+    {"request-timeout", required_argument, NULL, 'R'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
 
 /* Config file first (found by a scan of argv), then flags over it. */
 static int parse_args(int argc, char **argv, config *c)
@@ -487,10 +498,12 @@ int main(int argc, char **argv)
                 .queue = -1,
                 .timeout = 60,
                 .head_timeout = 30,
+                .request_timeout = 300,
                 .worker_memory = 4096,
                 .max_body = 64LL << 20,
                 .max_list_bytes = 4LL << 20,
-                .min_free_mb = 64};
+                .min_free_mb = 64,
+                .max_per_address = 128};
     int rc = parse_args(argc, argv, &c);
     char host[256];
     unsigned short port = 8443;
@@ -555,13 +568,15 @@ int main(int argc, char **argv)
                           .max_body = (size_t)c.max_body,
                           .timeout_seconds = (unsigned)c.timeout,
                           .head_timeout_seconds = (unsigned)c.head_timeout,
+                          .request_timeout_seconds = (unsigned)c.request_timeout,
                           .tls = tls,
                           .auth = &auth,
                           .store = st,
                           .pool = workers,
                           .team_visibility = c.team_visibility,
                           .max_list_bytes = (size_t)c.max_list_bytes,
-                          .min_free_bytes = (uint64_t)c.min_free_mb << 20};
+                          .min_free_bytes = (uint64_t)c.min_free_mb << 20,
+                          .max_per_address = (unsigned)c.max_per_address};
         if ((http = http_new(base, &hc, err, sizeof err)) == NULL) {
             fprintf(stderr, "tregd: %s\n", err);
             rc = 1;

@@ -10,7 +10,8 @@
 #include <event2/event.h>
 #include <openssl/ssl.h>
 
-/* NULL on failure with a one-line message in err naming the file. */
+/* NULL on failure with a one-line message in err naming the file.  Its
+ * ClientHello callback applies each connection's tls_listener.peers cap. */
 SSL_CTX *tls_context_new(const char *cert_file, const char *key_file, char *err, size_t errlen);
 
 /* What the listener's hook needs: the context, and the period in which a
@@ -22,6 +23,13 @@ SSL_CTX *tls_context_new(const char *cert_file, const char *key_file, char *err,
 typedef struct tls_listener {
     SSL_CTX *ctx;
     unsigned head_timeout_seconds;
+    /* However it moves, a request must be whole this long after the period
+     * it started in began (0: no such bound). */
+    unsigned request_timeout_seconds;
+    /* Connections per client address (peers.h), counted from the TLS
+     * ClientHello: a handshake past the cap fails with an alert.  NULL: no
+     * cap. */
+    struct peers *peers;
 } tls_listener;
 
 /* evhttp_set_bevcb callback; arg is a tls_listener that outlives the

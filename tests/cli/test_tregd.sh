@@ -134,6 +134,15 @@ code=$(req GET /v1/analyze "$work/e.bin" "${auth[@]}")
 head -c 4100000 /dev/zero >"$work/big.bin"
 code=$(post "$work/big.bin" "$work/e.bin")
 [[ $code == 413 ]] || fail "oversized body: HTTP $code"
+# libevent's own replies (413 here, 400 for a request line it cannot parse)
+# leave a log line like every other reply
+printf 'GARBAGE\r\n\r\n' | timeout 10 openssl s_client -quiet -connect "127.0.0.1:$(cat "$work/port")" \
+  >"$work/garbage.out" 2>/dev/null || true
+grep -q '^HTTP/1.1 400' "$work/garbage.out" || fail "a garbage request line: $(head -c 200 "$work/garbage.out")"
+wait_for 5 grep -q '"status":413,"by":"libevent","reason":"the body is larger than --max-body"' "$work/tregd.log" ||
+  fail "no log line for libevent's own 413"
+wait_for 5 grep -q '"status":400,"by":"libevent"' "$work/tregd.log" || fail "no log line for libevent's own 400"
+echo "$prog: ok: libevent's own 413 and 400 replies are logged like the others"
 
 # malformed protobuf -> 400, and the server keeps serving
 printf '\xff\xff\xff\xff\xff' >"$work/junk.bin"
@@ -514,6 +523,32 @@ grep -q '"msg":"connection closed","detail":"no complete request within 2 s' "$w
 code=$(req GET /v1/health "$work/h-drip.bin")
 [[ $code == 200 ]] || fail "health after the drip: HTTP $code"
 echo "$prog: ok: a client dripping its head is shut after one --head-timeout period, logged; health 200"
+
+# A body that keeps moving (80 KiB every 0.5 s, over the progress a period
+# asks) but would take minutes: shut at --request-timeout.
+stop_server
+start_server --head-timeout 1 --request-timeout 3
+python3 - "$(cat "$work/port")" "$work/cert.pem" "$token" <<'PY' || fail "slow body: see above"
+import socket, ssl, sys, time
+ctx = ssl.create_default_context(cafile=sys.argv[2])
+s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[1]))), server_hostname="127.0.0.1")
+s.sendall(b"POST /v1/analyze HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + sys.argv[3].encode() +
+          b"\r\nContent-Length: 3000000\r\n\r\n")
+t0 = time.monotonic()
+try:
+    while time.monotonic() - t0 < 30:
+        s.sendall(b"\0" * 81920)
+        time.sleep(0.5)
+except OSError:
+    pass
+dt = time.monotonic() - t0
+if dt > 8:
+    sys.exit(f"slow body: the connection stayed open {dt:.1f} s with --request-timeout 3")
+print(f"slow body: closed after {dt:.1f} s")
+PY
+grep -q '"msg":"connection closed","detail":"no complete request within --request-timeout 3 s"' "$work/tregd.log" ||
+  fail "slow body: no log line for the closed connection"
+echo "$prog: ok: a body that moves but would take minutes is shut at --request-timeout"
 stop_server
 printf 'workers = 1\nbogus = 3\n' >"$work/bad.conf"
 rc=0

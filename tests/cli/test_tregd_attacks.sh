@@ -5,11 +5,14 @@
 #   F5  24 clients announcing 60 MB without a valid token get their 401
 #       before a byte of body; 8 that send it all cost no memory;
 #   F3  60 MB of unknown protobuf fields: 400, memory and health unaffected;
+#   F6  one address opening 48 connections holds 32, the rest refused at the
+#       handshake, and is served again once they close;
 #   F4  30 MB file names: 400;
 #   F2  a code object whose DWARF inflates to 1 GiB: analyzed, worker bounded.
 # The other findings have their own tests: F1 and F7 in
-# test_tregd_integrity.sh; F6, conflicting Content-Length, TLS, and the
-# worker killed from outside (F10) in test_tregd.sh; F8 and F9 in
+# test_tregd_integrity.sh; F6's dripping client, conflicting Content-Length, TLS, the
+# worker killed from outside in test_tregd.sh; the worker sandbox (F10) in
+# tests/unit/test_sandbox.c; F8 and F9 in
 # test_tregc_hostile_server.sh.  Needs TREGD and TREG_FIXTURES.
 set -euo pipefail
 prog=test_tregd_attacks
@@ -44,7 +47,7 @@ token=attack-suite-token-$RANDOM$RANDOM
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=8
 "$TREGD" --listen 127.0.0.1:0 --port-file "$work/port" --cert "$work/cert.pem" \
   --key "$work/key.pem" --store "$work/store" --token "$token" --workers 1 \
-  --max-body 67108864 --timeout 60 2>>"$work/tregd.log" &
+  --max-body 67108864 --timeout 60 --max-connections-per-address 32 2>>"$work/tregd.log" &
 pid=$!
 wait_port "$work/port" "$pid" "$work/tregd.log"
 
@@ -56,4 +59,6 @@ sed "s/^/$prog: /" "$work/out"
 kill -0 "$pid" 2>/dev/null || fail "tregd died during the attacks: $(tail -n3 "$work/tregd.log")"
 grep -q '"request without a valid token: its body is not read"' "$work/tregd.log" ||
   fail "no log line for the refused bodies"
+grep -q '"connection refused: its address is at --max-connections-per-address","address":"127.0.0.1"' "$work/tregd.log" ||
+  fail "no log line for the refused connections"
 echo "$prog: PASS"
