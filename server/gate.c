@@ -24,7 +24,7 @@ typedef enum gate_state {
     G_PASS     /* a valid token was seen, or a head evhttp will refuse: hands off */
 } gate_state;
 
-typedef struct gate {
+struct gate {
     const auth_set *auth;
     gate_state state;
     bool busy;             /* in the callback: our own changes to the buffer call it again */
@@ -34,7 +34,7 @@ typedef struct gate {
     struct evbuffer *front;  /* scratch */
     struct bufferevent *bev; /* the connection's TLS bufferevent */
     unsigned own_replies;    /* replies http.c announced (gate_reply_ours) not yet seen */
-} gate;
+};
 
 /* One header line's name and value (trimmed), pointers into the head. */
 typedef struct header {
@@ -211,18 +211,26 @@ static void judge_held(gate *g, struct evbuffer *in)
     }
 }
 
-static void gate_cb(struct evbuffer *in, const struct evbuffer_cb_info *info, void *arg)
+void gate_feed(gate *g, struct evbuffer *in, size_t fresh)
 {
-    gate *g = arg;
-    if (g->busy || info->n_added == 0 || (g->state == G_PASS && !evbuffer_get_length(g->hold)))
-        return;
+    if (g->busy || fresh == 0 || (g->state == G_PASS && !evbuffer_get_length(g->hold))) return;
     g->busy = true;
-    size_t fresh = info->n_added, len = evbuffer_get_length(in);
+    size_t len = evbuffer_get_length(in);
     /* What was just added is the tail of in: everything before it is
      * evhttp's already. */
     take_tail(g, in, fresh < len ? fresh : len, g->hold);
     judge_held(g, in);
     g->busy = false;
+}
+
+size_t gate_held(const gate *g)
+{
+    return evbuffer_get_length(g->hold);
+}
+
+static void gate_cb(struct evbuffer *in, const struct evbuffer_cb_info *info, void *arg)
+{
+    gate_feed(arg, in, info->n_added);
 }
 
 /* ---- replies: every one leaves a log line ----
@@ -296,29 +304,44 @@ void gate_reply_ours(struct bufferevent *bev)
     if (g != NULL) g->own_replies++;
 }
 
-static void gate_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl, void *argp)
+void gate_destroy(gate *g)
 {
-    (void)parent, (void)ad, (void)idx, (void)argl, (void)argp;
-    gate *g = ptr;
     if (g == NULL) return;
     if (g->hold) evbuffer_free(g->hold);
     if (g->front) evbuffer_free(g->front);
     free(g);
 }
 
+gate *gate_create(const auth_set *auth)
+{
+    gate *g = calloc(1, sizeof *g);
+    if (g == NULL) return NULL;
+    g->auth = auth;
+    g->state = G_HEAD;
+    g->hold = evbuffer_new();
+    g->front = evbuffer_new();
+    if (g->hold == NULL || g->front == NULL) {
+        gate_destroy(g);
+        return NULL;
+    }
+    return g;
+}
+
+static void gate_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl, void *argp)
+{
+    (void)parent, (void)ad, (void)idx, (void)argl, (void)argp;
+    gate_destroy(ptr);
+}
+
 int gate_attach(struct bufferevent *ssl_bev, const auth_set *auth)
 {
     if (gate_index < 0) gate_index = SSL_get_ex_new_index(0, NULL, NULL, NULL, gate_free);
     SSL *ssl = bufferevent_openssl_get_ssl(ssl_bev);
-    gate *g = gate_index >= 0 && ssl ? calloc(1, sizeof *g) : NULL;
+    gate *g = gate_index >= 0 && ssl ? gate_create(auth) : NULL;
     if (g == NULL) return -1;
-    g->auth = auth;
     g->bev = ssl_bev;
-    g->state = G_HEAD;
-    g->hold = evbuffer_new();
-    g->front = evbuffer_new();
-    if (g->hold == NULL || g->front == NULL || SSL_set_ex_data(ssl, gate_index, g) != 1) {
-        gate_free(NULL, g, NULL, 0, 0, NULL);
+    if (SSL_set_ex_data(ssl, gate_index, g) != 1) {
+        gate_destroy(g);
         return -1;
     }
     /* Freed with the SSL, whose bufferevent frees its buffers (and this
@@ -326,7 +349,7 @@ int gate_attach(struct bufferevent *ssl_bev, const auth_set *auth)
     if (evbuffer_add_cb(bufferevent_get_input(ssl_bev), gate_cb, g) == NULL ||
         evbuffer_add_cb(bufferevent_get_output(ssl_bev), gate_out_cb, g) == NULL) {
         SSL_set_ex_data(ssl, gate_index, NULL);
-        gate_free(NULL, g, NULL, 0, 0, NULL);
+        gate_destroy(g);
         return -1;
     }
     return 0;

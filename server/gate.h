@@ -28,6 +28,9 @@
 #ifndef TREGD_GATE_H
 #define TREGD_GATE_H
 
+#include <stddef.h>
+
+#include <event2/buffer.h>
 #include <event2/bufferevent.h>
 
 #include "auth.h"
@@ -46,5 +49,15 @@ int gate_attach(struct bufferevent *ssl_bev, const auth_set *auth);
  * {"msg":"request", "status", "by":"libevent", "peer", "reason"}, so that
  * every reply leaves one line. */
 void gate_reply_ours(struct bufferevent *bev);
+
+/* The gate without a connection, for tests and tests/fuzz/fuzz_gate.c:
+ * gate_feed(g, in, n) is what happens when n bytes were just appended to
+ * in (the connection's input; what is left in it is what evhttp would
+ * read); gate_held is what the gate keeps back. */
+typedef struct gate gate;
+gate *gate_create(const auth_set *auth);
+void gate_feed(gate *g, struct evbuffer *in, size_t fresh);
+size_t gate_held(const gate *g);
+void gate_destroy(gate *g);
 
 #endif

@@ -5,6 +5,8 @@
 #   fuzz_analyze  the whole pipeline, treg_analyze on the input bytes
 #   fuzz_asm      the assembly text front end (seeds: every .amdgcn and .s of the
 #                 corpus and the fixtures, and tests/cli/data)
+#   fuzz_gate     tregd's token gate: request heads parsed and rewritten before
+#                 evhttp (seeds: a few heads written here)
 #   fuzz_container  the container reader (seeds: the HIP fixtures' executables,
 #                 libraries and bundles, small ones, and their hostile variants)
 #   fuzz_render   a server's answer as tregc takes it: unpack a Report, draw
@@ -32,7 +34,7 @@ seconds=${2:-60}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=${TREG_CORPUS:-$src/../shared/corpus}
 cc=${CC:-clang-22}
-read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze fuzz_asm fuzz_container fuzz_render}"
+read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze fuzz_asm fuzz_container fuzz_render fuzz_gate}"
 read -r -a extra <<<"${FUZZ_ARGS:-}"
 
 cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER="$cc" -DTREG_FUZZ=ON \
@@ -92,6 +94,15 @@ if [[ " ${targets[*]} " == *" fuzz_render "* ]]; then
     echo "note: no report seeds for fuzz_render" >&2
 fi
 
+# Gate seeds: request heads as clients send them (two seed bytes first:
+# the chunk sizes), with and without a token, with bodies, pipelined.
+gate_seeds=$build/fuzz-seeds-gate
+mkdir -p "$gate_seeds"
+printf '\x07\x01POST /v1/analyze HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n0123456789GET /v1/health HTTP/1.1\r\n\r\n' >"$gate_seeds/post-get"
+printf '\x03\x02POST /v1/analyze HTTP/1.1\r\nAuthorization: Bearer fuzz-token\r\nContent-Length: 4\r\n\r\nabcd' >"$gate_seeds/trusted"
+printf '\x11\x05POST / HTTP/1.1\nTransfer-Encoding: chunked\nExpect: 100-continue\n\n5\r\nhello\r\n0\r\n\r\n' >"$gate_seeds/chunked-lf"
+printf '\x00\x00GET /v1/reports HTTP/1.1\r\nAuthorization: Bearer wrong\r\nContent-Length: 999999999999\r\nContent-Length: 1\r\n\r\nx' >"$gate_seeds/conflict"
+
 for t in "${targets[@]}"; do
   mkdir -p "$build/fuzz-corpus/$t" "$build/fuzz-artifacts/$t"
   seed_dir=$seeds
@@ -102,6 +113,9 @@ for t in "${targets[@]}"; do
   elif [[ $t == fuzz_asm ]]; then
     seed_dir=$asm_seeds
     maxlen=262144
+  elif [[ $t == fuzz_gate ]]; then
+    seed_dir=$gate_seeds
+    maxlen=262144 # past GATE_HEAD_MAX (80 KiB)
   elif [[ $t == fuzz_container ]]; then
     seed_dir=$container_seeds
     maxlen=262144 # the executables run to ~96 KB
