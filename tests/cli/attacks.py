@@ -17,6 +17,9 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pbwire import field_bytes as field  # noqa: E402
+
 PORT, CA, TOKEN, PID, BOMB = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 WANT = sys.argv[6:]
 CTX = ssl.create_default_context(cafile=CA)
@@ -41,20 +44,6 @@ def read_reply(s, limit=1 << 20):
         pass
     line = got.split(b"\r\n", 1)[0].split()
     return int(line[1]) if len(line) >= 2 and line[1].isdigit() else 0
-
-
-def varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def field(num, data):
-    return varint(num << 3 | 2) + varint(len(data)) + data
 
 
 def post(body, token=TOKEN, path="/v1/analyze"):

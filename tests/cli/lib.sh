@@ -42,6 +42,23 @@ wait_port() {
   done
 }
 
+# self_signed DIR: a key and a self-signed certificate for 127.0.0.1 and
+# localhost, DIR/key.pem and DIR/cert.pem, for a tregd of a test's own.
+self_signed() {
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$1/key.pem" -out "$1/cert.pem" \
+    -days 1 -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1,DNS:localhost 2>/dev/null ||
+    fail "openssl could not make a self-signed certificate"
+}
+
+# stop_server: SIGTERM to the tregd whose pid is in $pid, and wait for it.
+stop_server() {
+  if [[ -n ${pid:-} ]] && kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  fi
+  pid=
+}
+
 # start_tregd DIR [TREGD ARGS...]: a tregd of its own on 127.0.0.1 (a fresh CA
 # and certificate from deploy/make-certs.sh, a random token, store DIR/store,
 # log DIR/tregd.log), in its own process group, killed by an EXIT trap; sets

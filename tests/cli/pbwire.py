@@ -77,77 +77,82 @@ def report_key(hash_, inputs, analyzer_version, llvm_version):
 def read_opt(path):
     return b"" if path == "-" else open(path, "rb").read()
 
-cmd = sys.argv[1]
-def rows(rep):
-    return sum(len(parse(k).get(23, [])) for k in rep.get(12, []))
+def main():
+    cmd = sys.argv[1]
+    def rows(rep):
+        return sum(len(parse(k).get(23, [])) for k in rep.get(12, []))
 
-def without_rows(rep):
-    out = dict(rep)
-    out[12] = [{n: v for n, v in parse(k).items() if n not in (23, 29)} for k in rep.get(12, [])]
-    return out
+    def without_rows(rep):
+        out = dict(rep)
+        out[12] = [{n: v for n, v in parse(k).items() if n not in (23, 29)} for k in rep.get(12, [])]
+        return out
 
-if cmd == "upload":  # upload CODE_FILE NAME [reanalyze] [omit] [pad=FIELD:BYTES] [host=BYTES|NAME]
-    #                    [json=FILE] [amdgcn=FILE] [entry=BUNDLE_ENTRY]
-    data = open(sys.argv[2], "rb").read()
-    host = b"testhost"
-    extra = b""
-    for a in sys.argv[4:]:
-        if a.startswith("host="):
-            host = b"h" * int(a[5:]) if a[5:].isdigit() else a[5:].encode()
-        elif a.startswith("json="):
-            extra += field_bytes(3, open(a[5:], "rb").read())
-        elif a.startswith("amdgcn="):
-            extra += field_bytes(4, open(a[7:], "rb").read())
-        elif a.startswith("entry="):
-            extra += field_bytes(8, a[6:].encode())
-    body = field_bytes(1, data) + field_bytes(2, sys.argv[3].encode()) + field_bytes(5, host) + extra
-    for a in sys.argv[4:]:
-        if a.startswith("pad="):  # an unknown (or repeated) field of that many bytes
-            num, size = map(int, a[4:].split(":"))
-            body += field_bytes(num, b"\0" * size)
-    if "reanalyze" in sys.argv[4:]:
-        body += bytes([0x30, 1])
-    if "omit" in sys.argv[4:]:
-        body += bytes([0x38, 1])
-    sys.stdout.buffer.write(body)
-elif cmd == "inputs":  # inputs BUNDLE_ENTRY JSON_FILE|- AMDGCN_FILE|-: the inputs digest
-    print(inputs_digest(sys.argv[2], text_sha(read_opt(sys.argv[3])), text_sha(read_opt(sys.argv[4]))))
-elif cmd == "versions":  # versions HEALTH_FILE: the analyzer's and LLVM's versions
-    h = parse(open(sys.argv[2], "rb").read())
-    print(s(h, 2), s(h, 3))
-elif cmd == "key":  # key HASH INPUTS ANALYZER_VERSION LLVM_VERSION: the store's key
-    print(report_key(*sys.argv[2:6]))
-elif cmd == "report-key":  # report-key REPORT_FILE: the key a stored report's own fields give
-    rep = parse(open(sys.argv[2], "rb").read())
-    print(report_key(s(rep, 2), inputs_digest(s(rep, 16), s(rep, 18), s(rep, 19)), s(rep, 9), s(rep, 10)))
-elif cmd == "meta":  # meta report|upload-response FILE: whose upload, and the occupancy
-    msg = parse(open(sys.argv[3], "rb").read())
-    rep = parse(msg[1][0]) if sys.argv[2] == "upload-response" else msg
-    occ = [parse(parse(k).get(11, [b""])[0]) for k in rep.get(12, [])]
-    print("team=%s file=%s host=%s json=%s waves=%s" % (
-        s(rep, 20), s(rep, 3), s(rep, 14), s(rep, 18)[:12],
-        ",".join(str(o.get(9, o.get(1, [0]))[0]) for o in occ)))
-elif cmd == "list-teams":  # list-teams FILE: one line per row, hash team inputs file
-    for r in parse(open(sys.argv[2], "rb").read()).get(1, []):
-        r = parse(r)
-        print(s(r, 1), s(r, 8) or "-", s(r, 9) or "-", s(r, 2) or "-")
-elif cmd == "rows":  # rows report|upload-response FILE: per-instruction rows in it
-    msg = parse(open(sys.argv[3], "rb").read())
-    print(rows(parse(msg[1][0]) if sys.argv[2] == "upload-response" else msg))
-elif cmd == "same-but-rows":  # same-but-rows FULL_REPORT REPORT: equal but for rows
-    a, b = (parse(open(f, "rb").read()) for f in sys.argv[2:4])
-    print("same" if without_rows(a) == without_rows(b) else "different")
-else:  # decode KIND FILE
-    msg = parse(open(sys.argv[2], "rb").read())
-    if cmd == "upload-response":
-        print(report_line(parse(msg[1][0])), "stored_before=%d" % msg.get(2, [0])[0])
-    elif cmd == "report":
-        print(report_line(msg))
-    elif cmd == "list":
-        rows = [parse(r) for r in msg.get(1, [])]
-        print("count=%d next=%d hashes=%s" % (len(rows), msg.get(2, [0])[0],
-                                               ",".join(s(r, 1) for r in rows)))
-    elif cmd == "error":
-        print("status=%d message=%s" % (msg.get(1, [0])[0], s(msg, 2)))
-    elif cmd == "health":
-        print("status=%s workers=%d reports=%d" % (s(msg, 1), msg.get(4, [0])[0], msg.get(6, [0])[0]))
+    if cmd == "upload":  # upload CODE_FILE NAME [reanalyze] [omit] [pad=FIELD:BYTES] [host=BYTES|NAME]
+        #                    [json=FILE] [amdgcn=FILE] [entry=BUNDLE_ENTRY]
+        data = open(sys.argv[2], "rb").read()
+        host = b"testhost"
+        extra = b""
+        for a in sys.argv[4:]:
+            if a.startswith("host="):
+                host = b"h" * int(a[5:]) if a[5:].isdigit() else a[5:].encode()
+            elif a.startswith("json="):
+                extra += field_bytes(3, open(a[5:], "rb").read())
+            elif a.startswith("amdgcn="):
+                extra += field_bytes(4, open(a[7:], "rb").read())
+            elif a.startswith("entry="):
+                extra += field_bytes(8, a[6:].encode())
+        body = field_bytes(1, data) + field_bytes(2, sys.argv[3].encode()) + field_bytes(5, host) + extra
+        for a in sys.argv[4:]:
+            if a.startswith("pad="):  # an unknown (or repeated) field of that many bytes
+                num, size = map(int, a[4:].split(":"))
+                body += field_bytes(num, b"\0" * size)
+        if "reanalyze" in sys.argv[4:]:
+            body += bytes([0x30, 1])
+        if "omit" in sys.argv[4:]:
+            body += bytes([0x38, 1])
+        sys.stdout.buffer.write(body)
+    elif cmd == "inputs":  # inputs BUNDLE_ENTRY JSON_FILE|- AMDGCN_FILE|-: the inputs digest
+        print(inputs_digest(sys.argv[2], text_sha(read_opt(sys.argv[3])), text_sha(read_opt(sys.argv[4]))))
+    elif cmd == "versions":  # versions HEALTH_FILE: the analyzer's and LLVM's versions
+        h = parse(open(sys.argv[2], "rb").read())
+        print(s(h, 2), s(h, 3))
+    elif cmd == "key":  # key HASH INPUTS ANALYZER_VERSION LLVM_VERSION: the store's key
+        print(report_key(*sys.argv[2:6]))
+    elif cmd == "report-key":  # report-key REPORT_FILE: the key a stored report's own fields give
+        rep = parse(open(sys.argv[2], "rb").read())
+        print(report_key(s(rep, 2), inputs_digest(s(rep, 16), s(rep, 18), s(rep, 19)), s(rep, 9), s(rep, 10)))
+    elif cmd == "meta":  # meta report|upload-response FILE: whose upload, and the occupancy
+        msg = parse(open(sys.argv[3], "rb").read())
+        rep = parse(msg[1][0]) if sys.argv[2] == "upload-response" else msg
+        occ = [parse(parse(k).get(11, [b""])[0]) for k in rep.get(12, [])]
+        print("team=%s file=%s host=%s json=%s waves=%s" % (
+            s(rep, 20), s(rep, 3), s(rep, 14), s(rep, 18)[:12],
+            ",".join(str(o.get(9, o.get(1, [0]))[0]) for o in occ)))
+    elif cmd == "list-teams":  # list-teams FILE: one line per row, hash team inputs file
+        for r in parse(open(sys.argv[2], "rb").read()).get(1, []):
+            r = parse(r)
+            print(s(r, 1), s(r, 8) or "-", s(r, 9) or "-", s(r, 2) or "-")
+    elif cmd == "rows":  # rows report|upload-response FILE: per-instruction rows in it
+        msg = parse(open(sys.argv[3], "rb").read())
+        print(rows(parse(msg[1][0]) if sys.argv[2] == "upload-response" else msg))
+    elif cmd == "same-but-rows":  # same-but-rows FULL_REPORT REPORT: equal but for rows
+        a, b = (parse(open(f, "rb").read()) for f in sys.argv[2:4])
+        print("same" if without_rows(a) == without_rows(b) else "different")
+    else:  # decode KIND FILE
+        msg = parse(open(sys.argv[2], "rb").read())
+        if cmd == "upload-response":
+            print(report_line(parse(msg[1][0])), "stored_before=%d" % msg.get(2, [0])[0])
+        elif cmd == "report":
+            print(report_line(msg))
+        elif cmd == "list":
+            rows = [parse(r) for r in msg.get(1, [])]
+            print("count=%d next=%d hashes=%s" % (len(rows), msg.get(2, [0])[0],
+                                                   ",".join(s(r, 1) for r in rows)))
+        elif cmd == "error":
+            print("status=%d message=%s" % (msg.get(1, [0])[0], s(msg, 2)))
+        elif cmd == "health":
+            print("status=%s workers=%d reports=%d" % (s(msg, 1), msg.get(4, [0])[0], msg.get(6, [0])[0]))
+
+
+if __name__ == "__main__":
+    main()

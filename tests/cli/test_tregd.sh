@@ -23,13 +23,6 @@ done
 work=$(mktemp -d)
 pid=
 fd_pid=
-stop_server() {
-  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  fi
-  pid=
-}
 cleanup() {
   stop_server
   if [[ -n $fd_pid ]]; then
@@ -41,9 +34,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" \
-  -days 1 -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1,DNS:localhost 2>/dev/null ||
-  fail "openssl could not make a self-signed certificate"
+self_signed "$work"
 
 pb() { python3 "$TREG_SOURCE_ROOT/tests/cli/pbwire.py" "$@"; }
 

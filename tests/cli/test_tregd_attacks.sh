@@ -29,18 +29,13 @@ done
 work=$(mktemp -d)
 pid=
 cleanup() {
-  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  fi
+  stop_server
   [[ -n ${KEEP_WORK:-} ]] && cp "$work/tregd.log" /tmp/tregd-attacks.log
   rm -rf "$work"
 }
 trap cleanup EXIT
 
-openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" \
-  -days 1 -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1,DNS:localhost 2>/dev/null ||
-  fail "openssl could not make a self-signed certificate"
+self_signed "$work"
 token=attack-suite-token-$RANDOM$RANDOM
 # Under AddressSanitizer, freed memory waits in a quarantine (256 MiB by
 # default) before it is reused, which an RSS bound would count: keep it small.

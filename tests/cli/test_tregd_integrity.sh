@@ -27,13 +27,6 @@ done
 
 work=$(mktemp -d)
 pid=
-stop_server() {
-  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  fi
-  pid=
-}
 cleanup() {
   stop_server
   mountpoint -q "$work/small" 2>/dev/null && umount "$work/small"
@@ -43,9 +36,7 @@ cleanup() {
 trap cleanup EXIT
 pb() { python3 "$TREG_SOURCE_ROOT/tests/cli/pbwire.py" "$@"; }
 
-openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" \
-  -days 1 -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1,DNS:localhost 2>/dev/null ||
-  fail "openssl could not make a self-signed certificate"
+self_signed "$work"
 
 # Two teams: tregd names the teams of --token flags token-1, token-2.
 t1=team-one-token-$RANDOM$RANDOM
