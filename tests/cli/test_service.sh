@@ -543,6 +543,13 @@ for ((pages = 0; pages < 100; pages++)); do
   tc --format json list --limit 50 --offset "$offset" >h.list.json 2>h.err ||
     fail "(h) tregc list --offset $offset: $(head -n2 h.err)"
   svc list_hashes h.list.json >>h.indexed.unsorted
+  # each row names the uploading team (the tokens file's "test") and the inputs digest
+  python3 - h.list.json <<'PY' || fail "(h) tregc list rows without their team or inputs"
+import json, re, sys
+rows = json.load(open(sys.argv[1]))["reports"]
+bad = [r for r in rows if r.get("team") != "test" or not re.fullmatch(r"[0-9a-f]{64}", r.get("inputs", ""))]
+sys.exit(f"{len(bad)} rows, e.g. {bad[0]}" if bad else 0)
+PY
   offset=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("next_offset", 0))' h.list.json)
   ((offset > 0)) || break
 done
