@@ -32,6 +32,7 @@
 #include "http.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -953,9 +954,12 @@ http_server *http_new(struct event_base *base, const http_config *cfg, char *err
     /* Idle or slow connections: long enough for a 64 MiB upload on a slow
      * link plus an analysis up to the timeout. */
     evhttp_set_timeout(s->http, (int)(cfg->timeout_seconds + 120));
+    errno = 0;
     s->listener = evhttp_bind_socket_with_handle(s->http, cfg->host, cfg->port);
     if (s->listener == NULL) {
-        snprintf(err, errlen, "cannot listen on %s:%u", cfg->host, cfg->port);
+        int why = errno; /* bind's or listen's, or 0 when the name did not resolve */
+        snprintf(err, errlen, "cannot listen on %s:%u: %s", cfg->host, cfg->port,
+                 why ? strerror(why) : "the host does not resolve to an address");
         http_free(s);
         return NULL;
     }

@@ -54,15 +54,34 @@ typedef struct server {
 static void usage(FILE *f)
 {
     fprintf(
-        f, "usage: tregd --cert FILE --key FILE --store DIR (--token TOKEN | --tokens-file FILE)\n"
-           "             [--listen HOST:PORT] [--workers N] [--queue N] [--max-body BYTES]\n"
-           "             [--timeout SECONDS] [--head-timeout SECONDS] [--request-timeout SECONDS]\n"
-           "             [--worker-memory MIB]\n"
-           "             [--visibility all|team] [--max-list-bytes BYTES] [--min-free-mb MIB]\n"
-           "             [--worker-user USER] [--max-connections-per-address N]\n"
-           "             [--port-file FILE]\n"
-           "             [--config FILE]\n"
-           "       tregd hash-token TOKEN|-\n");
+        f,
+        "usage: tregd --cert FILE --key FILE --store DIR (--token TOKEN | --tokens-file FILE) "
+        "[OPTION...]\n"
+        "       tregd hash-token TOKEN|-     the SHA-256 a tokens file holds for TOKEN\n"
+        "\n"
+        "Every option is also a setting of --config FILE (NAME = VALUE; flags override it);\n"
+        "deploy/tregd.conf.example describes each.\n"
+        "  --config FILE                  settings file, read before the flags\n"
+        "  --listen HOST:PORT             address to serve HTTPS on (127.0.0.1:8443)\n"
+        "  --cert FILE, --key FILE        the server certificate chain and its key (PEM)\n"
+        "  --store DIR                    the report store (created when missing)\n"
+        "  --token TOKEN                  a team's bearer token (teams token-1, token-2, ...)\n"
+        "  --tokens-file FILE             TEAM SHA256HEX lines; reloaded on SIGHUP\n"
+        "  --workers N                    analysis processes (the number of cores)\n"
+        "  --queue N                      uploads waiting for a worker before 503 (4 x workers)\n"
+        "  --max-body BYTES               largest request body, else 413 (67108864)\n"
+        "  --timeout SECONDS              longest analysis, else 504 (60)\n"
+        "  --head-timeout SECONDS         a request must complete or bring 64 KiB per period (30)\n"
+        "  --request-timeout SECONDS      a whole request, however it moves; 0: none (300)\n"
+        "  --worker-memory MIB            each worker's address space; 0: no limit (4096)\n"
+        "  --worker-user USER             workers' identity when started as root (nobody)\n"
+        "  --visibility all|team          team: a team sees only the reports it uploaded (all)\n"
+        "  --max-list-bytes BYTES         a listing stops before this many bytes (4194304)\n"
+        "  --min-free-mb MIB              free space kept on the store's disk, else 507 (64)\n"
+        "  --max-connections-per-address N   TLS connections one address may hold; 0: no cap "
+        "(128)\n"
+        "  --port-file FILE               write the port bound here (for --listen HOST:0)\n"
+        "  -h, --help                     this text\n");
 }
 
 static void config_free(config *c)

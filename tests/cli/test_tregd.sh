@@ -618,4 +618,25 @@ rc=0
 "$TREGD" --cert /nonexistent --key "$work/key.pem" --store "$store" --token x 2>"$work/err" || rc=$?
 [[ $rc == 1 && $(wc -l <"$work/err") == 1 ]] || fail "missing cert: exit $rc, $(cat "$work/err")"
 
+# a port in use: the line says why
+python3 -c 'import socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(); print(s.getsockname()[1], flush=True); time.sleep(30)' >"$work/busy" &
+busy_pid=$!
+wait_for 5 test -s "$work/busy" || fail "test setup: no port held"
+rc=0
+"$TREGD" --cert "$work/cert.pem" --key "$work/key.pem" --store "$store" --token x \
+  --listen "127.0.0.1:$(cat "$work/busy")" 2>"$work/err" || rc=$?
+kill "$busy_pid" 2>/dev/null || true
+wait "$busy_pid" 2>/dev/null || true
+grep -q "^tregd: cannot listen on 127.0.0.1:$(cat "$work/busy"): Address already in use$" "$work/err" ||
+  fail "a port in use: exit $rc, $(grep -v '^{' "$work/err")"
+
+# --help names every setting deploy/tregd.conf.example describes, and no other
+"$TREGD" --help >"$work/help" || fail "tregd --help failed"
+grep -oE -- '--[a-z][a-z-]+' "$work/help" | sed 's/^--//' | grep -vxE 'config|help' | LC_ALL=C sort -u >"$work/help.opts"
+grep -oE '^#?[a-z][a-z-]* =' "$TREG_SOURCE_ROOT/deploy/tregd.conf.example" | tr -d '#=' | tr -d ' ' |
+  LC_ALL=C sort -u >"$work/conf.opts"
+cmp -s "$work/help.opts" "$work/conf.opts" ||
+  fail "tregd --help and tregd.conf.example differ: $(diff "$work/help.opts" "$work/conf.opts" | grep '^[<>]' | tr '\n' ' ')"
+echo "$prog: ok: tregd --help lists every setting ($(wc -l <"$work/help.opts")), a failed listen says why"
+
 echo "$prog: ok"
