@@ -132,11 +132,18 @@ static void print_class(FILE *out, const treg_text_options *o, const char *name,
                    c->peak_live, lower_bound ? " (at least)" : "", c->allocated, c->limit);
 }
 
+/* "" or "s": "1 loop", "2 loops". */
+static const char *plural(unsigned long long n)
+{
+    return n == 1 ? "" : "s";
+}
+
 static void print_occupancy(FILE *out, const treg_text_options *o, const Treg__V1__Occupancy *oc)
 {
     char line[400];
-    int n = snprintf(line, sizeof line, "    occupancy %u waves/SIMD of %u, limited by %s",
-                     oc->waves_per_simd, oc->max_waves, oc->limited_by[0] ? oc->limited_by : "?");
+    int n = snprintf(line, sizeof line, "    occupancy %u wave%s/SIMD of %u, limited by %s",
+                     oc->waves_per_simd, plural(oc->waves_per_simd), oc->max_waves,
+                     oc->limited_by[0] ? oc->limited_by : "?");
     /* What one more wave costs, in the class that limits it. */
     if (oc->vgprs_to_next > 0 && n > 0 && (size_t)n < sizeof line)
         n += snprintf(line + n, sizeof line - (size_t)n, "; free %d VGPRs for %u",
@@ -150,9 +157,10 @@ static void print_occupancy(FILE *out, const treg_text_options *o, const Treg__V
         treg_text_line(out, o, SGR_RED, "    cannot launch: needs %u B of LDS, the target has %u",
                        oc->launch_lds_bytes, oc->lds_limit_bytes);
     else if (oc->launch_waves_per_simd != oc->waves_per_simd)
-        treg_text_line(out, o, NULL, "    at launch with %u B of LDS: %u waves/SIMD, limited by %s",
-                       oc->launch_lds_bytes, oc->launch_waves_per_simd,
-                       oc->launch_limited_by[0] ? oc->launch_limited_by : "?");
+        treg_text_line(
+            out, o, NULL, "    at launch with %u B of LDS: %u wave%s/SIMD, limited by %s",
+            oc->launch_lds_bytes, oc->launch_waves_per_simd, plural(oc->launch_waves_per_simd),
+            oc->launch_limited_by[0] ? oc->launch_limited_by : "?");
 }
 
 static void print_loops(FILE *out, const treg_text_options *o, const Treg__V1__Report *r,
@@ -204,9 +212,9 @@ static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1_
         snprintf(lds_parts, sizeof lds_parts, " (%u B static, %u B dynamic)", k->lds_bytes,
                  k->dynamic_lds_bytes);
     treg_text_line(out, o, k->spill_instructions ? SGR_RED : NULL,
-                   "    scratch %u B, %u spill instructions, LDS %llu B%s", k->scratch_bytes,
-                   k->spill_instructions, (unsigned long long)k->lds_bytes + k->dynamic_lds_bytes,
-                   lds_parts);
+                   "    scratch %u B, %u spill instruction%s, LDS %llu B%s", k->scratch_bytes,
+                   k->spill_instructions, plural(k->spill_instructions),
+                   (unsigned long long)k->lds_bytes + k->dynamic_lds_bytes, lds_parts);
     print_loops(out, o, r, k);
     if (k->vgpr) {
         treg_text_loc(loc, sizeof loc, r, k->vgpr->peak_loc);
@@ -292,8 +300,9 @@ void treg_render_views(FILE *out, const Treg__V1__Report *r, const treg_text_opt
     for (size_t i = 0; i < r->n_kernels; i++) {
         const Treg__V1__Kernel *k = r->kernels[i];
         treg_text_line(out, o, SGR_BOLD,
-                       "  kernel %s: %u instructions, %u blocks, %zu loops, wave%u", k->name,
-                       k->instructions, k->basic_blocks, k->n_loops, k->wave_size);
+                       "  kernel %s: %u instruction%s, %u block%s, %zu loop%s, wave%u", k->name,
+                       k->instructions, plural(k->instructions), k->basic_blocks,
+                       plural(k->basic_blocks), k->n_loops, plural(k->n_loops), k->wave_size);
         if (views & TREG_VIEW_SUMMARY) print_summary(out, o, r, k);
         print_warnings(out, o, r, k);
         if (views & TREG_VIEW_LINES) treg_text_lines_view(out, r, k, o);

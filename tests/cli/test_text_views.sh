@@ -215,4 +215,16 @@ grep -Eq '^ +[0-9]+ +[0-9]+ +[0-9]+  kernels_a\.py:75$' "$work/nosrc.txt" ||
 narrow "$work/nosrc.txt"
 echo "$prog: ok: unreadable sources fall back to file:line"
 
+# Counts read as English: "1 wave", "1 loop", "1 block" (the goldens hold the last two).
+mkdir -p "$work/one"
+cp "$TREG_FIXTURES/gfx90a/loop_kernel.hsaco" "$work/one/"
+printf '{"num_warps": 4, "shared": 65536}' >"$work/one/loop_kernel.json"
+"$A" "$work/one/loop_kernel.hsaco" >"$work/one.txt" || fail "treg-analyze with a .json of 64 KiB LDS failed"
+grep -q '^    at launch with 65536 B of LDS: 1 wave/SIMD, limited by lds$' "$work/one.txt" ||
+  fail "one wave: $(grep 'at launch' "$work/one.txt")"
+if grep -Eq '(^|[^0-9])1 (waves|loops|blocks|instructions|spill instructions)' "$work/one.txt" "$golden"/*.txt; then
+  fail "a count of 1 with a plural: $(grep -Eh '(^|[^0-9])1 (waves|loops|blocks|instructions)' "$work/one.txt" "$golden"/*.txt | head -n1)"
+fi
+echo "$prog: ok: a count of one is singular"
+
 echo "$prog: PASS"
