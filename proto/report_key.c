@@ -16,13 +16,17 @@ static void to_hex(const unsigned char *h, char out[TREG_DIGEST_HEX + 1])
     out[TREG_DIGEST_HEX] = '\0';
 }
 
+int treg_sha256(const void *data, size_t len, unsigned char out[32])
+{
+    unsigned int n = 0;
+    return EVP_Digest(data, len, out, &n, EVP_sha256(), NULL) == 1 && n == 32 ? 0 : -1;
+}
+
 int treg_sha256_hex(const void *data, size_t len, char out[TREG_DIGEST_HEX + 1])
 {
-    unsigned char h[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
+    unsigned char h[32];
     out[0] = '\0';
-    if (EVP_Digest(data, len, h, &n, EVP_sha256(), NULL) != 1 || n != TREG_DIGEST_HEX / 2)
-        return -1;
+    if (treg_sha256(data, len, h) != 0) return -1;
     to_hex(h, out);
     return 0;
 }

@@ -17,6 +17,9 @@
 
 #define TREG_DIGEST_HEX 64
 
+/* SHA-256 of data, raw.  0, or -1 when OpenSSL fails. */
+int treg_sha256(const void *data, size_t len, unsigned char out[32]);
+
 /* SHA-256 of data as 64 lower-case hex digits and a NUL.  0, or -1 when
  * OpenSSL fails (out of memory). */
 int treg_sha256_hex(const void *data, size_t len, char out[TREG_DIGEST_HEX + 1]);

@@ -8,8 +8,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <event2/buffer.h>
@@ -17,6 +15,7 @@
 #include <openssl/ssl.h>
 
 #include "log.h"
+#include "peers.h"
 
 typedef enum gate_state {
     G_HEAD,    /* reading a request head */
@@ -246,21 +245,9 @@ static void peer_of(const gate *g, char *out, size_t len)
 {
     struct sockaddr_storage ss;
     socklen_t sl = sizeof ss;
-    char host[INET6_ADDRSTRLEN] = "?";
-    unsigned port = 0;
     evutil_socket_t fd = bufferevent_getfd(g->bev);
-    if (fd >= 0 && getpeername(fd, (struct sockaddr *)&ss, &sl) == 0) {
-        if (ss.ss_family == AF_INET) {
-            const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
-            inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
-            port = ntohs(a->sin_port);
-        } else if (ss.ss_family == AF_INET6) {
-            const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
-            inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
-            port = ntohs(a->sin6_port);
-        }
-    }
-    snprintf(out, len, "%s:%u", host, port);
+    if (fd < 0 || getpeername(fd, (struct sockaddr *)&ss, &sl) != 0) ss.ss_family = AF_UNSPEC;
+    peers_format((const struct sockaddr *)&ss, true, out, len);
 }
 
 static void gate_out_cb(struct evbuffer *out, const struct evbuffer_cb_info *info, void *arg)

@@ -31,7 +31,7 @@
 
 typedef struct config {
     char *listen, *cert, *key, *store, *tokens_file, *port_file, *worker_user;
-    long workers, queue, timeout, head_timeout, worker_memory, request_timeout;
+    long long workers, queue, timeout, head_timeout, worker_memory, request_timeout;
     long long max_body, max_list_bytes, min_free_mb, max_per_address;
     bool team_visibility; /* --visibility team */
     char **tokens;        /* plain tokens from --token, hashed at startup */
@@ -151,17 +151,17 @@ static int config_set(config *c, const char *name, const char *v, char *err, siz
     }
     struct {
         const char *name;
-        long long lo, hi;
-    } nums[] = {{"workers", 1, 256},
-                {"queue", 0, 1000000},
-                {"max-body", 1, (long long)1 << 30},
-                {"timeout", 1, 86400},
-                {"head-timeout", 1, 3600},
-                {"worker-memory", 0, 1 << 20},
-                {"max-list-bytes", 4096, (long long)1 << 30},
-                {"min-free-mb", 0, (long long)1 << 40},
-                {"max-connections-per-address", 0, 1000000},
-                {"request-timeout", 0, 86400}};
+        long long lo, hi, *slot;
+    } nums[] = {{"workers", 1, 256, &c->workers},
+                {"queue", 0, 1000000, &c->queue},
+                {"max-body", 1, (long long)1 << 30, &c->max_body},
+                {"timeout", 1, 86400, &c->timeout},
+                {"head-timeout", 1, 3600, &c->head_timeout},
+                {"request-timeout", 0, 86400, &c->request_timeout},
+                {"worker-memory", 0, 1 << 20, &c->worker_memory},
+                {"max-list-bytes", 4096, (long long)1 << 30, &c->max_list_bytes},
+                {"min-free-mb", 0, (long long)1 << 40, &c->min_free_mb},
+                {"max-connections-per-address", 0, 1000000, &c->max_per_address}};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
         if (strcmp(name, nums[i].name) != 0) continue;
         if (parse_long(v, nums[i].lo, nums[i].hi, &n) != 0) {
@@ -169,26 +169,7 @@ static int config_set(config *c, const char *name, const char *v, char *err, siz
                      nums[i].hi);
             return -1;
         }
-        if (i == 0)
-            c->workers = (long)n;
-        else if (i == 1)
-            c->queue = (long)n;
-        else if (i == 2)
-            c->max_body = n;
-        else if (i == 3)
-            c->timeout = (long)n;
-        else if (i == 4)
-            c->head_timeout = (long)n;
-        else if (i == 5)
-            c->worker_memory = (long)n;
-        else if (i == 6)
-            c->max_list_bytes = n;
-        else if (i == 7)
-            c->min_free_mb = n;
-        else if (i == 8)
-            c->max_per_address = n;
-        else
-            c->request_timeout = (long)n;
+        *nums[i].slot = n;
         return 0;
     }
     snprintf(err, errlen, "unknown setting '%s'", name);

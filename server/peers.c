@@ -1,7 +1,9 @@
 /* Connections per client address (see peers.h): a chained hash table. */
 #include "peers.h"
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,6 +86,25 @@ void peers_give(peers *p, const uint8_t key[16])
         *pp = e->next;
         free(e);
     }
+}
+
+void peers_format(const struct sockaddr *sa, bool with_port, char *out, size_t len)
+{
+    char host[INET6_ADDRSTRLEN] = "?";
+    unsigned port = 0;
+    if (sa->sa_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)sa;
+        inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+        port = ntohs(a->sin_port);
+    } else if (sa->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)sa;
+        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+        port = ntohs(a->sin6_port);
+    }
+    if (with_port)
+        snprintf(out, len, "%s:%u", host, port);
+    else
+        snprintf(out, len, "%s", host);
 }
 
 unsigned peers_count(const peers *p, const uint8_t key[16])

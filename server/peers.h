@@ -24,6 +24,10 @@ bool peers_take(peers *p, const struct sockaddr *sa, uint8_t key[16], bool *coun
 /* The connection counted into key has ended. */
 void peers_give(peers *p, const uint8_t key[16]);
 
+/* sa as text for the log: "10.0.0.5", with_port "10.0.0.5:41234" ("?" for
+ * another family). */
+void peers_format(const struct sockaddr *sa, bool with_port, char *out, size_t len);
+
 /* Connections held by key's address now (for tests and logs). */
 unsigned peers_count(const peers *p, const uint8_t key[16]);
 

@@ -31,7 +31,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
 #include <sqlite3.h>
 
 #include "log.h"
@@ -58,6 +57,7 @@ enum {
     ST_FIND_KEY,
     ST_FIND_HASH,
     ST_FORGET,
+    ST_KERNELS,
     ST_COUNT
 };
 
@@ -85,6 +85,7 @@ static const char *const stmt_sql[ST_COUNT] = {
         " ORDER BY (r.analyzer_version = ?3 AND r.llvm_version = ?4) DESC,"
         " r.created_unix, r.rowid LIMIT 1",
     [ST_FORGET] = "DELETE FROM reports WHERE key = ?1",
+    [ST_KERNELS] = "SELECT name FROM report_kernels WHERE key = ?1 ORDER BY rowid",
 };
 
 struct store {
@@ -213,12 +214,6 @@ static int holds(const char *path, const void *data, size_t len)
     return same;
 }
 
-static int sha256_raw(const void *data, size_t len, uint8_t out[32])
-{
-    unsigned int n = 0;
-    return EVP_Digest(data, len, out, &n, EVP_sha256(), NULL) == 1 && n == 32 ? 0 : -1;
-}
-
 /* ---- writing an upload ----
  *
  * The guarantee: an acknowledged report survives a crash, and nothing
@@ -343,7 +338,7 @@ int store_write_upload(const char *dir, const store_upload *u, char *err, size_t
 
     uint8_t header[STORE_REPORT_HEADER];
     memcpy(header, STORE_REPORT_MAGIC, 8);
-    if (sha256_raw(u->report, u->report_len, header + 8) != 0) {
+    if (treg_sha256(u->report, u->report_len, header + 8) != 0) {
         snprintf(err, errlen, "store: cannot checksum the report: out of memory");
         return -1;
     }
@@ -499,7 +494,7 @@ static int read_report_file(const char *path, uint8_t **out, size_t *len, struct
     close(fd);
     if (rc != 0) return STORE_IO;
     uint8_t sum[32];
-    if (sha256_raw(buf + STORE_REPORT_HEADER, n - STORE_REPORT_HEADER, sum) != 0) {
+    if (treg_sha256(buf + STORE_REPORT_HEADER, n - STORE_REPORT_HEADER, sum) != 0) {
         free(buf);
         return STORE_IO;
     }
@@ -1123,10 +1118,9 @@ int64_t store_count(store *s)
 
 static int list_kernels(store *s, store_summary *row)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, "SELECT name FROM report_kernels WHERE key = ?1 ORDER BY rowid",
-                           -1, &st, NULL) != SQLITE_OK)
-        return -1;
+    /* One statement for every row of every listing, prepared once. */
+    sqlite3_stmt *st = store_stmt(s, ST_KERNELS);
+    if (st == NULL) return -1;
     bind_text(st, 1, row->key);
     int rc = 0, step;
     size_t cap = 0;
@@ -1147,7 +1141,7 @@ static int list_kernels(store *s, store_summary *row)
         row->nkernels++;
     }
     if (rc == 0 && step != SQLITE_DONE) rc = -1; /* a damaged page is an error, not a short list */
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     return rc;
 }
 

@@ -8,9 +8,6 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-
 #include <event2/bufferevent_ssl.h>
 #include <openssl/err.h>
 
@@ -162,11 +159,8 @@ static int on_client_hello(SSL *ssl, int *alert, void *arg)
     clock_gettime(CLOCK_MONOTONIC, &now);
     refused++;
     if (logged.tv_sec == 0 || now.tv_sec - logged.tv_sec >= 10) {
-        char host[INET6_ADDRSTRLEN] = "?";
-        if (ss.ss_family == AF_INET)
-            inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof host);
-        else if (ss.ss_family == AF_INET6)
-            inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host, sizeof host);
+        char host[INET6_ADDRSTRLEN];
+        peers_format((const struct sockaddr *)&ss, false, host, sizeof host);
         log_line *o = log_begin("warn", "connection refused: its address is at "
                                         "--max-connections-per-address");
         log_add_str(o, "address", host);
