@@ -18,3 +18,25 @@ bench_corpus() {
         exit 0
     fi
 }
+
+# objdump_lists DIR FILE...: DIR/objs.<processor> lists the files of each
+# target (e_flags' low byte), for objdump_all: LLVM 22's llvm-objdump crashes
+# on a list that mixes gfx906 with later targets, so the reference runs one
+# llvm-objdump per target over all of that target's files.
+objdump_lists() {
+    local dir=$1 f
+    shift
+    rm -f "$dir"/objs.*
+    for f in "$@"; do
+        echo "$f" >>"$dir/objs.$(od -An -tx1 -j48 -N1 "$f" | tr -d ' ')"
+    done
+}
+
+# objdump_all OBJDUMP DIR: llvm-objdump -d over DIR's lists, output discarded;
+# fails when one of them fails.
+objdump_all() {
+    local l
+    for l in "$2"/objs.*; do
+        xargs -d '\n' -a "$l" "$1" -d >/dev/null || return 1
+    done
+}

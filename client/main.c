@@ -63,11 +63,12 @@ typedef struct cli {
     tregc_config cfg;
     tregc_https https;
     int failures;
-    json_object *reports, *errors; /* --format json */
-    json_object *containers;       /* --format json: what each container held */
-    treg_cross *cross;             /* the same kernel across targets */
-    const char *entry;             /* the bundle entry being sent, for messages */
-    char *analyzer_version;        /* of the first report, for the JSON top level */
+    treg_json_doc doc;       /* --format json: reports written as they come */
+    json_object *errors;     /* --format json */
+    json_object *containers; /* --format json: what each container held */
+    treg_cross *cross;       /* the same kernel across targets */
+    const char *entry;       /* the bundle entry being sent, for messages */
+    char *analyzer_version;  /* of the first report, for the JSON top level */
     char host_name[256];
     treg_text_settings text; /* --lines, --peak, --asm, sources, colour */
 } cli;
@@ -252,30 +253,25 @@ static void add_report(cli *c, const Treg__V1__Report *r, int stored_before)
         return;
     }
     if (c->json) {
-        json_object *o = treg_render_json(r, c->rows);
-        if (stored_before >= 0)
-            json_object_object_add(o, "stored_before", json_object_new_boolean(stored_before));
-        json_object_array_add(c->reports, o);
+        treg_json_doc_report(&c->doc, r, c->rows, stored_before);
     } else {
         treg_render_views(stdout, r, &c->text.options);
         if (stored_before > 0) printf("  (the server had this report: not analyzed again)\n");
     }
 }
 
+/* The rest of the --format json document, after the reports. */
 static void print_document(cli *c)
 {
-    json_object *root = json_object_new_object();
     if (c->analyzer_version)
-        json_object_object_add(root, "analyzer_version",
-                               json_object_new_string(c->analyzer_version));
-    json_object_object_add(root, "reports", json_object_get(c->reports));
+        treg_json_doc_member(&c->doc, "analyzer_version",
+                             json_object_new_string(c->analyzer_version));
     if (c->containers && json_object_array_length(c->containers))
-        json_object_object_add(root, "containers", json_object_get(c->containers));
+        treg_json_doc_member(&c->doc, "containers", json_object_get(c->containers));
     if (treg_cross_kernels(c->cross))
-        json_object_object_add(root, "cross_target", treg_cross_json(c->cross));
-    json_object_object_add(root, "errors", json_object_get(c->errors));
-    puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
-    json_object_put(root);
+        treg_json_doc_member(&c->doc, "cross_target", treg_cross_json(c->cross));
+    treg_json_doc_member(&c->doc, "errors", json_object_get(c->errors));
+    treg_json_doc_end(&c->doc); /* a failed write shows in main's check of stdout */
 }
 
 /* --- upload ------------------------------------------------------------------------ */
@@ -999,9 +995,9 @@ static int run(cli *c, int argc, char **argv)
     }
     if (gethostname(c->host_name, sizeof c->host_name - 1) != 0) c->host_name[0] = 0;
     if (c->json) {
-        c->reports = json_object_new_array();
         c->errors = json_object_new_array();
         c->containers = json_object_new_array();
+        if (cmd[0] == 'u' || cmd[0] == 'f') treg_json_doc_begin(&c->doc, stdout);
     }
     if (!(c->cross = treg_cross_new())) {
         fprintf(stderr, "tregc: out of memory\n");
@@ -1027,7 +1023,6 @@ int main(int argc, char **argv)
     int rc = run(&c, argc, argv);
     for (size_t i = 0; i < c.npages; i++) treg__v1__report__free_unpacked(c.pages[i], NULL);
     free(c.pages);
-    json_object_put(c.reports);
     json_object_put(c.errors);
     json_object_put(c.containers);
     treg_cross_free(c.cross);

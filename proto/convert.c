@@ -277,7 +277,8 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
     }
 }
 
-int treg_pb_pack_report(const treg_report *r, const treg_pb_info *info, uint8_t **out, size_t *len)
+int treg_pb_with_report(const treg_report *r, const treg_pb_info *info,
+                        int (*use)(Treg__V1__Report *pb, void *ctx), void *ctx)
 {
     scratch s = {0};
     Treg__V1__Report pr;
@@ -327,16 +328,30 @@ int treg_pb_pack_report(const treg_report *r, const treg_pb_info *info, uint8_t 
         pr.n_kernels = r->nkernels;
         for (size_t i = 0; i < r->nkernels; i++) fill_kernel(&s, &kernels[i], &r->kernels[i]);
     }
-    int rc = -1;
-    if (!s.failed) {
-        size_t n = treg__v1__report__get_packed_size(&pr);
-        uint8_t *buf = malloc(n ? n : 1);
-        if (buf) {
-            *len = treg__v1__report__pack(&pr, buf);
-            *out = buf;
-            rc = 0;
-        }
-    }
+    int rc = s.failed ? -1 : use(&pr, ctx);
     release(&s);
     return rc;
+}
+
+typedef struct packed {
+    uint8_t *buf;
+    size_t len;
+} packed;
+
+static int pack(Treg__V1__Report *pr, void *ctx)
+{
+    packed *p = ctx;
+    size_t n = treg__v1__report__get_packed_size(pr);
+    if (!(p->buf = malloc(n ? n : 1))) return -1;
+    p->len = treg__v1__report__pack(pr, p->buf);
+    return 0;
+}
+
+int treg_pb_pack_report(const treg_report *r, const treg_pb_info *info, uint8_t **out, size_t *len)
+{
+    packed p = {0};
+    if (treg_pb_with_report(r, info, pack, &p) != 0) return -1;
+    *out = p.buf;
+    *len = p.len;
+    return 0;
 }

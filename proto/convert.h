@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "proto_wire.h"
+#include "treg.pb-c.h"
 #include "treg/analyzer.h"
 
 typedef struct treg_pb_info {
@@ -24,5 +25,12 @@ typedef struct treg_pb_info {
 /* Packs r as a treg.v1.Report into a malloc'd buffer. 0 on success, -1 when
  * out of memory. */
 int treg_pb_pack_report(const treg_report *r, const treg_pb_info *info, uint8_t **out, size_t *len);
+
+/* Builds r as a treg.v1.Report in memory and hands it to use (which may
+ * change it: it is freed afterwards), without packing it: for a caller
+ * that renders the report where it was made.  use's result, or -1 when out
+ * of memory. */
+int treg_pb_with_report(const treg_report *r, const treg_pb_info *info,
+                        int (*use)(Treg__V1__Report *pb, void *ctx), void *ctx);
 
 #endif

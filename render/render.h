@@ -9,9 +9,32 @@
 
 #include "treg.pb-c.h"
 
-/* One report as a JSON object: {"file", "hash" (when known), "target", ...,
- * "kernels": [...]}; with_rows 0 leaves out the per-instruction rows. */
+/* One report as JSON, written to out: {"file", "hash" (when known),
+ * "target", ..., "kernels": [...]}; with_rows 0 leaves out the
+ * per-instruction rows; stored_before 0 or 1 adds "stored_before" (tregc's
+ * upload), -1 leaves it out.  -1 when a write failed. */
+int treg_render_json_write(FILE *out, const Treg__V1__Report *r, int with_rows, int stored_before);
+/* The same, read back as a json-c object (NULL when out of memory). */
 json_object *treg_render_json(const Treg__V1__Report *r, int with_rows);
+
+/* The --format json document, {"reports": [...], then other members}, written
+ * while it is made: treg_json_doc_report writes a report at once (see
+ * treg_render_json_write).  Members (errors, containers...) follow the
+ * reports; treg_json_doc_member takes ownership of the object it is given. */
+typedef struct treg_json_doc {
+    FILE *out;
+    size_t reports;
+    int closed; /* the reports array is closed: members follow */
+    int failed; /* a write failed (or a report could not be made) */
+} treg_json_doc;
+void treg_json_doc_begin(treg_json_doc *d, FILE *out);
+void treg_json_doc_report(treg_json_doc *d, const Treg__V1__Report *r, int with_rows,
+                          int stored_before);
+/* A report already written as JSON (by treg_render_json_write elsewhere). */
+void treg_json_doc_raw(treg_json_doc *d, const char *json, size_t len);
+void treg_json_doc_member(treg_json_doc *d, const char *key, json_object *value);
+/* Closes the document; -1 when any write failed. */
+int treg_json_doc_end(treg_json_doc *d);
 
 /* s with control characters (C0, DEL, C1) as '?': a name from someone's
  * upload must not drive the reader's terminal. */

@@ -1,91 +1,256 @@
-/* JSON view of a protobuf report (json-c): the --format json of tregc and
- * treg-analyze.  Field names follow treg.proto. */
+/* JSON view of a protobuf report: the --format json of tregc and
+ * treg-analyze.  Field names follow treg.proto.  Written straight to the
+ * stream, not built as a tree first: a report with rows runs to tens of
+ * megabytes of JSON, and a tree of it costs several times that in memory
+ * and most of the time. */
 #include "render.h"
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-static void put_int(json_object *o, const char *key, int64_t v)
+typedef struct jw {
+    FILE *out;
+    int comma; /* a value was written at this level: the next needs a ',' */
+    int failed;
+    size_t n;
+    char buf[1 << 16];
+    const Treg__V1__Report *r;
+    char **files; /* each source file's name, escaped and quoted, once */
+} jw;
+
+static void flush(jw *w)
 {
-    json_object_object_add(o, key, json_object_new_int64(v));
+    if (w->n && fwrite(w->buf, 1, w->n, w->out) != w->n) w->failed = 1;
+    w->n = 0;
 }
 
-static void put_str(json_object *o, const char *key, const char *v)
+static void raw(jw *w, const char *s, size_t n)
 {
-    json_object_object_add(o, key, json_object_new_string(v));
+    if (n > sizeof w->buf - w->n) {
+        flush(w);
+        if (n > sizeof w->buf) {
+            if (fwrite(s, 1, n, w->out) != n) w->failed = 1;
+            return;
+        }
+    }
+    memcpy(w->buf + w->n, s, n);
+    w->n += n;
 }
 
-static json_object *file_at(const Treg__V1__Report *r, int32_t file)
+static void lit(jw *w, const char *s)
 {
-    if (file < 0 || (size_t)file >= r->n_source_files) return NULL;
-    return json_object_new_string(r->source_files[file]);
+    raw(w, s, strlen(s));
 }
 
-static json_object *loc_file(const Treg__V1__Report *r, const Treg__V1__Loc *l)
+/* The separator before a value (in an array) or a key (in an object). */
+static void sep(jw *w)
 {
-    return l ? file_at(r, l->file) : NULL;
+    if (w->comma) raw(w, ",", 1);
+    w->comma = 1;
 }
 
-static uint32_t loc_line(const Treg__V1__Loc *l)
+static void open_(jw *w, char c)
 {
-    return l ? l->line : 0;
+    raw(w, &c, 1);
+    w->comma = 0;
+}
+
+static void close_(jw *w, char c)
+{
+    raw(w, &c, 1);
+    w->comma = 1;
+}
+
+/* Length of the UTF-8 sequence at s (up to n bytes), 0 when not valid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    size_t len = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+    if (s[0] < 0xc2 || s[0] > 0xf4 || len > n) return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xc0) != 0x80) return 0;
+    if (len == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0))) return 0;
+    if (len == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))) return 0;
+    return len;
+}
+
+/* A JSON string; bytes that are not UTF-8 (a name from someone's upload)
+ * become U+FFFD, so the document always parses. */
+static void str(jw *w, const char *v)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *s = (const unsigned char *)v;
+    size_t n = strlen(v), i = 0;
+    raw(w, "\"", 1);
+    while (i < n) {
+        size_t run = i;
+        while (run < n && s[run] >= 0x20 && s[run] < 0x7f && s[run] != '"' && s[run] != '\\') run++;
+        raw(w, (const char *)s + i, run - i);
+        i = run;
+        if (i >= n) break;
+        unsigned char c = s[i];
+        char esc[8];
+        if (c == '"' || c == '\\') {
+            esc[0] = '\\', esc[1] = (char)c;
+            raw(w, esc, 2);
+        } else if (c == '\n') {
+            raw(w, "\\n", 2);
+        } else if (c == '\t') {
+            raw(w, "\\t", 2);
+        } else if (c == '\r') {
+            raw(w, "\\r", 2);
+        } else if (c < 0x20 || c == 0x7f) {
+            memcpy(esc, "\\u00", 4);
+            esc[4] = hex[c >> 4], esc[5] = hex[c & 15];
+            raw(w, esc, 6);
+        } else {
+            size_t len = utf8_len(s + i, n - i);
+            if (len) {
+                raw(w, (const char *)s + i, len);
+                i += len;
+                continue;
+            }
+            raw(w, "\\ufffd", 6);
+        }
+        i++;
+    }
+    raw(w, "\"", 1);
+}
+
+static void num(jw *w, int64_t v)
+{
+    char b[24], *p = b + sizeof b;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) *--p = '-';
+    raw(w, p, (size_t)(b + sizeof b - p));
+}
+
+static void key(jw *w, const char *k)
+{
+    sep(w);
+    raw(w, "\"", 1);
+    lit(w, k); /* keys are this file's own, plain ASCII */
+    raw(w, "\":", 2);
+    w->comma = 0;
+}
+
+static void put_int(jw *w, const char *k, int64_t v)
+{
+    key(w, k);
+    num(w, v);
+    w->comma = 1;
+}
+
+static void put_str(jw *w, const char *k, const char *v)
+{
+    key(w, k);
+    str(w, v ? v : "");
+    w->comma = 1;
+}
+
+static void put_bool(jw *w, const char *k, int v)
+{
+    key(w, k);
+    lit(w, v ? "true" : "false");
+    w->comma = 1;
+}
+
+/* "file": the source file's name, or null for an index out of range. */
+static void put_file(jw *w, const char *k, int32_t file)
+{
+    key(w, k);
+    if (file < 0 || (size_t)file >= w->r->n_source_files)
+        lit(w, "null");
+    else if (w->files && w->files[file])
+        lit(w, w->files[file]);
+    else
+        str(w, w->r->source_files[file]);
+    w->comma = 1;
+}
+
+static void put_loc(jw *w, const Treg__V1__Loc *l)
+{
+    put_file(w, "file", l ? l->file : -1);
+    put_int(w, "line", l ? l->line : 0);
 }
 
 /* A register of Row.reads' numbering by its assembler name: "v4", "a0",
  * "s12", "vcc_lo". */
-static json_object *reg_name(uint32_t reg)
+static void reg_name(jw *w, uint32_t reg)
 {
-    char buf[24];
-    if (reg < 1024)
-        snprintf(buf, sizeof buf, "v%u", (unsigned)reg);
-    else if (reg < 1280)
-        snprintf(buf, sizeof buf, "a%u", (unsigned)(reg - 1024));
-    else if (reg < 1408)
-        snprintf(buf, sizeof buf, "s%u", (unsigned)(reg - 1280));
-    else if (reg == 1408 || reg == 1409)
-        snprintf(buf, sizeof buf, "vcc_%s", reg == 1408 ? "lo" : "hi");
-    else
-        snprintf(buf, sizeof buf, "r%u", (unsigned)reg); /* a numbering this reader predates */
-    return json_object_new_string(buf);
+    char buf[24], *p = buf + sizeof buf;
+    *--p = '"';
+    if (reg == 1408 || reg == 1409) {
+        p -= 6;
+        memcpy(p, reg == 1408 ? "vcc_lo" : "vcc_hi", 6);
+    } else {
+        /* a numbering this reader predates: "r<n>" */
+        char prefix = reg < 1024 ? 'v' : reg < 1280 ? 'a' : reg < 1408 ? 's' : 'r';
+        uint32_t n = reg < 1024 ? reg : reg < 1280 ? reg - 1024 : reg < 1408 ? reg - 1280 : reg;
+        do {
+            *--p = (char)('0' + n % 10);
+            n /= 10;
+        } while (n);
+        *--p = prefix;
+    }
+    *--p = '"';
+    sep(w);
+    raw(w, p, (size_t)(buf + sizeof buf - p));
 }
 
-static json_object *reg_names(const uint32_t *regs, size_t n)
+static void reg_names(jw *w, const char *k, const uint32_t *regs, size_t n)
 {
-    json_object *a = json_object_new_array_ext((int)n);
-    for (size_t i = 0; i < n; i++) json_object_array_add(a, reg_name(regs[i]));
-    return a;
+    key(w, k);
+    open_(w, '[');
+    for (size_t i = 0; i < n; i++) reg_name(w, regs[i]);
+    close_(w, ']');
 }
 
 /* [{"reg": "v4", "runs": [[start, end], ...]}, ...] */
-static json_object *live_ranges_json(const Treg__V1__Kernel *k)
+static void live_ranges_json(jw *w, const Treg__V1__Kernel *k)
 {
-    json_object *a = json_object_new_array_ext((int)k->n_live_ranges);
+    key(w, "live_ranges");
+    open_(w, '[');
     for (size_t i = 0; i < k->n_live_ranges; i++) {
         const Treg__V1__LiveRange *lr = k->live_ranges[i];
-        json_object *x = json_object_new_object(), *runs = json_object_new_array();
-        json_object_object_add(x, "reg", reg_name(lr->reg));
+        sep(w);
+        open_(w, '{');
+        key(w, "reg");
+        w->comma = 0;
+        reg_name(w, lr->reg);
+        key(w, "runs");
+        open_(w, '[');
         for (size_t j = 0; j + 1 < lr->n_runs; j += 2) {
-            json_object *run = json_object_new_array_ext(2);
-            json_object_array_add(run, json_object_new_int64(lr->runs[j]));
-            json_object_array_add(run, json_object_new_int64(lr->runs[j + 1]));
-            json_object_array_add(runs, run);
+            sep(w);
+            open_(w, '[');
+            sep(w);
+            num(w, lr->runs[j]);
+            sep(w);
+            num(w, lr->runs[j + 1]);
+            close_(w, ']');
         }
-        json_object_object_add(x, "runs", runs);
-        json_object_array_add(a, x);
+        close_(w, ']');
+        close_(w, '}');
     }
-    return a;
+    close_(w, ']');
 }
 
-static json_object *class_json(const Treg__V1__ClassStat *c)
+static void class_json(jw *w, const char *k, const Treg__V1__ClassStat *c)
 {
-    json_object *o = json_object_new_object();
-    put_int(o, "peak_live", c ? c->peak_live : 0);
-    put_int(o, "allocated", c ? c->allocated : 0);
-    put_int(o, "limit", c ? c->limit : 0);
-    return o;
+    key(w, k);
+    open_(w, '{');
+    put_int(w, "peak_live", c ? c->peak_live : 0);
+    put_int(w, "allocated", c ? c->allocated : 0);
+    put_int(w, "limit", c ? c->limit : 0);
+    close_(w, '}');
 }
 
-static json_object *kernel_json(const Treg__V1__Report *r, const Treg__V1__Kernel *k, int with_rows)
+static void kernel_json(jw *w, const Treg__V1__Kernel *k, int with_rows)
 {
     static const Treg__V1__Occupancy no_occupancy = TREG__V1__OCCUPANCY__INIT;
     static const Treg__V1__CompilerMetadata no_metadata = TREG__V1__COMPILER_METADATA__INIT;
@@ -93,183 +258,248 @@ static json_object *kernel_json(const Treg__V1__Report *r, const Treg__V1__Kerne
     const Treg__V1__Occupancy *oc = k->occupancy ? k->occupancy : &no_occupancy;
     const Treg__V1__CompilerMetadata *meta = k->metadata ? k->metadata : &no_metadata;
     const Treg__V1__ClassStat *vg = k->vgpr ? k->vgpr : &no_class;
-    json_object *o = json_object_new_object();
-    put_str(o, "name", k->name);
-    put_str(o, "target", r->target);
-    put_int(o, "wave_size", k->wave_size);
-    put_int(o, "instructions", k->instructions);
-    put_int(o, "code_bytes", k->code_bytes);
-    put_int(o, "basic_blocks", k->basic_blocks);
-    json_object_object_add(o, "vgpr", class_json(k->vgpr));
-    json_object_object_add(o, "agpr", class_json(k->agpr));
-    json_object_object_add(o, "sgpr", class_json(k->sgpr));
-    put_int(o, "total_vgprs", k->total_vgprs);
-    put_int(o, "accum_offset", k->accum_offset);
+    sep(w);
+    open_(w, '{');
+    put_str(w, "name", k->name);
+    put_str(w, "target", w->r->target);
+    put_int(w, "wave_size", k->wave_size);
+    put_int(w, "instructions", k->instructions);
+    put_int(w, "code_bytes", k->code_bytes);
+    put_int(w, "basic_blocks", k->basic_blocks);
+    class_json(w, "vgpr", k->vgpr);
+    class_json(w, "agpr", k->agpr);
+    class_json(w, "sgpr", k->sgpr);
+    put_int(w, "total_vgprs", k->total_vgprs);
+    put_int(w, "accum_offset", k->accum_offset);
 
-    json_object *occ = json_object_new_object();
-    put_int(occ, "waves_per_simd", oc->waves_per_simd);
-    put_int(occ, "max_waves", oc->max_waves);
-    put_str(occ, "limited_by", oc->limited_by);
-    put_int(occ, "vgpr_waves", oc->vgpr_waves);
-    put_int(occ, "sgpr_waves", oc->sgpr_waves);
-    put_int(occ, "lds_waves", oc->lds_waves);
-    put_int(occ, "vgprs_to_next", oc->vgprs_to_next);
-    put_int(occ, "sgprs_to_next", oc->sgprs_to_next);
-    put_int(occ, "launch_waves_per_simd", oc->launch_waves_per_simd);
-    put_str(occ, "launch_limited_by", oc->launch_limited_by);
-    put_int(occ, "launch_lds_bytes", oc->launch_lds_bytes);
-    put_int(occ, "lds_limit_bytes", oc->lds_limit_bytes);
-    json_object_object_add(o, "occupancy", occ);
+    key(w, "occupancy");
+    open_(w, '{');
+    put_int(w, "waves_per_simd", oc->waves_per_simd);
+    put_int(w, "max_waves", oc->max_waves);
+    put_str(w, "limited_by", oc->limited_by);
+    put_int(w, "vgpr_waves", oc->vgpr_waves);
+    put_int(w, "sgpr_waves", oc->sgpr_waves);
+    put_int(w, "lds_waves", oc->lds_waves);
+    put_int(w, "vgprs_to_next", oc->vgprs_to_next);
+    put_int(w, "sgprs_to_next", oc->sgprs_to_next);
+    put_int(w, "launch_waves_per_simd", oc->launch_waves_per_simd);
+    put_str(w, "launch_limited_by", oc->launch_limited_by);
+    put_int(w, "launch_lds_bytes", oc->launch_lds_bytes);
+    put_int(w, "lds_limit_bytes", oc->lds_limit_bytes);
+    close_(w, '}');
 
-    put_int(o, "workgroup_size", k->workgroup_size);
-    put_int(o, "lds_bytes", k->lds_bytes);
-    put_int(o, "dynamic_lds_bytes", k->dynamic_lds_bytes);
-    put_int(o, "scratch_bytes", k->scratch_bytes);
-    put_int(o, "spill_instructions", k->spill_instructions);
-    put_int(o, "undefined_reads", k->undefined_reads);
-    put_int(o, "undef_operand_reads", k->undef_operand_reads);
-    put_int(o, "implicit_def_reads", k->implicit_def_reads);
-    if (k->undefined_example[0]) put_str(o, "undefined_example", k->undefined_example);
-    put_int(o, "unknown_instructions", k->unknown_instructions);
-    put_int(o, "undecodable_words", k->undecodable_words);
-    if (k->undecodable_words) put_int(o, "first_undecodable", k->first_undecodable);
+    put_int(w, "workgroup_size", k->workgroup_size);
+    put_int(w, "lds_bytes", k->lds_bytes);
+    put_int(w, "dynamic_lds_bytes", k->dynamic_lds_bytes);
+    put_int(w, "scratch_bytes", k->scratch_bytes);
+    put_int(w, "spill_instructions", k->spill_instructions);
+    put_int(w, "undefined_reads", k->undefined_reads);
+    put_int(w, "undef_operand_reads", k->undef_operand_reads);
+    put_int(w, "implicit_def_reads", k->implicit_def_reads);
+    if (k->undefined_example[0]) put_str(w, "undefined_example", k->undefined_example);
+    put_int(w, "unknown_instructions", k->unknown_instructions);
+    put_int(w, "undecodable_words", k->undecodable_words);
+    if (k->undecodable_words) put_int(w, "first_undecodable", (int64_t)k->first_undecodable);
     /* some words neither decoded nor read from text: the live counts may be short */
-    json_object_object_add(o, "lower_bound", json_object_new_boolean(k->undecodable_words > 0));
-    if (k->instruction_source[0]) put_str(o, "instruction_source", k->instruction_source);
-    put_int(o, "text_instructions", k->text_instructions);
-    put_int(o, "calls", k->calls);
-    put_int(o, "long_branches", k->long_branches);
-    put_int(o, "unresolved_jumps", k->unresolved_jumps);
+    put_bool(w, "lower_bound", k->undecodable_words > 0);
+    if (k->instruction_source[0]) put_str(w, "instruction_source", k->instruction_source);
+    put_int(w, "text_instructions", k->text_instructions);
+    put_int(w, "calls", k->calls);
+    put_int(w, "long_branches", k->long_branches);
+    put_int(w, "unresolved_jumps", k->unresolved_jumps);
 
-    json_object *md = json_object_new_object();
-    put_int(md, "vgpr_count", meta->vgpr_count);
-    put_int(md, "agpr_count", meta->agpr_count);
-    put_int(md, "sgpr_count", meta->sgpr_count);
-    put_int(md, "vgpr_spill_count", meta->vgpr_spill_count);
-    put_int(md, "sgpr_spill_count", meta->sgpr_spill_count);
-    if (meta->occupancy >= 0) put_int(md, "trailer_occupancy", meta->occupancy);
-    json_object_object_add(o, "metadata", md);
+    key(w, "metadata");
+    open_(w, '{');
+    put_int(w, "vgpr_count", meta->vgpr_count);
+    put_int(w, "agpr_count", meta->agpr_count);
+    put_int(w, "sgpr_count", meta->sgpr_count);
+    put_int(w, "vgpr_spill_count", meta->vgpr_spill_count);
+    put_int(w, "sgpr_spill_count", meta->sgpr_spill_count);
+    if (meta->occupancy >= 0) put_int(w, "trailer_occupancy", meta->occupancy);
+    close_(w, '}');
 
-    json_object *pv = json_object_new_object();
-    put_int(pv, "address", (int64_t)vg->peak_address);
-    json_object_object_add(pv, "file", loc_file(r, vg->peak_loc));
-    put_int(pv, "line", loc_line(vg->peak_loc));
-    json_object_object_add(o, "peak_vgpr", pv);
+    key(w, "peak_vgpr");
+    open_(w, '{');
+    put_int(w, "address", (int64_t)vg->peak_address);
+    put_loc(w, vg->peak_loc);
+    close_(w, '}');
 
-    json_object *lines = json_object_new_array();
+    key(w, "source_lines");
+    open_(w, '[');
     for (size_t i = 0; i < k->n_lines; i++) {
         const Treg__V1__LineStat *s = k->lines[i];
-        json_object *l = json_object_new_object();
-        json_object_object_add(l, "file", loc_file(r, s->loc));
-        put_int(l, "line", loc_line(s->loc));
-        put_int(l, "instructions", s->instructions);
-        put_int(l, "peak_vgpr", s->peak_vgpr);
-        put_int(l, "peak_agpr", s->peak_agpr);
-        put_int(l, "peak_sgpr", s->peak_sgpr);
-        put_int(l, "spills", s->spills);
-        put_int(l, "reloads", s->reloads);
-        json_object_array_add(lines, l);
+        sep(w);
+        open_(w, '{');
+        put_loc(w, s->loc);
+        put_int(w, "instructions", s->instructions);
+        put_int(w, "peak_vgpr", s->peak_vgpr);
+        put_int(w, "peak_agpr", s->peak_agpr);
+        put_int(w, "peak_sgpr", s->peak_sgpr);
+        put_int(w, "spills", s->spills);
+        put_int(w, "reloads", s->reloads);
+        close_(w, '}');
     }
-    json_object_object_add(o, "source_lines", lines);
+    close_(w, ']');
 
-    json_object *att = json_object_new_array();
+    key(w, "peak_attribution");
+    open_(w, '[');
     for (size_t i = 0; i < k->n_peak_attribution; i++) {
         const Treg__V1__Attribution *a = k->peak_attribution[i];
-        json_object *x = json_object_new_object();
-        json_object_object_add(x, "file", loc_file(r, a->loc));
-        put_int(x, "line", loc_line(a->loc));
-        put_int(x, "vgpr", a->vgpr);
-        put_int(x, "agpr", a->agpr);
-        put_int(x, "sgpr", a->sgpr);
-        json_object_array_add(att, x);
+        sep(w);
+        open_(w, '{');
+        put_loc(w, a->loc);
+        put_int(w, "vgpr", a->vgpr);
+        put_int(w, "agpr", a->agpr);
+        put_int(w, "sgpr", a->sgpr);
+        close_(w, '}');
     }
-    json_object_object_add(o, "peak_attribution", att);
+    close_(w, ']');
 
-    json_object *loops = json_object_new_array();
+    key(w, "loops");
+    open_(w, '[');
     for (size_t i = 0; i < k->n_loops; i++) {
         const Treg__V1__Loop *L = k->loops[i];
-        json_object *x = json_object_new_object();
-        put_int(x, "head", (int64_t)L->head);
-        put_int(x, "end", (int64_t)L->end);
-        put_int(x, "depth", L->depth);
-        json_object_object_add(x, "file", file_at(r, L->file));
-        put_int(x, "first_line", L->first_line);
-        put_int(x, "last_line", L->last_line);
-        put_int(x, "instructions", L->instructions);
-        put_int(x, "peak_vgpr", L->peak_vgpr);
-        put_int(x, "peak_agpr", L->peak_agpr);
-        put_int(x, "peak_sgpr", L->peak_sgpr);
-        json_object_array_add(loops, x);
+        sep(w);
+        open_(w, '{');
+        put_int(w, "head", (int64_t)L->head);
+        put_int(w, "end", (int64_t)L->end);
+        put_int(w, "depth", L->depth);
+        put_file(w, "file", L->file);
+        put_int(w, "first_line", L->first_line);
+        put_int(w, "last_line", L->last_line);
+        put_int(w, "instructions", L->instructions);
+        put_int(w, "peak_vgpr", L->peak_vgpr);
+        put_int(w, "peak_agpr", L->peak_agpr);
+        put_int(w, "peak_sgpr", L->peak_sgpr);
+        close_(w, '}');
     }
-    json_object_object_add(o, "loops", loops);
+    close_(w, ']');
 
-    json_object *sp = json_object_new_array();
+    key(w, "spills");
+    open_(w, '[');
     for (size_t i = 0; i < k->n_spills; i++) {
         const Treg__V1__Spill *s = k->spills[i];
-        json_object *x = json_object_new_object();
-        put_int(x, "address", (int64_t)s->address);
-        put_str(x, "kind", s->kind);
-        json_object_object_add(x, "file", loc_file(r, s->loc));
-        put_int(x, "line", loc_line(s->loc));
-        json_object_array_add(sp, x);
+        sep(w);
+        open_(w, '{');
+        put_int(w, "address", (int64_t)s->address);
+        put_str(w, "kind", s->kind);
+        put_loc(w, s->loc);
+        close_(w, '}');
     }
-    json_object_object_add(o, "spills", sp);
+    close_(w, ']');
 
-    json_object *unk = json_object_new_array();
+    key(w, "unknown_mnemonics");
+    open_(w, '[');
     for (size_t i = 0; i < k->n_unknown_mnemonics; i++) {
-        json_object *x = json_object_new_object();
-        put_str(x, "mnemonic", k->unknown_mnemonics[i]->mnemonic);
-        put_int(x, "count", k->unknown_mnemonics[i]->count);
-        json_object_array_add(unk, x);
+        sep(w);
+        open_(w, '{');
+        put_str(w, "mnemonic", k->unknown_mnemonics[i]->mnemonic);
+        put_int(w, "count", k->unknown_mnemonics[i]->count);
+        close_(w, '}');
     }
-    json_object_object_add(o, "unknown_mnemonics", unk);
+    close_(w, ']');
 
     if (with_rows) {
-        json_object *rows = json_object_new_array_ext((int)k->n_rows);
+        key(w, "rows");
+        open_(w, '[');
         for (size_t i = 0; i < k->n_rows; i++) {
-            const Treg__V1__Row *w = k->rows[i];
-            json_object *x = json_object_new_object();
-            put_int(x, "address", (int64_t)w->address);
-            put_str(x, "text", w->text);
-            json_object_object_add(x, "file", loc_file(r, w->loc));
-            put_int(x, "line", loc_line(w->loc));
-            put_int(x, "vgpr", w->vgpr);
-            put_int(x, "agpr", w->agpr);
-            put_int(x, "sgpr", w->sgpr);
-            put_int(x, "loop_depth", w->loop_depth);
-            put_int(x, "flags", w->flags);
-            json_object_object_add(x, "reads", reg_names(w->reads, w->n_reads));
-            json_object_object_add(x, "writes", reg_names(w->writes, w->n_writes));
-            json_object_array_add(rows, x);
+            const Treg__V1__Row *x = k->rows[i];
+            sep(w);
+            open_(w, '{');
+            put_int(w, "address", (int64_t)x->address);
+            put_str(w, "text", x->text);
+            put_loc(w, x->loc);
+            put_int(w, "vgpr", x->vgpr);
+            put_int(w, "agpr", x->agpr);
+            put_int(w, "sgpr", x->sgpr);
+            put_int(w, "loop_depth", x->loop_depth);
+            put_int(w, "flags", x->flags);
+            reg_names(w, "reads", x->reads, x->n_reads);
+            reg_names(w, "writes", x->writes, x->n_writes);
+            close_(w, '}');
         }
-        json_object_object_add(o, "rows", rows);
-        json_object_object_add(o, "live_ranges", live_ranges_json(k));
+        close_(w, ']');
+        live_ranges_json(w, k);
     }
-    return o;
+    close_(w, '}');
 }
 
+/* Each source file's quoted name, escaped once for the many rows naming it
+ * (NULL entries, or no table when out of memory: escaped at each use). */
+static void escape_files(jw *w)
+{
+    const Treg__V1__Report *r = w->r;
+    if (!r->n_source_files || !(w->files = calloc(r->n_source_files, sizeof *w->files))) return;
+    for (size_t i = 0; i < r->n_source_files; i++) {
+        size_t at = w->n;
+        if (at + 6 * strlen(r->source_files[i]) + 3 > sizeof w->buf) continue; /* a giant name */
+        str(w, r->source_files[i]);
+        size_t len = w->n - at;
+        if ((w->files[i] = malloc(len + 1))) {
+            memcpy(w->files[i], w->buf + at, len);
+            w->files[i][len] = 0;
+        }
+        w->n = at;
+    }
+}
+
+int treg_render_json_write(FILE *out, const Treg__V1__Report *r, int with_rows, int stored_before)
+{
+    jw *w = malloc(sizeof *w);
+    if (!w) return -1;
+    w->out = out;
+    w->comma = 0;
+    w->failed = 0;
+    w->n = 0;
+    w->r = r;
+    w->files = NULL;
+    flush(w);
+    escape_files(w);
+    open_(w, '{');
+    put_str(w, "file", r->file_name);
+    if (r->bundle_entry[0]) put_str(w, "bundle_entry", r->bundle_entry);
+    if (r->hash[0]) put_str(w, "hash", r->hash);
+    put_str(w, "target", r->target);
+    if (r->target_id[0]) put_str(w, "target_id", r->target_id);
+    put_str(w, "decoded_as", r->decoded_as);
+    put_bool(w, "provisional", r->provisional);
+    if (r->target_note[0]) put_str(w, "target_note", r->target_note);
+    if (r->asm_note[0]) put_str(w, "asm_note", r->asm_note);
+    if (r->lines_note[0]) put_str(w, "lines_note", r->lines_note);
+    put_str(w, "llvm_version", r->llvm_version);
+    put_str(w, "analyzer_version", r->analyzer_version);
+    key(w, "source_files");
+    open_(w, '[');
+    for (size_t i = 0; i < r->n_source_files; i++) {
+        sep(w);
+        str(w, r->source_files[i]);
+    }
+    close_(w, ']');
+    key(w, "kernels");
+    open_(w, '[');
+    for (size_t i = 0; i < r->n_kernels; i++) kernel_json(w, r->kernels[i], with_rows);
+    close_(w, ']');
+    if (stored_before >= 0) put_bool(w, "stored_before", stored_before);
+    close_(w, '}');
+    flush(w);
+    int failed = w->failed;
+    if (w->files)
+        for (size_t i = 0; i < r->n_source_files; i++) free(w->files[i]);
+    free(w->files);
+    free(w);
+    return failed ? -1 : 0;
+}
+
+/* The same as a json-c tree (tests and the fuzz target read it back). */
 json_object *treg_render_json(const Treg__V1__Report *r, int with_rows)
 {
-    json_object *o = json_object_new_object();
-    put_str(o, "file", r->file_name);
-    if (r->bundle_entry[0]) put_str(o, "bundle_entry", r->bundle_entry);
-    if (r->hash[0]) put_str(o, "hash", r->hash);
-    put_str(o, "target", r->target);
-    if (r->target_id[0]) put_str(o, "target_id", r->target_id);
-    put_str(o, "decoded_as", r->decoded_as);
-    json_object_object_add(o, "provisional", json_object_new_boolean(r->provisional));
-    if (r->target_note[0]) put_str(o, "target_note", r->target_note);
-    if (r->asm_note[0]) put_str(o, "asm_note", r->asm_note);
-    if (r->lines_note[0]) put_str(o, "lines_note", r->lines_note);
-    put_str(o, "llvm_version", r->llvm_version);
-    put_str(o, "analyzer_version", r->analyzer_version);
-    json_object *files = json_object_new_array();
-    for (size_t i = 0; i < r->n_source_files; i++)
-        json_object_array_add(files, json_object_new_string(r->source_files[i]));
-    json_object_object_add(o, "source_files", files);
-    json_object *ks = json_object_new_array();
-    for (size_t i = 0; i < r->n_kernels; i++)
-        json_object_array_add(ks, kernel_json(r, r->kernels[i], with_rows));
-    json_object_object_add(o, "kernels", ks);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) return NULL;
+    int rc = treg_render_json_write(m, r, with_rows, -1);
+    if (fclose(m) != 0) rc = -1;
+    json_object *o = rc == 0 ? json_tokener_parse(text) : NULL;
+    free(text);
     return o;
 }

@@ -29,7 +29,7 @@ PACKAGES=(
   libelf-dev libdw-dev libmsgpack-dev libjson-c-dev libyaml-dev libcmocka-dev
   zlib1g-dev libzstd-dev zstd libseccomp-dev
   libprotobuf-c-dev protobuf-c-compiler libevent-dev libssl-dev libsqlite3-dev openssl curl
-  python3 shellcheck clang-format cppcheck
+  python3 shellcheck clang-format cppcheck strace time
   chromium fonts-dejavu-core
 )
 # Node.js: whatever node the machine has, else Debian's.
@@ -44,7 +44,7 @@ TOOLS=(
   llvm-strip-22:llvm-22 llvm-objcopy-22:llvm-22 ld.lld-22:lld-22 zstd:zstd
   /usr/lib/llvm-22/bin/clang-offload-bundler:clang-tools-22 python3:python3 shellcheck:shellcheck
   clang-format:clang-format cppcheck:cppcheck protoc-c:protobuf-c-compiler openssl:openssl
-  curl:curl chromium:chromium node:nodejs npm:npm
+  curl:curl chromium:chromium node:nodejs npm:npm strace:strace /usr/bin/time:time
 )
 
 usage="usage: $prog [--check | --dry-run | --llvm VERSION]"

@@ -19,7 +19,7 @@ done
 
 echo "== cppcheck"
 dirs=()
-for d in analyzer proto render server client bench tests/unit tests/support; do
+for d in analyzer proto render server client tools bench tests/unit tests/support; do
     [[ -d $d ]] && dirs+=("$d")
 done
 if ! cppcheck -q --error-exitcode=1 --enable=warning,style,performance,portability \

@@ -22,13 +22,22 @@
 #include "render.h"
 #include "treg/analyzer.h"
 #include "treg/container.h"
+#include "worker.h"
 
 typedef struct tool {
     const char *kernel_regex;
     int json;
     int rows;
-    int no_assembly; /* --no-assembly: the code object alone */
-    json_object *reports, *errors;
+    int no_assembly;          /* --no-assembly: the code object alone */
+    treg_json_doc doc;        /* --format json: reports written as they come */
+    json_object *errors;      /* --format json: written after the reports */
+    analysis_pool *pool;      /* the child processes the analyses run in */
+    unsigned jobs;            /* -j: how many */
+    struct queue_item *queue; /* what is submitted or to say, in input order */
+    size_t qhead, qlen, qcap;
+    size_t held_outcomes;  /* collected before their turn (bounded) */
+    int draining;          /* handling the queue's head: say things now */
+    struct file_state *fs; /* the file being walked */
     int failures, analyzed;
     int walking;   /* inside a folder: a file no --kernel matches is skipped */
     int unmatched; /* files skipped that way */
@@ -39,12 +48,33 @@ typedef struct tool {
     size_t npages;
     const char **targets; /* --target: keep only these processors (NULL: all) */
     size_t ntargets;
-    int target_dropped;      /* code objects of the file at hand that --target left out */
-    char held[200];          /* the targets they were for, for the message */
     json_object *containers; /* --format json: what each container held */
     treg_cross *cross;       /* the same kernel across targets */
     const char *entry;       /* the bundle entry being analyzed, for messages */
 } tool;
+
+/* One file's bookkeeping, shared by its analyses (which finish later). */
+typedef struct file_state {
+    int analyzed;   /* reports shown */
+    int dropped;    /* code objects --target left out */
+    char held[200]; /* the targets they were for, for the message */
+    int walking;    /* found by walking a folder */
+} file_state;
+
+/* Output happens in input order while analyses run in parallel: whatever
+ * is to be said, a report or a failure, queues behind what came before. */
+typedef enum { Q_ANALYSIS, Q_FAIL, Q_CONTAINER_END, Q_FILE_END } queue_kind;
+
+typedef struct queue_item {
+    queue_kind kind;
+    long ticket;
+    char *path, *entry, *json_path, *msg;
+    file_state *fs;
+    size_t objects;     /* Q_CONTAINER_END: code objects in the container */
+    const char *format; /* Q_CONTAINER_END: its format (a static string) */
+    int done;           /* Q_ANALYSIS: out holds the outcome, collected early */
+    worker_outcome out;
+} queue_item;
 
 static void usage(FILE *f)
 {
@@ -63,6 +93,8 @@ static void usage(FILE *f)
             "  --no-rows              leave per-instruction rows out (not with --asm)\n"
             "  --no-assembly          ignore a code object's sibling .amdgcn\n"
             "  --target GFX           only code objects for GFX (gfx906, gfx90a...); repeatable\n"
+            "  -j, --jobs N           analyses at once, each in its own process (default: one\n"
+            "                         per core, at most 8); output keeps the input's order\n"
             "  FILE may also hold code objects: a HIP executable or shared library (.hip_fatbin,\n"
             "  .llvm.offloading), an offload bundle (.hipfb) or a compressed one (CCOB): one\n"
             "  report per code object inside, with its bundle entry.\n"
@@ -70,8 +102,14 @@ static void usage(FILE *f)
             treg_text_help);
 }
 
+static int enqueue(tool *t, queue_kind kind, const char *path, const char *msg);
+
 static void fail(tool *t, const char *path, const char *raw)
 {
+    if (!t->draining && t->qlen > t->qhead) { /* after what is still to be said */
+        enqueue(t, Q_FAIL, path, raw);
+        return;
+    }
     /* One line per failure: messages may quote names taken from the file
      * (kernel names, the target id), which may hold control characters. */
     char msg[512];
@@ -132,79 +170,6 @@ static char *slurp(const char *path, size_t *len, char *why, size_t whylen)
     return buf;
 }
 
-/* One analysis runs in a child process: LLVM 22's AMDGPU disassembler
- * segfaults on some invalid encodings, and a hostile file must cost one
- * line of error, not the tool.  The child sends back the packed report (the
- * wire format, which is what gets rendered anyway) or the error. */
-enum { OUTCOME_REPORT = 0, OUTCOME_ERROR = 1 };
-
-static int write_all(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-static void child_analyze(int fd, const char *path, const char *entry, const uint8_t *bytes,
-                          size_t len, const treg_options *opt)
-{
-    treg_report *r;
-    treg_error err = {0, ""};
-    uint8_t kind = OUTCOME_ERROR;
-    int32_t code;
-    uint8_t *payload = (uint8_t *)err.msg;
-    size_t plen;
-    if (treg_analyze(bytes, len, opt, &r, &err) != TREG_OK) {
-        code = err.code;
-        plen = strlen(err.msg);
-    } else {
-        treg_pb_info info = {.file_name = path, .bundle_entry = entry};
-        code = treg_pb_pack_report(r, &info, &payload, &plen) == 0 ? TREG_OK : TREG_E_NOMEM;
-        treg_report_free(r);
-        if (code == TREG_OK) {
-            kind = OUTCOME_REPORT;
-        } else {
-            payload = (uint8_t *)"out of memory";
-            plen = strlen("out of memory");
-        }
-    }
-    uint64_t n = plen;
-    if (write_all(fd, &kind, 1) == 0 && write_all(fd, &code, sizeof code) == 0 &&
-        write_all(fd, &n, sizeof n) == 0)
-        write_all(fd, payload, plen);
-    if (kind == OUTCOME_REPORT) free(payload);
-}
-
-/* Reads everything the child wrote. */
-static uint8_t *read_all(int fd, size_t *len)
-{
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap);
-    while (buf) {
-        if (n == cap) {
-            uint8_t *nb = realloc(buf, cap * 2);
-            if (!nb) break;
-            buf = nb;
-            cap *= 2;
-        }
-        ssize_t got = read(fd, buf + n, cap - n);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) {
-            *len = n;
-            return buf;
-        }
-        n += (size_t)got;
-    }
-    free(buf);
-    return NULL;
-}
-
 /* --target: no list keeps everything. */
 static bool wanted_target(const tool *t, const char *target)
 {
@@ -214,28 +179,32 @@ static bool wanted_target(const tool *t, const char *target)
     return false;
 }
 
-static void note_dropped(tool *t, const char *target)
+static void note_dropped(file_state *fs, const char *target)
 {
-    t->target_dropped++;
-    size_t at = strlen(t->held), n = strlen(target);
-    if (strstr(t->held, target) || at + n + 3 >= sizeof t->held) return;
-    snprintf(t->held + at, sizeof t->held - at, "%s%s", at ? ", " : "", target);
+    fs->dropped++;
+    size_t at = strlen(fs->held), n = strlen(target);
+    if (strstr(fs->held, target) || at + n + 3 >= sizeof fs->held) return;
+    snprintf(fs->held + at, sizeof fs->held - at, "%s%s", at ? ", " : "", target);
 }
 
-/* Renders a packed report, as tregc renders a served one. */
-static void show(tool *t, const uint8_t *packed, size_t len, const char *path)
+/* Renders a packed report, as tregc renders a served one; with --format
+ * json the child rendered it (json), and the packed one has no rows. */
+static void show(tool *t, file_state *fs, const uint8_t *packed, size_t len, const char *json,
+                 size_t json_len, const char *path)
 {
     Treg__V1__Report *pb = treg__v1__report__unpack(NULL, len, packed);
-    if (!pb) {
+    if (!pb || (t->json && !json)) {
         fail(t, path, "the analysis returned a malformed report");
+        if (pb) treg__v1__report__free_unpacked(pb, NULL);
         return;
     }
     if (!wanted_target(t, pb->target)) {
-        note_dropped(t, pb->target);
+        note_dropped(fs, pb->target);
         treg__v1__report__free_unpacked(pb, NULL);
         return;
     }
     t->analyzed++;
+    fs->analyzed++;
     if (treg_cross_add(t->cross, pb) != 0) fail(t, path, "out of memory");
     if (t->html) {
         Treg__V1__Report **grown = realloc(t->pages, (t->npages + 1) * sizeof *grown);
@@ -249,17 +218,17 @@ static void show(tool *t, const uint8_t *packed, size_t len, const char *path)
         return;
     }
     if (t->json)
-        json_object_array_add(t->reports, treg_render_json(pb, t->rows));
+        treg_json_doc_raw(&t->doc, json, json_len);
     else
         treg_render_views(stdout, pb, &t->text.options);
     treg__v1__report__free_unpacked(pb, NULL);
 }
 
 /* The error path of one file: what a user of a folder or a .json expects. */
-static void analysis_failed(tool *t, const char *path, const char *json_path, int code,
-                            const char *msg)
+static void analysis_failed(tool *t, const file_state *fs, const char *path, const char *json_path,
+                            int code, const char *msg)
 {
-    if (code == TREG_E_NOKERNEL && t->kernel_regex && t->walking)
+    if (code == TREG_E_NOKERNEL && t->kernel_regex && fs->walking)
         t->unmatched++; /* a cache holds many kernels; --kernel picks some */
     else if (code == TREG_E_METADATA && json_path)
         fail(t, json_path, msg); /* the sibling .json is at fault, not the code object */
@@ -267,66 +236,208 @@ static void analysis_failed(tool *t, const char *path, const char *json_path, in
         fail(t, path, msg);
 }
 
-static void analyze_isolated(tool *t, const char *path, const char *entry, const uint8_t *bytes,
-                             size_t len, const treg_options *opt, const char *json_path)
+static char *dup_or_null(const char *s)
 {
-    int fds[2];
-    if (pipe(fds) != 0) {
-        fail(t, path, strerror(errno));
-        return;
+    return s ? strdup(s) : NULL;
+}
+
+/* Queues what is to be said in turn: 0, or -1 when out of memory (then it
+ * is said at once, a little out of order). */
+static int enqueue(tool *t, queue_kind kind, const char *path, const char *msg)
+{
+    if (t->qhead && t->qhead == t->qlen) t->qhead = t->qlen = 0;
+    if (t->qlen == t->qcap) {
+        if (t->qhead) { /* room at the front */
+            memmove(t->queue, t->queue + t->qhead, (t->qlen - t->qhead) * sizeof *t->queue);
+            t->qlen -= t->qhead;
+            t->qhead = 0;
+        } else {
+            size_t cap = t->qcap ? 2 * t->qcap : 64;
+            queue_item *q = realloc(t->queue, cap * sizeof *q);
+            if (!q) goto now;
+            t->queue = q;
+            t->qcap = cap;
+        }
     }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        fail(t, path, strerror(errno));
-        close(fds[0]);
-        close(fds[1]);
-        return;
+    queue_item *it = &t->queue[t->qlen];
+    memset(it, 0, sizeof *it);
+    it->kind = kind;
+    it->fs = t->fs;
+    it->path = strdup(path);
+    it->entry = dup_or_null(t->entry);
+    it->msg = dup_or_null(msg);
+    if (!it->path || (t->entry && !it->entry) || (msg && !it->msg)) {
+        free(it->path);
+        free(it->entry);
+        free(it->msg);
+        goto now;
     }
-    if (pid == 0) {
-        close(fds[0]);
-        child_analyze(fds[1], path, entry, bytes, len, opt);
-        close(fds[1]);
-        /* _exit: the parent's buffers and atexit work are the parent's
-         * (in-process leak checks of the analysis are the unit tests'). */
-        _exit(0);
+    t->qlen++;
+    return 0;
+now:
+    if (kind == Q_FAIL) {
+        int was = t->draining;
+        t->draining = 1;
+        fail(t, path, msg);
+        t->draining = was;
     }
-    close(fds[1]);
-    size_t n = 0;
-    uint8_t *msg = read_all(fds[0], &n);
-    close(fds[0]);
-    int status = 0;
-    pid_t waited;
-    do {
-        waited = waitpid(pid, &status, 0);
-    } while (waited < 0 && errno == EINTR);
-    const size_t head = 1 + sizeof(int32_t) + sizeof(uint64_t);
-    if (WIFSIGNALED(status)) {
+    return -1;
+}
+
+/* A container's line in the text output, after its reports. */
+static void container_line(tool *t, const queue_item *it)
+{
+    printf("%s: %s with %zu AMDGPU code object%s", it->path, it->format, it->objects,
+           it->objects == 1 ? "" : "s");
+    if (it->fs->dropped) printf(" (%d not for --target)", it->fs->dropped);
+    if (it->msg && it->msg[0]) printf("; skipped %s", it->msg);
+    fputs("\n\n", stdout);
+    (void)t;
+}
+
+/* The end of a file: --target left every code object out?  Said unless a
+ * folder is being walked (a cache holds many targets). */
+static void file_end(tool *t, file_state *fs, const char *path)
+{
+    if (!fs->analyzed && fs->dropped && !fs->walking) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "no code object for --target %s%s (it holds %s)", t->targets[0],
+                 t->ntargets > 1 ? " ..." : "", fs->held);
+        fail(t, path, msg);
+    }
+    free(fs);
+}
+
+static void outcome(tool *t, const queue_item *it, worker_outcome *out)
+{
+    if (out->kind == WORKER_CRASHED) {
         char why[200];
         snprintf(why, sizeof why,
                  "the analysis crashed (signal %d): LLVM's disassembler cannot handle this "
                  "code object",
-                 WTERMSIG(status));
-        fail(t, path, why);
-    } else if (!msg || n < head) {
-        fail(t, path, "the analysis process failed");
+                 out->signal);
+        fail(t, it->path, why);
+    } else if (out->kind == WORKER_FAILED) {
+        fail(t, it->path, out->why);
+    } else if (out->kind == WORKER_REPORT) {
+        show(t, it->fs, out->payload, out->len, out->json, out->json_len, it->path);
     } else {
-        int32_t code;
-        uint64_t plen;
-        memcpy(&code, msg + 1, sizeof code);
-        memcpy(&plen, msg + 1 + sizeof code, sizeof plen);
-        if (plen != n - head) {
-            fail(t, path, "the analysis process failed");
-        } else if (msg[0] == OUTCOME_REPORT) {
-            show(t, msg + head, (size_t)plen, path);
-        } else {
-            char text[300];
-            snprintf(text, sizeof text, "%.*s", (int)(plen < 299 ? plen : 299),
-                     (const char *)msg + head);
-            analysis_failed(t, path, json_path, code, text);
+        char text[300];
+        snprintf(text, sizeof text, "%.*s", (int)(out->len < 299 ? out->len : 299),
+                 (const char *)out->payload);
+        analysis_failed(t, it->fs, it->path, it->json_path, out->code, text);
+    }
+}
+
+/* Says the queue's head when it is ready (or, with wait, once it is): 1
+ * when something was said. */
+static int drain_one(tool *t, int wait)
+{
+    if (t->qhead == t->qlen) return 0;
+    queue_item *it = &t->queue[t->qhead];
+    worker_outcome out;
+    if (it->kind == Q_ANALYSIS) {
+        if (it->done) {
+            out = it->out;
+            t->held_outcomes--;
+        } else if (!pool_collect(t->pool, it->ticket, wait, &out)) {
+            return 0;
         }
     }
-    free(msg);
+    t->draining = 1;
+    const char *entry = t->entry;
+    t->entry = it->entry;
+    switch (it->kind) {
+    case Q_ANALYSIS:
+        outcome(t, it, &out);
+        worker_outcome_free(&out);
+        break;
+    case Q_FAIL:
+        fail(t, it->path, it->msg);
+        break;
+    case Q_CONTAINER_END:
+        container_line(t, it);
+        break;
+    case Q_FILE_END:
+        file_end(t, it->fs, it->path);
+        break;
+    }
+    t->entry = entry;
+    t->draining = 0;
+    free(it->path);
+    free(it->entry);
+    free(it->json_path);
+    free(it->msg);
+    t->qhead++;
+    return 1;
+}
+
+/* Takes the outcomes of finished analyses out of their children, which can
+ * then start the next while the queue's head waits for a slow one; with
+ * wait, blocks for one.  1 when one was taken. */
+static int harvest(tool *t, int wait)
+{
+    long ticket;
+    worker_outcome out;
+    if (!pool_collect_any(t->pool, wait, &ticket, &out)) return 0;
+    for (size_t i = t->qhead; i < t->qlen; i++)
+        if (t->queue[i].kind == Q_ANALYSIS && t->queue[i].ticket == ticket) {
+            t->queue[i].out = out;
+            t->queue[i].done = 1;
+            t->held_outcomes++;
+            return 1;
+        }
+    worker_outcome_free(&out); /* not queued: cannot happen */
+    return 1;
+}
+
+/* Says everything ready (wait: everything). */
+static void drain(tool *t, int wait)
+{
+    while (drain_one(t, wait)) {
+    }
+}
+
+/* One analysis, in a child (worker.h): queued, said in turn. */
+static void analyze_isolated(tool *t, const char *path, const char *entry, const uint8_t *bytes,
+                             size_t len, const treg_options *opt, const char *json_path)
+{
+    worker_job job = {.path = path,
+                      .entry = entry,
+                      .bytes = bytes,
+                      .len = len,
+                      .triton_json = opt->triton_json,
+                      .triton_json_len = opt->triton_json_len,
+                      .asm_text = opt->asm_text,
+                      .asm_text_len = opt->asm_text_len,
+                      .asm_name = opt->asm_name};
+    /* A child is free, or made free: a finished one handing over its
+     * outcome (at most two per child wait their turn), else the oldest. */
+    while (harvest(t, 0)) {
+    }
+    while (pool_full(t->pool)) {
+        if (t->held_outcomes >= 2 * (size_t)t->jobs || !harvest(t, 1)) drain_one(t, 1);
+    }
+    worker_outcome failed;
+    long ticket = pool_submit(t->pool, &job, &failed);
+    if (ticket < 0) {
+        fail(t, path, failed.why);
+    } else if (enqueue(t, Q_ANALYSIS, path, NULL) == 0) {
+        t->queue[t->qlen - 1].ticket = ticket;
+        /* (out of memory for the name: a bad .json is blamed on the code object) */
+        if (json_path) t->queue[t->qlen - 1].json_path = strdup(json_path);
+    } else { /* no room to queue it: said now */
+        worker_outcome out;
+        queue_item it = {.kind = Q_ANALYSIS, .fs = t->fs, .path = (char *)path};
+        it.json_path = (char *)json_path;
+        drain(t, 1);
+        pool_collect(t->pool, ticket, 1, &out);
+        t->draining = 1;
+        outcome(t, &it, &out);
+        t->draining = 0;
+        worker_outcome_free(&out);
+    }
+    drain(t, 0);
 }
 
 static bool has_suffix(const char *s, const char *suffix)
@@ -374,7 +485,7 @@ static int analyze_entry(void *ctx, const treg_embedded *e, treg_error *err)
         return TREG_OK;
     }
     if (e->target && !wanted_target(t, e->target)) {
-        note_dropped(t, e->target);
+        note_dropped(t->fs, e->target);
         return TREG_OK;
     }
     if (w->objects) {
@@ -417,11 +528,11 @@ static void analyze_container(tool *t, const char *path, const uint8_t *bytes, s
                                json_object_new_int64((int64_t)st.decompressed));
         json_object_array_add(t->containers, c);
     } else if (!t->html && rc == TREG_OK) {
-        printf("%s: %s with %zu AMDGPU code object%s", path, st.format, st.objects,
-               st.objects == 1 ? "" : "s");
-        if (t->target_dropped) printf(" (%d not for --target)", t->target_dropped);
-        if (w.skipped_text[0]) printf("; skipped %s", w.skipped_text);
-        fputs("\n\n", stdout);
+        if (enqueue(t, Q_CONTAINER_END, path, w.skipped_text) == 0) {
+            queue_item *it = &t->queue[t->qlen - 1];
+            it->objects = st.objects;
+            it->format = st.format;
+        }
     }
 }
 
@@ -457,15 +568,19 @@ static void analyze_file(tool *t, const char *path)
 {
     char why[256];
     size_t len;
-    int before = t->analyzed;
-    t->target_dropped = 0;
-    t->held[0] = 0;
+    file_state *fs = calloc(1, sizeof *fs);
+    if (!fs) {
+        fail(t, path, "out of memory");
+        return;
+    }
+    fs->walking = t->walking;
+    t->fs = fs;
     bool text = has_suffix(path, ".amdgcn") || has_suffix(path, ".s");
     char *bytes = NULL;
     if (!text && mapped_container(t, path)) goto done;
     if (!(bytes = slurp(path, &len, why, sizeof why))) {
         fail(t, path, why);
-        return;
+        goto done;
     }
     /* Not a code object (nor its text): what it holds. */
     if (!text && !is_code_object((const uint8_t *)bytes, len)) {
@@ -508,14 +623,12 @@ static void analyze_file(tool *t, const char *path)
     free(jp);
     free(json);
 done:
-    /* --target left every code object of a file out: say so, unless a
-     * folder is being walked (a cache holds many targets). */
-    if (t->analyzed == before && t->target_dropped && !t->walking) {
-        char msg[400];
-        snprintf(msg, sizeof msg, "no code object for --target %s%s (it holds %s)", t->targets[0],
-                 t->ntargets > 1 ? " ..." : "", t->held);
-        fail(t, path, msg);
+    /* What --target left out is known when the file's analyses are done. */
+    if (enqueue(t, Q_FILE_END, path, NULL) != 0) {
+        drain(t, 1);
+        file_end(t, fs, path);
     }
+    t->fs = NULL;
     free(bytes);
 }
 
@@ -586,11 +699,12 @@ int main(int argc, char **argv)
                                              {"no-assembly", no_argument, NULL, 'A'},
                                              {"output", required_argument, NULL, 'o'},
                                              {"target", required_argument, NULL, 'T'},
+                                             {"jobs", required_argument, NULL, 'j'},
                                              {"help", no_argument, NULL, 'h'},
                                              TREG_TEXT_LONGOPTS,
                                              {NULL, 0, NULL, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "k:f:o:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "k:f:o:j:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'k':
             t.kernel_regex = optarg;
@@ -611,6 +725,18 @@ int main(int argc, char **argv)
         case 'R':
             t.rows = 0;
             break;
+        case 'j': {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (*optarg < '0' || *optarg > '9' || *end || n < 1 || n > 64) {
+                fprintf(stderr, "treg-analyze: --jobs takes a number from 1 to 64, not '%s'\n",
+                        optarg);
+                treg_text_free(&t.text);
+                return 2;
+            }
+            t.jobs = (unsigned)n;
+            break;
+        }
         case 'A':
             t.no_assembly = 1;
             break;
@@ -692,12 +818,17 @@ int main(int argc, char **argv)
         regfree(&re);
     }
     if (t.json) {
-        t.reports = json_object_new_array();
+        treg_json_doc_begin(&t.doc, stdout);
         t.errors = json_object_new_array();
         t.containers = json_object_new_array();
     }
     t.cross = treg_cross_new();
-    if (!t.cross) {
+    if (!t.jobs) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        t.jobs = n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
+    }
+    t.pool = pool_new(t.kernel_regex, t.rows, t.json ? t.rows : -1, t.jobs);
+    if (!t.cross || !t.pool) {
         fprintf(stderr, "treg-analyze: out of memory\n");
         return 1;
     }
@@ -712,6 +843,7 @@ int main(int argc, char **argv)
             t.walking = 1;
             walk(&t, argv[i], 0);
             t.walking = 0;
+            drain(&t, 1); /* the folder's figures, for what it lacked */
             if (t.analyzed + t.failures == before) {
                 char msg[400];
                 if (t.unmatched > unmatched)
@@ -725,21 +857,23 @@ int main(int argc, char **argv)
             analyze_file(&t, argv[i]);
         }
     }
+    drain(&t, 1);
+    pool_free(t.pool);
+    free(t.queue);
     if (t.json) {
-        json_object *root = json_object_new_object();
-        json_object_object_add(root, "analyzer_version",
-                               json_object_new_string(TREG_ANALYZER_VERSION));
-        json_object_object_add(root, "reports", t.reports);
+        treg_json_doc_member(&t.doc, "analyzer_version",
+                             json_object_new_string(TREG_ANALYZER_VERSION));
         if (json_object_array_length(t.containers))
-            json_object_object_add(root, "containers", t.containers);
+            treg_json_doc_member(&t.doc, "containers", t.containers);
         else
             json_object_put(t.containers);
         if (treg_cross_kernels(t.cross))
-            json_object_object_add(root, "cross_target", treg_cross_json(t.cross));
-        json_object_object_add(root, "errors", t.errors);
-        fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN), stdout);
-        fputc('\n', stdout);
-        json_object_put(root);
+            treg_json_doc_member(&t.doc, "cross_target", treg_cross_json(t.cross));
+        treg_json_doc_member(&t.doc, "errors", t.errors);
+        if (treg_json_doc_end(&t.doc) != 0) {
+            fprintf(stderr, "treg-analyze: standard output: %s\n", strerror(errno));
+            t.failures++;
+        }
     }
     if (!t.json && !t.html) treg_cross_text(stdout, t.cross, &t.text.options);
     if (t.html) {

@@ -178,7 +178,7 @@ static bool glob_match(const char *pat, const char *s, size_t len)
     return *pat == '\0';
 }
 
-static const sem_row *find_row(const char *mn, size_t len)
+static const sem_row *find_row_uncached(const char *mn, size_t len)
 {
     size_t lo = 0, hi = COUNT_OF(exact_rows);
     while (lo < hi) {
@@ -201,6 +201,30 @@ static const sem_row *find_row(const char *mn, size_t len)
         if (glob_match(pat, mn, len)) return &glob_rows[i];
     }
     return NULL;
+}
+
+/* A kernel uses a few dozen mnemonics thousands of times each: a small
+ * per-thread cache of the lookup (mnemonic -> row, NULL cached too) keeps
+ * the binary search and the pattern scan off the hot path. */
+enum { ROW_CACHE = 256, ROW_CACHE_NAME = 40 };
+typedef struct row_cache_entry {
+    uint8_t len; /* 0: empty */
+    char name[ROW_CACHE_NAME];
+    const sem_row *row;
+} row_cache_entry;
+static _Thread_local row_cache_entry row_cache[ROW_CACHE];
+
+static const sem_row *find_row(const char *mn, size_t len)
+{
+    if (len == 0 || len >= ROW_CACHE_NAME) return find_row_uncached(mn, len);
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < len; i++) h = (h ^ (uint8_t)mn[i]) * 16777619u;
+    row_cache_entry *e = &row_cache[h % ROW_CACHE];
+    if (e->len == len && memcmp(e->name, mn, len) == 0) return e->row;
+    e->row = find_row_uncached(mn, len);
+    memcpy(e->name, mn, len);
+    e->len = (uint8_t)len;
+    return e->row;
 }
 
 /* ---- operand scanning ---- */
