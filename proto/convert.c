@@ -322,6 +322,20 @@ int treg_pb_with_report(const treg_report *r, const treg_pb_info *info,
         pr.n_source_files = r->nfiles;
         for (size_t i = 0; i < r->nfiles; i++) pr.source_files[i] = str(r->files[i]);
     }
+    Treg__V1__TritonOptions triton;
+    if (r->triton.present) {
+        treg__v1__triton_options__init(&triton);
+        triton.num_warps = r->triton.num_warps;
+        triton.num_stages = r->triton.num_stages;
+        triton.waves_per_eu = r->triton.waves_per_eu;
+        triton.matrix_instr_nonkdim = r->triton.matrix_instr_nonkdim;
+        triton.kpack = r->triton.kpack;
+        triton.num_ctas = r->triton.num_ctas;
+        triton.shared = r->triton.shared;
+        triton.constexprs = str(r->triton.constexprs);
+        triton.triton_version = str(r->triton.triton_version);
+        pr.triton = &triton;
+    }
     Treg__V1__Kernel *kernels;
     MESSAGES(&s, Treg__V1__Kernel, r->nkernels, kernels, pr.kernels);
     if (kernels && pr.kernels) {

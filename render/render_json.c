@@ -468,6 +468,21 @@ int treg_render_json_write(FILE *out, const Treg__V1__Report *r, int with_rows, 
     if (r->lines_note[0]) put_str(w, "lines_note", r->lines_note);
     put_str(w, "llvm_version", r->llvm_version);
     put_str(w, "analyzer_version", r->analyzer_version);
+    if (r->triton) {
+        const Treg__V1__TritonOptions *o = r->triton;
+        key(w, "triton");
+        open_(w, '{');
+        put_int(w, "num_warps", o->num_warps);
+        put_int(w, "num_stages", o->num_stages);
+        put_int(w, "waves_per_eu", o->waves_per_eu);
+        put_int(w, "matrix_instr_nonkdim", o->matrix_instr_nonkdim);
+        put_int(w, "kpack", o->kpack);
+        put_int(w, "num_ctas", o->num_ctas);
+        put_int(w, "shared", o->shared);
+        if (o->constexprs[0]) put_str(w, "constexprs", o->constexprs);
+        if (o->triton_version[0]) put_str(w, "triton_version", o->triton_version);
+        close_(w, '}');
+    }
     key(w, "source_files");
     open_(w, '[');
     for (size_t i = 0; i < r->n_source_files; i++) {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "diff.h"
 #include "render.h"
 #include "treg/analyzer.h"
 #include "treg/container.h"
@@ -38,6 +39,9 @@ typedef struct tool {
     size_t held_outcomes;  /* collected before their turn (bounded) */
     int draining;          /* handling the queue's head: say things now */
     struct file_state *fs; /* the file being walked */
+    treg_diff *diff;       /* diff, --write-baseline: the figures of each side */
+    int side;              /* the side being analyzed (TREG_DIFF_OLD/NEW) */
+    int diffing;           /* treg-analyze diff */
     int failures, analyzed;
     int walking;   /* inside a folder: a file no --kernel matches is skipped */
     int unmatched; /* files skipped that way */
@@ -81,6 +85,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: treg-analyze [--kernel REGEX] [--format text|json|html [-o FILE]] [--no-rows] "
             "[VIEW...] FILE|DIR...\n"
+            "       treg-analyze diff [--fail-on RULES] [--format text|json] OLD NEW\n"
+            "       treg-analyze diff [--fail-on RULES] --baseline FILE NEW\n"
             "  FILE: an AMDGPU code object (.hsaco, .o), or its assembly (.amdgcn, .s) alone;\n"
             "  DIR: a Triton cache entry or a whole cache (every .hsaco below it, each with its\n"
             "  sibling <kernel>.json and <kernel>.amdgcn; an .amdgcn without a .hsaco alone).\n"
@@ -93,6 +99,18 @@ static void usage(FILE *f)
             "  --no-rows              leave per-instruction rows out (not with --asm)\n"
             "  --no-assembly          ignore a code object's sibling .amdgcn\n"
             "  --target GFX           only code objects for GFX (gfx906, gfx90a...); repeatable\n"
+            "  --write-baseline FILE  also write the kernels' figures to FILE, a baseline for\n"
+            "                         diff --baseline (in diff: NEW's figures)\n"
+            "diff: the kernels of OLD and NEW (files, cache entries, caches, fat binaries)\n"
+            "  matched by name and target (autotune variants by their Triton options): old,\n"
+            "  new and delta of allocation, peaks, occupancy, spills, scratch, and the source\n"
+            "  lines whose peak changed most; --format json: {\"kernels\": [{name, target,\n"
+            "  old, new, delta, lines}], \"broken\": [...]}.\n"
+            "  --baseline FILE        OLD is a baseline written by --write-baseline\n"
+            "  --fail-on RULES        exit 1 when NEW is worse by a rule, naming each broken:\n"
+            "                         spills, scratch (any more), vgpr+N, agpr+N, sgpr+N\n"
+            "                         (more than N more allocated), occupancy-N (more than N\n"
+            "                         fewer waves/SIMD); a kernel only NEW has may not spill\n"
             "  -j, --jobs N           analyses at once, each in its own process (default: one\n"
             "                         per core, at most 8); output keeps the input's order\n"
             "  FILE may also hold code objects: a HIP executable or shared library (.hip_fatbin,\n"
@@ -124,7 +142,7 @@ static void fail(tool *t, const char *path, const char *raw)
         fprintf(stderr, "treg-analyze: %s\n", msg);
     else
         fprintf(stderr, "treg-analyze: %s: %s\n", path, msg);
-    if (t->json) {
+    if (t->errors) {
         json_object *e = json_object_new_object();
         json_object_object_add(e, "file", json_object_new_string(path));
         if (t->entry) json_object_object_add(e, "bundle_entry", json_object_new_string(t->entry));
@@ -205,6 +223,11 @@ static void show(tool *t, file_state *fs, const uint8_t *packed, size_t len, con
     }
     t->analyzed++;
     fs->analyzed++;
+    if (t->diff && treg_diff_add(t->diff, t->side, pb) != 0) fail(t, path, "out of memory");
+    if (t->diffing) {
+        treg__v1__report__free_unpacked(pb, NULL);
+        return;
+    }
     if (treg_cross_add(t->cross, pb) != 0) fail(t, path, "out of memory");
     if (t->html) {
         Treg__V1__Report **grown = realloc(t->pages, (t->npages + 1) * sizeof *grown);
@@ -527,7 +550,7 @@ static void analyze_container(tool *t, const char *path, const uint8_t *bytes, s
         json_object_object_add(c, "decompressed_bytes",
                                json_object_new_int64((int64_t)st.decompressed));
         json_object_array_add(t->containers, c);
-    } else if (!t->html && rc == TREG_OK) {
+    } else if (!t->html && !t->diffing && rc == TREG_OK) {
         if (enqueue(t, Q_CONTAINER_END, path, w.skipped_text) == 0) {
             queue_item *it = &t->queue[t->qlen - 1];
             it->objects = st.objects;
@@ -689,10 +712,85 @@ static void walk(tool *t, const char *dir, int depth)
     free(names);
 }
 
+/* One FILE or DIR argument: analyzed, or walked. */
+static void analyze_arg(tool *t, const char *arg)
+{
+    struct stat st;
+    if (stat(arg, &st) != 0) {
+        fail(t, arg, strerror(errno));
+        return;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        analyze_file(t, arg);
+        return;
+    }
+    int before = t->analyzed + t->failures, unmatched = t->unmatched;
+    t->walking = 1;
+    walk(t, arg, 0);
+    t->walking = 0;
+    drain(t, 1); /* the folder's figures, for what it lacked */
+    if (t->analyzed + t->failures == before) {
+        char msg[400];
+        if (t->unmatched > unmatched)
+            snprintf(msg, sizeof msg, "no kernel matches '%s' in %d code objects", t->kernel_regex,
+                     t->unmatched - unmatched);
+        else
+            snprintf(msg, sizeof msg, "no .hsaco files in this folder");
+        fail(t, arg, msg);
+    }
+}
+
+/* treg-analyze diff: each side analyzed (or OLD read from a baseline), then
+ * the comparison; 1 when an analysis failed or a --fail-on rule broke. */
+static int run_diff(tool *t, const char *baseline, const char *const *args, int nargs,
+                    const treg_gate *gate)
+{
+    if (baseline) {
+        char why[600];
+        treg_diff_label(t->diff, TREG_DIFF_OLD, baseline);
+        if (treg_diff_read_baseline(t->diff, TREG_DIFF_OLD, baseline, why, sizeof why) != 0) {
+            fprintf(stderr, "treg-analyze: --baseline %s\n", why);
+            return 2;
+        }
+    }
+    for (int i = 0; i < nargs; i++) {
+        t->side = nargs == 2 && i == 0 ? TREG_DIFF_OLD : TREG_DIFF_NEW;
+        treg_diff_label(t->diff, t->side, args[i]);
+        analyze_arg(t, args[i]);
+        drain(t, 1);
+    }
+    if (treg_diff_match(t->diff) != 0) {
+        fprintf(stderr, "treg-analyze: out of memory\n");
+        return 1;
+    }
+    size_t broken = gate ? treg_diff_broken(t->diff, gate) : 0;
+    if (t->errors) {
+        json_object *root = treg_diff_json(t->diff, gate);
+        json_object_object_add(root, "analyzer_version",
+                               json_object_new_string(TREG_ANALYZER_VERSION));
+        json_object_object_add(root, "errors", json_object_get(t->errors));
+        puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
+        json_object_put(root);
+    } else {
+        treg_diff_text(stdout, t->diff, gate);
+    }
+    if (broken)
+        fprintf(stderr, "treg-analyze: diff: %zu --fail-on rule%s broken\n", broken,
+                broken == 1 ? "" : "s");
+    return t->failures || broken ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     tool t = {0};
     t.rows = 1;
+    const char *baseline = NULL, *write_baseline = NULL, *fail_on = NULL;
+    if (argc > 1 && strcmp(argv[1], "diff") == 0) {
+        t.diffing = 1;
+        argv[1] = argv[0];
+        argv++;
+        argc--;
+    }
     static const struct option longopts[] = {{"kernel", required_argument, NULL, 'k'},
                                              {"format", required_argument, NULL, 'f'},
                                              {"no-rows", no_argument, NULL, 'R'},
@@ -700,6 +798,9 @@ int main(int argc, char **argv)
                                              {"output", required_argument, NULL, 'o'},
                                              {"target", required_argument, NULL, 'T'},
                                              {"jobs", required_argument, NULL, 'j'},
+                                             {"fail-on", required_argument, NULL, 'F'},
+                                             {"baseline", required_argument, NULL, 'B'},
+                                             {"write-baseline", required_argument, NULL, 'W'},
                                              {"help", no_argument, NULL, 'h'},
                                              TREG_TEXT_LONGOPTS,
                                              {NULL, 0, NULL, 0}};
@@ -724,6 +825,15 @@ int main(int argc, char **argv)
             break;
         case 'R':
             t.rows = 0;
+            break;
+        case 'F':
+            fail_on = optarg;
+            break;
+        case 'B':
+            baseline = optarg;
+            break;
+        case 'W':
+            write_baseline = optarg;
             break;
         case 'j': {
             char *end;
@@ -781,7 +891,18 @@ int main(int argc, char **argv)
         }
     }
     const char *conflict = NULL;
-    if (t.json && (t.text.explicit_views || t.text.sources_given))
+    treg_gate gate;
+    char why_gate[300];
+    if (!t.diffing && (fail_on || baseline))
+        conflict = "--fail-on and --baseline are for treg-analyze diff";
+    else if (t.diffing && (t.html || t.output || t.text.explicit_views || t.text.sources_given))
+        conflict = "diff prints its own table: --format text or json only, no views";
+    else if (t.diffing && optind + (baseline ? 1 : 2) != argc)
+        conflict = baseline ? "diff --baseline FILE takes one more argument: NEW"
+                            : "diff takes two arguments: OLD NEW (or --baseline FILE NEW)";
+    else if (fail_on && treg_gate_parse(fail_on, &gate, why_gate, sizeof why_gate) != 0)
+        conflict = why_gate;
+    else if (t.json && (t.text.explicit_views || t.text.sources_given))
         conflict = "--lines, --peak, --asm, --summary, --regs, --source-dir and --source-map are "
                    "for text output, not --format json";
     else if (t.html && t.text.explicit_views)
@@ -817,6 +938,12 @@ int main(int argc, char **argv)
         }
         regfree(&re);
     }
+    if (t.diffing || write_baseline) t.diff = treg_diff_new();
+    if (t.diffing) {
+        t.rows = 0; /* the figures and the source lines are enough */
+        if (t.json) t.errors = json_object_new_array();
+        t.json = 0;
+    }
     if (t.json) {
         treg_json_doc_begin(&t.doc, stdout);
         t.errors = json_object_new_array();
@@ -828,36 +955,37 @@ int main(int argc, char **argv)
         t.jobs = n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
     }
     t.pool = pool_new(t.kernel_regex, t.rows, t.json ? t.rows : -1, t.jobs);
-    if (!t.cross || !t.pool) {
+    if (!t.cross || !t.pool || ((t.diffing || write_baseline) && !t.diff)) {
         fprintf(stderr, "treg-analyze: out of memory\n");
         return 1;
     }
-    for (int i = optind; i < argc; i++) {
-        struct stat st;
-        if (stat(argv[i], &st) != 0) {
-            fail(&t, argv[i], strerror(errno));
-            continue;
-        }
-        if (S_ISDIR(st.st_mode)) {
-            int before = t.analyzed + t.failures, unmatched = t.unmatched;
-            t.walking = 1;
-            walk(&t, argv[i], 0);
-            t.walking = 0;
-            drain(&t, 1); /* the folder's figures, for what it lacked */
-            if (t.analyzed + t.failures == before) {
-                char msg[400];
-                if (t.unmatched > unmatched)
-                    snprintf(msg, sizeof msg, "no kernel matches '%s' in %d code objects",
-                             t.kernel_regex, t.unmatched - unmatched);
-                else
-                    snprintf(msg, sizeof msg, "no .hsaco files in this folder");
-                fail(&t, argv[i], msg);
-            }
-        } else {
-            analyze_file(&t, argv[i]);
-        }
+    t.side = TREG_DIFF_NEW;
+    int status = 0;
+    if (t.diffing) {
+        status = run_diff(&t, baseline, (const char *const *)argv + optind, argc - optind,
+                          fail_on ? &gate : NULL);
+    } else {
+        for (int i = optind; i < argc; i++) analyze_arg(&t, argv[i]);
     }
     drain(&t, 1);
+    if (write_baseline) {
+        char why[600];
+        if (treg_diff_write_baseline(t.diff, TREG_DIFF_NEW, write_baseline, why, sizeof why)) {
+            fprintf(stderr, "treg-analyze: --write-baseline %s\n", why);
+            status = status ? status : 1;
+        }
+    }
+    if (t.diffing) {
+        pool_free(t.pool);
+        free(t.queue);
+        json_object_put(t.errors);
+        treg_diff_free(t.diff);
+        treg_cross_free(t.cross);
+        free(t.targets);
+        treg_text_free(&t.text);
+        return status;
+    }
+    treg_diff_free(t.diff);
     pool_free(t.pool);
     free(t.queue);
     if (t.json) {
@@ -890,5 +1018,5 @@ int main(int argc, char **argv)
     treg_cross_free(t.cross);
     free(t.targets);
     treg_text_free(&t.text);
-    return t.failures ? 1 : 0;
+    return t.failures || status ? 1 : 0;
 }

@@ -74,7 +74,45 @@ static int read_text(pipeline *p, treg_error *err)
     return TREG_OK;
 }
 
-static int parse_triton_json(const char *text, size_t len, triton_meta *m, treg_error *err)
+/* "num_warps": 4 -> 4; absent or not a number -> -1. */
+static int option_int(json_object *root, const char *key)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(root, key, &v)) return -1;
+    if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_boolean))
+        return -1;
+    int64_t n = json_object_get_int64(v);
+    return n < -1 || n > 0x7fffffff ? -1 : (int)n;
+}
+
+/* The kernel's constexprs, "NAME=value, ...", when the .json records them
+ * (older Triton: "constants"), bounded; NULL when it does not. */
+static const char *constexprs(treg_arena *a, json_object *root)
+{
+    json_object *c;
+    if (!json_object_object_get_ex(root, "constants", &c) ||
+        !json_object_is_type(c, json_type_object))
+        return NULL;
+    char buf[400];
+    size_t at = 0;
+    buf[0] = 0;
+    json_object_object_foreach(c, key, val)
+    {
+        if (json_object_is_type(val, json_type_object) || json_object_is_type(val, json_type_array))
+            continue;
+        const char *v = val ? json_object_get_string(val) : "None";
+        int n = snprintf(buf + at, sizeof buf - at, "%s%s=%s", at ? ", " : "", key, v);
+        if (n < 0 || (size_t)n >= sizeof buf - at) {
+            buf[at] = 0;
+            break;
+        }
+        at += (size_t)n;
+    }
+    return at ? treg_arena_strdup(a, buf) : NULL;
+}
+
+static int parse_triton_json(treg_arena *a, const char *text, size_t len, triton_meta *m,
+                             treg_triton_options *o, treg_error *err)
 {
     memset(m, 0, sizeof *m);
     json_tokener *tok = json_tokener_new();
@@ -105,6 +143,18 @@ static int parse_triton_json(const char *text, size_t len, triton_meta *m, treg_
     }
     if (json_object_object_get_ex(root, "waves_per_eu", &v))
         m->waves_per_eu = (unsigned)json_object_get_int(v);
+    o->present = 1;
+    o->num_warps = option_int(root, "num_warps");
+    o->num_stages = option_int(root, "num_stages");
+    o->waves_per_eu = option_int(root, "waves_per_eu");
+    o->matrix_instr_nonkdim = option_int(root, "matrix_instr_nonkdim");
+    o->kpack = option_int(root, "kpack");
+    o->num_ctas = option_int(root, "num_ctas");
+    o->shared = m->has_shared ? (int64_t)m->shared : -1;
+    o->constexprs = constexprs(a, root);
+    if (json_object_object_get_ex(root, "triton_version", &v) &&
+        json_object_is_type(v, json_type_string))
+        o->triton_version = treg_arena_strndup(a, json_object_get_string(v), 40);
     json_object_put(root);
     return TREG_OK;
 }
@@ -729,8 +779,8 @@ int treg_analyze(const uint8_t *bytes, size_t len, const treg_options *opt, treg
     } else if ((rc = treg_codeobj_load(arena, bytes, len, co, err))) {
         goto fail;
     }
-    if (opt->triton_json &&
-        (rc = parse_triton_json(opt->triton_json, opt->triton_json_len, &p.triton, err)))
+    if (opt->triton_json && (rc = parse_triton_json(arena, opt->triton_json, opt->triton_json_len,
+                                                    &p.triton, &r->triton, err)))
         goto fail;
     treg_error lerr = {0, ""};
     if (!p.text_only && treg_lines_load(arena, bytes, len, lines, &lerr) != TREG_OK) {

@@ -196,6 +196,16 @@ typedef struct treg_kernel_report {
     size_t nunknown;
 } treg_kernel_report;
 
+/* A Triton kernel's compile options, from its cache entry's .json (present
+ * 0 when none was given); -1 where the .json does not say. */
+typedef struct treg_triton_options {
+    int present;
+    int num_warps, num_stages, waves_per_eu, matrix_instr_nonkdim, kpack, num_ctas;
+    int64_t shared;         /* LDS bytes allocated at launch */
+    const char *constexprs; /* "BLOCK_M=64, BLOCK_N=128" where the cache records them, or NULL */
+    const char *triton_version; /* or NULL */
+} treg_triton_options;
+
 typedef struct treg_report {
     const char *target;      /* "gfx90a", from e_flags or the metadata note */
     const char *target_id;   /* full id when the note has one */
@@ -210,6 +220,7 @@ typedef struct treg_report {
     size_t nfiles;
     treg_kernel_report *kernels;
     size_t nkernels;
+    treg_triton_options triton;
     void *priv; /* the arena that owns all of the above */
 } treg_report;
 

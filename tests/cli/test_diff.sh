@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# treg-analyze diff and its CI gate: two corpus variants of one kernel
+# (matmul_kernel on gfx90a, num_warps 4 without spills and num_warps 8 with
+# them) matched by name and target, old/new/delta equal to what each side's
+# own report says, the lines whose peak moved, --fail-on rules broken and
+# kept (exit 1 naming each, or 0), a baseline written by --write-baseline and
+# read by --baseline, and bad rules and baselines refused in one line.
+# Without the corpus, the fixtures: a cache and a HIP executable against
+# themselves (nothing changed, every rule kept).
+set -euo pipefail
+
+prog=test_diff
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+require_analyzer
+command -v python3 >/dev/null 2>&1 || skip "python3 is needed to read the JSON"
+fx=${TREG_FIXTURES:-}
+[[ -n $fx && -f $fx/gfx906/loop_kernel.hsaco ]] || skip "no fixtures at ${fx:-(TREG_FIXTURES unset)}"
+A=$TREG_ANALYZE
+work=$(mktemp -d "${TMPDIR:-/tmp}/treg-diff.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+all=spills,scratch,vgpr,agpr,sgpr,occupancy
+
+# run OUT ARGS...: treg-analyze, stdout OUT, stderr OUT.err; sets rc.
+run() {
+  local out=$1
+  shift
+  rc=0
+  "$A" "$@" >"$out" 2>"$out.err" || rc=$?
+}
+
+# --- the fixtures against themselves ------------------------------------------------
+run "$work/same.txt" diff --fail-on "$all" "$fx/gfx906" "$fx/gfx906"
+((rc == 0)) || fail "a folder against itself: exit $rc: $(cat "$work/same.txt.err")"
+n=$(find "$fx/gfx906" -name '*.hsaco' | wc -l)
+grep -q "^0 changed, $n unchanged, 0 only in new, 0 only in old$" "$work/same.txt" ||
+  fail "a folder against itself: $(sed -n 3p "$work/same.txt")"
+grep -q -- "--fail-on: 0 rules broken" "$work/same.txt" || fail "no gate line"
+hip=${TREG_HIP_FIXTURES:-}
+if [[ -f $hip/app && -f $hip/app-compressed ]]; then
+  run "$work/hip.json" diff --format json --fail-on "$all" "$hip/app" "$hip/app-compressed"
+  ((rc == 0)) || fail "a HIP executable against its compressed build: exit $rc"
+  python3 - "$work/hip.json" <<'PY' || fail "HIP executables: $(head -c 300 "$work/hip.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ks = d["kernels"]
+assert len(ks) >= 8 and all(not k["changed"] and k["old"] and k["new"] for k in ks), ks
+assert len({(k["name"], k["target"]) for k in ks}) == len(ks)
+assert d["broken"] == [] and d["errors"] == []
+PY
+  echo "$prog: ok: a HIP executable against its compressed build: $(python3 -c \
+    'import json,sys; print(len(json.load(open(sys.argv[1]))["kernels"]))' "$work/hip.json") kernels matched, none changed"
+fi
+echo "$prog: ok: the fixtures against themselves: $n kernels unchanged, every rule kept"
+
+# --- refused in one line --------------------------------------------------------------
+usage() { # WHAT KEYWORD ARGS...
+  local what=$1 key=$2
+  shift 2
+  run "$work/u" "$@"
+  ((rc == 2)) || fail "$what: exit $rc, not 2"
+  [[ $(wc -l <"$work/u.err") == 1 ]] && grep -q -- "$key" "$work/u.err" ||
+    fail "$what: stderr: $(cat "$work/u.err")"
+  [[ ! -s $work/u ]] || fail "$what: wrote to stdout"
+}
+usage "an unknown rule" "unknown rule 'spill'" diff --fail-on spill "$fx/gfx906" "$fx/gfx906"
+usage "vgpr-N" "unknown rule 'vgpr-3'" diff --fail-on vgpr-3 "$fx/gfx906" "$fx/gfx906"
+usage "one argument" "two arguments" diff "$fx/gfx906"
+usage "--fail-on without diff" "for treg-analyze diff" --fail-on spills "$fx/gfx906"
+printf '{"kernels": 3}' >"$work/bad-baseline.json"
+usage "a bad baseline" "$work/bad-baseline.json: not a baseline" diff --baseline "$work/bad-baseline.json" "$fx/gfx906"
+usage "a missing baseline" "$work/nope.json: No such file" diff --baseline "$work/nope.json" "$fx/gfx906"
+echo "$prog: ok: bad rules, arguments and baselines: exit 2, one line"
+
+# --- two variants of one kernel -------------------------------------------------------
+c=$TREG_CORPUS/triton-cache
+old=$c/6A3MNTG6BPQKKGPLY7CZMRTY2FQTNPBE3EJYVJZCMG73AQNRFIEA
+new=$c/U7YEDTEY7XQPPR3H2B6KFRLTGU5DV6W4GLDXB6TTYQKERDWEWIUQ
+if [[ ! -d $old || ! -d $new ]]; then
+  echo "$prog: note: no corpus at $TREG_CORPUS: the variant part is skipped"
+  echo "$prog: ok"
+  exit 0
+fi
+"$A" --format json --no-rows "$old" >"$work/old.json"
+"$A" --format json --no-rows "$new" >"$work/new.json"
+run "$work/d.json" diff --format json --fail-on spills "$old" "$new"
+((rc == 1)) || fail "num_warps 4 -> 8 with --fail-on spills: exit $rc, not 1"
+grep -q "1 --fail-on rule broken" "$work/d.json.err" || fail "stderr: $(cat "$work/d.json.err")"
+python3 - "$work/old.json" "$work/new.json" "$work/d.json" <<'PY' || fail "the diff's figures"
+import json, sys
+o, n, d = (json.load(open(p)) for p in sys.argv[1:])
+ko, kn = o["reports"][0]["kernels"][0], n["reports"][0]["kernels"][0]
+assert len(d["kernels"]) == 1, d["kernels"]
+k = d["kernels"][0]
+assert (k["name"], k["target"]) == ("matmul_kernel", "gfx90a"), k
+assert "num_warps=8" in k["variant"], k["variant"]
+def fig(kj):  # a kernel's figures, as the diff names them
+    return {"vgpr": {f: kj["vgpr"][f] for f in ("allocated", "peak_live")},
+            "agpr": {f: kj["agpr"][f] for f in ("allocated", "peak_live")},
+            "sgpr": {f: kj["sgpr"][f] for f in ("allocated", "peak_live")},
+            "total_vgprs": kj["total_vgprs"],
+            "occupancy": {"waves_per_simd": kj["occupancy"]["waves_per_simd"]},
+            "spill_instructions": kj["spill_instructions"], "scratch_bytes": kj["scratch_bytes"]}
+def strip(x):
+    return {a: b for a, b in x.items() if a not in ("file", "lower_bound")}
+assert strip(k["old"]) == fig(ko), (k["old"], fig(ko))
+assert strip(k["new"]) == fig(kn), (k["new"], fig(kn))
+def sub(a, b):
+    return {key: sub(a[key], b[key]) if isinstance(a[key], dict) else a[key] - b[key] for key in a}
+assert k["delta"] == sub(fig(kn), fig(ko)), k["delta"]
+assert kn["spill_instructions"] > 0 == ko["spill_instructions"], "the variants are not as expected"
+assert [b["rule"] for b in d["broken"]] == ["spills"], d["broken"]
+# the lines: the one whose VGPR peak moved most first, by what each report says
+lines = k["lines"]
+assert lines, "no lines"
+def peaks(kj):
+    return {(l["file"].rsplit("/", 1)[-1], l["line"]): l["peak_vgpr"] for l in kj["source_lines"] if l["line"]}
+po, pn = peaks(ko), peaks(kn)
+top = lines[0]
+key = (top["file"], top["line"])
+assert top["old"]["peak_vgpr"] == po[key] and top["new"]["peak_vgpr"] == pn[key], top
+best = max(abs(pn.get(x, 0) - po.get(x, 0)) for x in set(po) | set(pn))
+assert abs(pn[key] - po[key]) <= best
+PY
+echo "$prog: ok: matmul_kernel num_warps 4 -> 8: figures and delta as each report says, spills broken"
+
+# the text names each rule broken; kept rules exit 0
+run "$work/d.txt" diff --fail-on spills,vgpr+8,occupancy-1,scratch "$old" "$new"
+((rc == 1)) || fail "four rules: exit $rc"
+for r in '\[spills\]' '\[scratch\]' '\[vgpr+8\]' '\[occupancy-1\]'; do
+  grep -q "matmul_kernel (gfx90a): .*$r" "$work/d.txt" || fail "rule $r not named: $(tail -6 "$work/d.txt")"
+done
+grep -q -- "--fail-on: 4 rules broken" "$work/d.txt" || fail "the gate's count"
+grep -q "lines whose peak changed most" "$work/d.txt" || fail "no lines in the text"
+vg=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["kernels"][0]["delta"]["vgpr"]["allocated"])' "$work/d.json")
+run "$work/k.txt" diff --fail-on "vgpr+$vg,occupancy-2,agpr" "$old" "$new"
+((rc == 0)) || fail "vgpr+$vg,occupancy-2 should hold: exit $rc: $(tail -3 "$work/k.txt")"
+# (num_warps 4 has MFMA accumulators in AGPRs where 8 has none: agpr+15 breaks)
+run "$work/r.txt" diff --fail-on spills,scratch,vgpr,sgpr,occupancy "$new" "$old"
+((rc == 0)) || fail "the better build as NEW breaks rules: $(tail -4 "$work/r.txt")"
+run "$work/r.txt" diff --fail-on agpr+15 "$new" "$old"
+((rc == 1)) && grep -q 'AGPRs allocated 0 -> 16 (+16, allowed +15) \[agpr+15\]' "$work/r.txt" ||
+  fail "agpr+15 from 0 to 16 AGPRs: exit $rc: $(tail -2 "$work/r.txt")"
+echo "$prog: ok: rules named when broken (exit 1), kept at their allowance (exit 0)"
+
+# --- baselines ------------------------------------------------------------------------
+"$A" --no-rows --write-baseline "$work/base.json" "$old" >/dev/null
+run "$work/b.json" diff --format json --fail-on spills --baseline "$work/base.json" "$new"
+((rc == 1)) || fail "--baseline: exit $rc"
+python3 - "$work/d.json" "$work/b.json" <<'PY' || fail "--baseline gives another diff than OLD NEW"
+import json, sys
+d, b = (json.load(open(p)) for p in sys.argv[1:])
+assert d["kernels"] == b["kernels"] and d["broken"] == b["broken"], (d["kernels"], b["kernels"])
+PY
+run "$work/s.txt" diff --fail-on "$all" --baseline "$work/base.json" --write-baseline "$work/next.json" "$old"
+((rc == 0)) || fail "OLD against its own baseline: exit $rc"
+cmp -s "$work/base.json" "$work/next.json" || fail "a baseline written again differs"
+echo "$prog: ok: --write-baseline then --baseline: the same diff as OLD NEW"
+echo "$prog: ok"
