@@ -40,6 +40,7 @@
 #include "collect.h"
 #include "report_key.h"
 #include "config.h"
+#include "diff.h"
 #include "https.h"
 #include "proto_wire.h"
 #include "render.h"
@@ -70,6 +71,9 @@ typedef struct cli {
     const char *entry;       /* the bundle entry being sent, for messages */
     char *analyzer_version;  /* of the first report, for the JSON top level */
     char host_name[256];
+    treg_diff *diff;         /* diff, --write-baseline: each side's figures */
+    int side;                /* the side being gathered */
+    int diffing;             /* tregc diff */
     treg_text_settings text; /* --lines, --peak, --asm, sources, colour */
 } cli;
 
@@ -79,6 +83,7 @@ static void usage(FILE *f)
         f,
         "usage: tregc [options] upload FILE|DIR...\n"
         "       tregc [options] fetch HASH\n"
+        "       tregc [options] diff [--fail-on RULES] OLD NEW | --baseline FILE NEW\n"
         "       tregc [options] list [--kernel NAME] [--target GFX] [--limit N] [--offset N]\n"
         "FILE: a code object (.hsaco), or a HIP executable, shared library or offload bundle:\n"
         "each code object inside is sent alone (upload --target GFX: only those for GFX)\n"
@@ -94,6 +99,13 @@ static void usage(FILE *f)
         "  --no-rows                    leave per-instruction rows out of the JSON\n"
         "  --reanalyze                  upload: analyze again even if the server has a report\n"
         "  --timeout SECONDS            per request (default %d)\n"
+        "  --write-baseline FILE        upload, fetch, diff: the kernels' figures (diff: NEW's)\n"
+        "                               to FILE, for diff --baseline\n"
+        "diff: OLD and NEW are files, folders (uploaded) or report hashes (fetched); kernels\n"
+        "matched by name and target show old, new, delta and the lines whose peak moved;\n"
+        "  --fail-on RULES              exit 1 when NEW is worse: spills, scratch, vgpr+N,\n"
+        "                               agpr+N, sgpr+N, occupancy-N (as treg-analyze diff)\n"
+        "  --baseline FILE              OLD is a baseline written by --write-baseline\n"
         "client.conf: $TREG_CONFIG, else $XDG_CONFIG_HOME/treg/client.conf, else\n"
         "~/.config/treg/client.conf; lines `server = ...`, `token = ...`, `ca = ...`.\n"
         "upload and fetch, %s",
@@ -232,6 +244,9 @@ static void add_report(cli *c, const Treg__V1__Report *r, int stored_before)
 {
     if (!c->analyzer_version && r->analyzer_version[0])
         c->analyzer_version = strdup(r->analyzer_version);
+    if (c->diff && treg_diff_add(c->diff, c->side, r) != 0)
+        item_failed(c, "file", r->file_name, "out of memory keeping the figures");
+    if (c->diffing) return;
     if (treg_cross_add(c->cross, r) != 0)
         item_failed(c, "file", r->file_name, "out of memory keeping the cross-target figures");
     if (c->html) {
@@ -489,7 +504,7 @@ static int upload_container(cli *c, const char *path, const uint8_t *bytes, size
         json_object_object_add(o, "decompressed_bytes",
                                json_object_new_int64((int64_t)st.decompressed));
         json_object_array_add(c->containers, o);
-    } else if (!c->html && rc == TREG_OK) {
+    } else if (!c->html && !c->diffing && rc == TREG_OK) {
         printf("%s: %s with %zu AMDGPU code object%s", path, st.format, st.objects,
                st.objects == 1 ? "" : "s");
         if (u.dropped) printf(" (%d not for --target)", u.dropped);
@@ -546,7 +561,9 @@ static int upload_one(cli *c, const char *path)
     return outcome;
 }
 
-static int cmd_upload(cli *c, int argc, char **argv)
+/* Sends every file named or found in the folders named; STOP when the
+ * server cannot take more, else GO_ON. */
+static int upload_paths(cli *c, int argc, char **argv)
 {
     tregc_items items = {0};
     int from_dir = 0;
@@ -554,7 +571,7 @@ static int cmd_upload(cli *c, int argc, char **argv)
         if (tregc_collect(&items, argv[i]) != 0) {
             fprintf(stderr, "tregc: out of memory\n");
             tregc_items_free(&items);
-            return 1;
+            return -1;
         }
     }
     for (size_t i = 0; i < items.n; i++) from_dir |= items.items[i].from_dir;
@@ -563,13 +580,21 @@ static int cmd_upload(cli *c, int argc, char **argv)
     for (size_t i = 0; i < items.n; i++) {
         const tregc_item *it = &items.items[i];
         if (progress) fprintf(stderr, "[%zu/%zu] %s\n", i + 1, items.n, it->path);
-        if (it->problem)
+        if (it->problem) {
             item_failed(c, "file", it->path, it->problem);
-        else if (upload_one(c, it->path) == STOP)
-            break;
+        } else if (upload_one(c, it->path) == STOP) {
+            tregc_items_free(&items);
+            return STOP;
+        }
         fflush(stdout);
     }
     tregc_items_free(&items);
+    return GO_ON;
+}
+
+static int cmd_upload(cli *c, int argc, char **argv)
+{
+    if (upload_paths(c, argc, argv) < 0) return 1;
     if (c->json)
         print_document(c);
     else if (!c->html)
@@ -587,7 +612,7 @@ static int is_sha256_hex(const char *s)
     return n == 64;
 }
 
-static int cmd_fetch(cli *c, const char *hash_arg)
+static void fetch_one(cli *c, const char *hash_arg)
 {
     char hash[65], path[110], err[600];
     for (int i = 0; i < 65; i++)
@@ -617,8 +642,65 @@ static int cmd_fetch(cli *c, const char *hash_arg)
         item_failed(c, "hash", hash, line);
     }
     tregc_response_free(&resp);
+}
+
+static int cmd_fetch(cli *c, const char *hash_arg)
+{
+    fetch_one(c, hash_arg);
     if (c->json) print_document(c);
     return c->failures ? 1 : 0;
+}
+
+/* --- diff -------------------------------------------------------------------------- */
+
+/* One side of a diff: a stored report by its hash, else files and folders
+ * uploaded (their reports are fetched when the server has them). */
+static int gather(cli *c, int which, char *arg)
+{
+    c->side = which;
+    treg_diff_label(c->diff, which, arg);
+    if (is_sha256_hex(arg)) {
+        fetch_one(c, arg);
+        return GO_ON;
+    }
+    return upload_paths(c, 1, &arg);
+}
+
+static int cmd_diff(cli *c, int nargs, char **args, const char *baseline, const treg_gate *gate)
+{
+    if (baseline) {
+        char why[600];
+        treg_diff_label(c->diff, TREG_DIFF_OLD, baseline);
+        if (treg_diff_read_baseline(c->diff, TREG_DIFF_OLD, baseline, why, sizeof why) != 0) {
+            fprintf(stderr, "tregc: diff: --baseline %s\n", why);
+            return EXIT_USAGE;
+        }
+    }
+    for (int i = 0; i < nargs; i++) {
+        int rc = gather(c, nargs == 2 && i == 0 ? TREG_DIFF_OLD : TREG_DIFF_NEW, args[i]);
+        if (rc < 0) return 1;
+        if (rc == STOP) break;
+    }
+    if (treg_diff_match(c->diff) != 0) {
+        fprintf(stderr, "tregc: out of memory\n");
+        return 1;
+    }
+    size_t broken = gate ? treg_diff_broken(c->diff, gate) : 0;
+    if (c->json) {
+        json_object *root = treg_diff_json(c->diff, gate);
+        if (c->analyzer_version)
+            json_object_object_add(root, "analyzer_version",
+                                   json_object_new_string(c->analyzer_version));
+        json_object_object_add(root, "errors", json_object_get(c->errors));
+        puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
+        json_object_put(root);
+    } else {
+        treg_diff_text(stdout, c->diff, gate);
+    }
+    if (broken)
+        fprintf(stderr, "tregc: diff: %zu --fail-on rule%s broken\n", broken,
+                broken == 1 ? "" : "s");
+    return c->failures || broken ? 1 : 0;
 }
 
 /* --- list -------------------------------------------------------------------------- */
@@ -796,7 +878,14 @@ static int parse_count(const char *opt, const char *s, long min, long max, long 
 }
 
 /* Options of one command only: naming one elsewhere is a usage error. */
-enum { OPT_LIST = 1, OPT_UPLOAD = 2, OPT_REPORTS = 4, OPT_TARGET = 8 };
+enum {
+    OPT_LIST = 1,
+    OPT_UPLOAD = 2,
+    OPT_REPORTS = 4,
+    OPT_TARGET = 8,
+    OPT_DIFF = 16,
+    OPT_WBASE = 32
+};
 
 /* --format html: every report of the run on one page, written at the end. */
 static int write_page(cli *c, char **inputs, int ninputs)
@@ -815,6 +904,7 @@ static int run(cli *c, int argc, char **argv)
     const char *format = "text";
     int seen = 0;
     long timeout = DEFAULT_TIMEOUT_S;
+    const char *fail_on = NULL, *baseline = NULL, *write_baseline = NULL;
     static const struct option longopts[] = {{"server", required_argument, NULL, 's'},
                                              {"token", required_argument, NULL, 't'},
                                              {"ca", required_argument, NULL, 'c'},
@@ -827,6 +917,9 @@ static int run(cli *c, int argc, char **argv)
                                              {"offset", required_argument, NULL, 'F'},
                                              {"output", required_argument, NULL, 'o'},
                                              {"reanalyze", no_argument, NULL, 'A'},
+                                             {"fail-on", required_argument, NULL, 'X'},
+                                             {"baseline", required_argument, NULL, 'B'},
+                                             {"write-baseline", required_argument, NULL, 'W'},
                                              {"help", no_argument, NULL, 'h'},
                                              {"version", no_argument, NULL, 'V'},
                                              TREG_TEXT_LONGOPTS,
@@ -878,6 +971,18 @@ static int run(cli *c, int argc, char **argv)
             c->reanalyze = 1;
             seen |= OPT_UPLOAD;
             break;
+        case 'X':
+            fail_on = optarg;
+            seen |= OPT_DIFF;
+            break;
+        case 'B':
+            baseline = optarg;
+            seen |= OPT_DIFF;
+            break;
+        case 'W':
+            write_baseline = optarg;
+            seen |= OPT_WBASE;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -919,14 +1024,33 @@ static int run(cli *c, int argc, char **argv)
     int nargs = argc - optind - 1;
     char **args = argv + optind + 1;
     int allowed;
-    if (strcmp(cmd, "upload") == 0) {
-        allowed = OPT_UPLOAD | OPT_REPORTS | OPT_TARGET;
+    treg_gate gate;
+    if (strcmp(cmd, "diff") == 0) {
+        allowed = OPT_DIFF | OPT_WBASE | OPT_UPLOAD | OPT_TARGET;
+        if (nargs != (baseline ? 1 : 2)) {
+            fprintf(stderr, "tregc: diff: %s\n",
+                    baseline
+                        ? "with --baseline FILE, give one more: NEW"
+                        : "give two: OLD NEW (files, folders or hashes), or --baseline FILE NEW");
+            return EXIT_USAGE;
+        }
+        char why[300];
+        if (fail_on && treg_gate_parse(fail_on, &gate, why, sizeof why) != 0) {
+            fprintf(stderr, "tregc: diff: %s\n", why);
+            return EXIT_USAGE;
+        }
+        if (c->html) {
+            fprintf(stderr, "tregc: diff: --format text or json, not html\n");
+            return EXIT_USAGE;
+        }
+    } else if (strcmp(cmd, "upload") == 0) {
+        allowed = OPT_UPLOAD | OPT_REPORTS | OPT_TARGET | OPT_WBASE;
         if (nargs < 1) {
             fprintf(stderr, "tregc: upload: give at least one FILE or DIR\n");
             return EXIT_USAGE;
         }
     } else if (strcmp(cmd, "fetch") == 0) {
-        allowed = OPT_REPORTS;
+        allowed = OPT_REPORTS | OPT_WBASE;
         if (nargs != 1) {
             fprintf(stderr, "tregc: fetch: give exactly one HASH\n");
             return EXIT_USAGE;
@@ -942,17 +1066,20 @@ static int run(cli *c, int argc, char **argv)
             return EXIT_USAGE;
         }
     } else {
-        fprintf(stderr, "tregc: unknown command '%.80s' (upload, fetch, list or health)\n", cmd);
+        fprintf(stderr, "tregc: unknown command '%.80s' (upload, fetch, diff, list or health)\n",
+                cmd);
         return EXIT_USAGE;
     }
     if (seen & ~allowed) {
-        const char *which = (seen & ~allowed) & OPT_TARGET ? "--target is for list and upload"
-                            : (seen & ~allowed) & OPT_LIST
-                                ? "--kernel, --limit and --offset are for list"
-                            : (seen & ~allowed) & OPT_UPLOAD
-                                ? "--reanalyze is for upload"
-                                : "--no-rows and the text views (--lines, --peak, --asm, ...) are "
-                                  "for upload and fetch";
+        const char *which =
+            (seen & ~allowed) & OPT_DIFF     ? "--fail-on and --baseline are for diff"
+            : (seen & ~allowed) & OPT_WBASE  ? "--write-baseline is for upload, fetch and diff"
+            : (seen & ~allowed) & OPT_TARGET ? "--target is for list, upload and diff"
+            : (seen & ~allowed) & OPT_LIST   ? "--kernel, --limit and --offset are for list"
+            : (seen & ~allowed) & OPT_UPLOAD
+                ? "--reanalyze is for upload"
+                : "--no-rows and the text views (--lines, --peak, --asm, ...) are "
+                  "for upload and fetch";
         fprintf(stderr, "tregc: %s: %s\n", cmd, which);
         return EXIT_USAGE;
     }
@@ -999,14 +1126,35 @@ static int run(cli *c, int argc, char **argv)
         c->containers = json_object_new_array();
         if (cmd[0] == 'u' || cmd[0] == 'f') treg_json_doc_begin(&c->doc, stdout);
     }
-    if (!(c->cross = treg_cross_new())) {
+    if (!(c->cross = treg_cross_new()) ||
+        ((cmd[0] == 'd' || write_baseline) && !(c->diff = treg_diff_new()))) {
         fprintf(stderr, "tregc: out of memory\n");
         return 1;
+    }
+    c->side = TREG_DIFF_NEW;
+    if (cmd[0] == 'd') {
+        c->diffing = 1;
+        c->rows = 0; /* the figures and the source lines are enough */
+        int status = cmd_diff(c, nargs, args, baseline, fail_on ? &gate : NULL);
+        if (write_baseline && status != EXIT_USAGE) {
+            char why[600];
+            if (treg_diff_write_baseline(c->diff, TREG_DIFF_NEW, write_baseline, why, sizeof why)) {
+                fprintf(stderr, "tregc: --write-baseline %s\n", why);
+                status = status ? status : 1;
+            }
+        }
+        return status;
     }
     if (cmd[0] == 'u' || cmd[0] == 'f') {
         int status = cmd[0] == 'u' ? cmd_upload(c, nargs, args) : cmd_fetch(c, args[0]);
         if (c->html && c->npages > 0 && write_page(c, args, nargs) != 0)
             status = status ? status : 1;
+        char why[600];
+        if (write_baseline &&
+            treg_diff_write_baseline(c->diff, TREG_DIFF_NEW, write_baseline, why, sizeof why)) {
+            fprintf(stderr, "tregc: --write-baseline %s\n", why);
+            status = status ? status : 1;
+        }
         return status;
     }
     if (cmd[0] == 'l') return cmd_list(c);
@@ -1026,6 +1174,7 @@ int main(int argc, char **argv)
     json_object_put(c.errors);
     json_object_put(c.containers);
     treg_cross_free(c.cross);
+    treg_diff_free(c.diff);
     free(c.analyzer_version);
     tregc_https_close(&c.https);
     tregc_config_free(&c.cfg);

@@ -60,8 +60,9 @@ usage() { # WHAT KEYWORD ARGS...
   shift 2
   run "$work/u" "$@"
   ((rc == 2)) || fail "$what: exit $rc, not 2"
-  [[ $(wc -l <"$work/u.err") == 1 ]] && grep -q -- "$key" "$work/u.err" ||
+  if [[ $(wc -l <"$work/u.err") != 1 ]] || ! grep -q -- "$key" "$work/u.err"; then
     fail "$what: stderr: $(cat "$work/u.err")"
+  fi
   [[ ! -s $work/u ]] || fail "$what: wrote to stdout"
 }
 usage "an unknown rule" "unknown rule 'spill'" diff --fail-on spill "$fx/gfx906" "$fx/gfx906"
@@ -140,8 +141,9 @@ run "$work/k.txt" diff --fail-on "vgpr+$vg,occupancy-2,agpr" "$old" "$new"
 run "$work/r.txt" diff --fail-on spills,scratch,vgpr,sgpr,occupancy "$new" "$old"
 ((rc == 0)) || fail "the better build as NEW breaks rules: $(tail -4 "$work/r.txt")"
 run "$work/r.txt" diff --fail-on agpr+15 "$new" "$old"
-((rc == 1)) && grep -q 'AGPRs allocated 0 -> 16 (+16, allowed +15) \[agpr+15\]' "$work/r.txt" ||
+if ((rc != 1)) || ! grep -q 'AGPRs allocated 0 -> 16 (+16, allowed +15) \[agpr+15\]' "$work/r.txt"; then
   fail "agpr+15 from 0 to 16 AGPRs: exit $rc: $(tail -2 "$work/r.txt")"
+fi
 echo "$prog: ok: rules named when broken (exit 1), kept at their allowance (exit 0)"
 
 # --- baselines ------------------------------------------------------------------------
@@ -157,4 +159,56 @@ run "$work/s.txt" diff --fail-on "$all" --baseline "$work/base.json" --write-bas
 ((rc == 0)) || fail "OLD against its own baseline: exit $rc"
 cmp -s "$work/base.json" "$work/next.json" || fail "a baseline written again differs"
 echo "$prog: ok: --write-baseline then --baseline: the same diff as OLD NEW"
+
+# --- tregc diff: the same, through a server ------------------------------------------------
+if [[ -x ${TREGC:-} && -x ${TREGD:-} ]] && command -v openssl >/dev/null 2>&1; then
+  start_tregd "$work"
+  trap '[[ -z $server_pid ]] || kill -KILL -- "-$server_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+  crun() { # OUT ARGS...: tregc against the test's tregd; sets rc
+    local out=$1
+    shift
+    rc=0
+    tregc_to "$@" >"$out" 2>"$out.err" || rc=$?
+  }
+  same_kernels() { # A B: the same kernels, figures and gate, whatever the file names
+    python3 - "$1" "$2" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+def norm(d):
+    for k in d["kernels"]:
+        for side in ("old", "new"):
+            if k[side]:
+                k[side].pop("file")
+    return d["kernels"], d.get("broken")
+assert norm(a) == norm(b), (norm(a), norm(b))
+PY
+  }
+  crun "$work/c.json" --format json diff --fail-on spills "$old" "$new"
+  ((rc == 1)) || fail "tregc diff --fail-on spills: exit $rc: $(cat "$work/c.json.err")"
+  same_kernels "$work/d.json" "$work/c.json" || fail "tregc diff differs from treg-analyze diff"
+  hash=$(sha256sum "$old/matmul_kernel.hsaco" | cut -c1-64)
+  # the stored report, fetched by hash, as OLD
+  crun "$work/h.json" --format json diff --fail-on spills "$hash" "$new"
+  ((rc == 1)) || fail "tregc diff HASH NEW: exit $rc: $(cat "$work/h.json.err")"
+  same_kernels "$work/d.json" "$work/h.json" || fail "tregc diff HASH NEW differs"
+  crun "$work/cb.txt" diff --fail-on spills,scratch,vgpr,occupancy --baseline "$work/base.json" \
+    --write-baseline "$work/c-base.json" "$old"
+  ((rc == 0)) || fail "tregc diff --baseline against itself: exit $rc: $(tail -3 "$work/cb.txt")"
+  python3 - "$work/base.json" "$work/c-base.json" <<'PY' || fail "tregc's baseline differs from treg-analyze's"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+for d in (a, b):
+    for k in d["kernels"]:
+        k.pop("file")
+assert a == b
+PY
+  crun "$work/cu" diff --fail-on nope "$old" "$new"
+  if ((rc != 2)) || ! grep -q "unknown rule 'nope'" "$work/cu.err"; then
+    fail "tregc diff --fail-on nope: exit $rc"
+  fi
+  stop_tregd
+  echo "$prog: ok: tregc diff (folders, a hash, --baseline): what treg-analyze diff says"
+else
+  echo "$prog: note: TREGC/TREGD not set: the tregc part is skipped"
+fi
 echo "$prog: ok"
