@@ -74,6 +74,7 @@ typedef struct cli {
     treg_diff *diff;         /* diff, --write-baseline: each side's figures */
     int side;                /* the side being gathered */
     int diffing;             /* tregc diff */
+    treg_site *site;         /* --format html -o DIR/: a page per report, an index */
     treg_text_settings text; /* --lines, --peak, --asm, sources, colour */
 } cli;
 
@@ -95,7 +96,8 @@ static void usage(FILE *f)
         "                               default: the system store)\n"
         "  --format text|json|html      output (json: {\"reports\": [...], \"errors\": [...]};\n"
         "                               html: one self-contained page, an index when several)\n"
-        "  -o, --output FILE            write the HTML page to FILE (else standard output)\n"
+        "  -o, --output FILE            write the HTML page to FILE (else standard output);\n"
+        "                               -o DIR/: a site, DIR/index.html and a page per report\n"
         "  --no-rows                    leave per-instruction rows out of the JSON\n"
         "  --reanalyze                  upload: analyze again even if the server has a report\n"
         "  --timeout SECONDS            per request (default %d)\n"
@@ -247,6 +249,12 @@ static void add_report(cli *c, const Treg__V1__Report *r, int stored_before)
     if (c->diff && treg_diff_add(c->diff, c->side, r) != 0)
         item_failed(c, "file", r->file_name, "out of memory keeping the figures");
     if (c->diffing) return;
+    if (c->site) {
+        char why[600];
+        if (treg_site_add(c->site, r, why, sizeof why) != 0)
+            item_failed(c, "file", r->file_name, why);
+        return;
+    }
     if (treg_cross_add(c->cross, r) != 0)
         item_failed(c, "file", r->file_name, "out of memory keeping the cross-target figures");
     if (c->html) {
@@ -1146,9 +1154,27 @@ static int run(cli *c, int argc, char **argv)
         return status;
     }
     if (cmd[0] == 'u' || cmd[0] == 'f') {
+        if (c->html && treg_is_site_path(c->output)) {
+            char why[600];
+            if (!(c->site = treg_site_open(c->output, c->text.options.sources, why, sizeof why))) {
+                fprintf(stderr, "tregc: -o %s\n", why);
+                return 1;
+            }
+        }
         int status = cmd[0] == 'u' ? cmd_upload(c, nargs, args) : cmd_fetch(c, args[0]);
-        if (c->html && c->npages > 0 && write_page(c, args, nargs) != 0)
+        if (c->site) {
+            char why[600], title[300];
+            if (nargs == 1)
+                snprintf(title, sizeof title, "%s", args[0]);
+            else
+                snprintf(title, sizeof title, "%d inputs", nargs);
+            if (treg_site_close(c->site, title, why, sizeof why) != 0) {
+                fprintf(stderr, "tregc: %s\n", why);
+                status = status ? status : 1;
+            }
+        } else if (c->html && c->npages > 0 && write_page(c, args, nargs) != 0) {
             status = status ? status : 1;
+        }
         char why[600];
         if (write_baseline &&
             treg_diff_write_baseline(c->diff, TREG_DIFF_NEW, write_baseline, why, sizeof why)) {
@@ -1175,6 +1201,7 @@ int main(int argc, char **argv)
     json_object_put(c.containers);
     treg_cross_free(c.cross);
     treg_diff_free(c.diff);
+    treg_site_free(c.site);
     free(c.analyzer_version);
     tregc_https_close(&c.https);
     tregc_config_free(&c.cfg);

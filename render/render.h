@@ -164,6 +164,27 @@ json_object *treg_cross_json(treg_cross *x);
 int treg_render_html(FILE *out, const Treg__V1__Report *const *reports, size_t n, treg_sources *src,
                      const char *title);
 
+/* The page of n reports, written to path atomically (a temporary file in the
+ * same folder, renamed when complete): 0, or -1 with a one-line message. */
+int treg_render_html_file(const char *path, const Treg__V1__Report *const *reports, size_t n,
+                          treg_sources *src, const char *title, char *err, size_t errlen);
+
+/* A whole run as a site (--format html -o DIR/): DIR/kernels/NNNNN-NAME.html,
+ * one page per report written as it comes (the report is not kept), and at
+ * the end DIR/index.html: the variants of each kernel (same name and
+ * source) in one sortable table with their Triton options, VGPR/AGPR/SGPR
+ * allocated, waves per SIMD, spills and scratch, the best occupancy
+ * without spills marked; relative links, opens from file://. */
+typedef struct treg_site treg_site;
+/* Makes DIR (and DIR/kernels) when missing; NULL with a one-line message. */
+treg_site *treg_site_open(const char *dir, treg_sources *src, char *err, size_t errlen);
+int treg_site_add(treg_site *s, const Treg__V1__Report *r, char *err, size_t errlen);
+/* Writes the index (titled title): 0, or -1 with a one-line message. */
+int treg_site_close(treg_site *s, const char *title, char *err, size_t errlen);
+void treg_site_free(treg_site *s);
+/* Whether -o names a site: ends with '/' or is a folder. */
+int treg_is_site_path(const char *path);
+
 /* The page of a run over ninputs inputs (titled by the one input, else "N
  * inputs"), written to path atomically (a temporary file in the same folder,
  * renamed when complete), or to standard output when path is NULL: 0, or -1

@@ -381,8 +381,8 @@ int treg_render_html(FILE *out, const Treg__V1__Report *const *reports, size_t n
     return ferror(out) ? -1 : 0;
 }
 
-static int write_file(const char *path, const Treg__V1__Report *const *reports, size_t n,
-                      treg_sources *src, const char *title, char *err, size_t errlen)
+int treg_render_html_file(const char *path, const Treg__V1__Report *const *reports, size_t n,
+                          treg_sources *src, const char *title, char *err, size_t errlen)
 {
     size_t len = strlen(path);
     char *tmp = malloc(len + 16);
@@ -433,7 +433,7 @@ int treg_render_html_page(const char *path, const Treg__V1__Report *const *repor
         snprintf(title, sizeof title, "%s", inputs[0]);
     else
         snprintf(title, sizeof title, "%d inputs", ninputs);
-    if (path != NULL) return write_file(path, reports, n, src, title, err, errlen);
+    if (path != NULL) return treg_render_html_file(path, reports, n, src, title, err, errlen);
     if (treg_render_html(stdout, reports, n, src, title) == 0 && fflush(stdout) == 0) return 0;
     snprintf(err, errlen, "standard output: cannot write: %s", strerror(errno));
     return -1;

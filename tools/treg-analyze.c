@@ -40,6 +40,7 @@ typedef struct tool {
     int draining;          /* handling the queue's head: say things now */
     struct file_state *fs; /* the file being walked */
     treg_diff *diff;       /* diff, --write-baseline: the figures of each side */
+    treg_site *site;       /* --format html -o DIR/: a page per report, an index */
     int side;              /* the side being analyzed (TREG_DIFF_OLD/NEW) */
     int diffing;           /* treg-analyze diff */
     int failures, analyzed;
@@ -96,6 +97,9 @@ static void usage(FILE *f)
             "                         (an index when several kernels), with the source from\n"
             "                         --source-map/--source-dir\n"
             "  -o, --output FILE      write the HTML page to FILE (else standard output)\n"
+            "  -o DIR/                a site: DIR/index.html groups each kernel's variants\n"
+            "                         (Triton options, registers, occupancy, spills), and one\n"
+            "                         page per code object under DIR/kernels/\n"
             "  --no-rows              leave per-instruction rows out (not with --asm)\n"
             "  --no-assembly          ignore a code object's sibling .amdgcn\n"
             "  --target GFX           only code objects for GFX (gfx906, gfx90a...); repeatable\n"
@@ -229,6 +233,12 @@ static void show(tool *t, file_state *fs, const uint8_t *packed, size_t len, con
         return;
     }
     if (treg_cross_add(t->cross, pb) != 0) fail(t, path, "out of memory");
+    if (t->site) {
+        char why[600];
+        if (treg_site_add(t->site, pb, why, sizeof why) != 0) fail(t, path, why);
+        treg__v1__report__free_unpacked(pb, NULL);
+        return;
+    }
     if (t->html) {
         Treg__V1__Report **grown = realloc(t->pages, (t->npages + 1) * sizeof *grown);
         if (!grown) {
@@ -961,6 +971,13 @@ int main(int argc, char **argv)
     }
     t.side = TREG_DIFF_NEW;
     int status = 0;
+    if (t.html && treg_is_site_path(t.output)) {
+        char why[600];
+        if (!(t.site = treg_site_open(t.output, t.text.options.sources, why, sizeof why))) {
+            fprintf(stderr, "treg-analyze: -o %s\n", why);
+            return 1;
+        }
+    }
     if (t.diffing) {
         status = run_diff(&t, baseline, (const char *const *)argv + optind, argc - optind,
                           fail_on ? &gate : NULL);
@@ -1004,7 +1021,18 @@ int main(int argc, char **argv)
         }
     }
     if (!t.json && !t.html) treg_cross_text(stdout, t.cross, &t.text.options);
-    if (t.html) {
+    if (t.site) {
+        char why[600], title[300];
+        if (argc - optind == 1)
+            snprintf(title, sizeof title, "%s", argv[optind]);
+        else
+            snprintf(title, sizeof title, "%d inputs", argc - optind);
+        if (treg_site_close(t.site, title, why, sizeof why) != 0) {
+            fprintf(stderr, "treg-analyze: %s\n", why);
+            t.failures++;
+        }
+        treg_site_free(t.site);
+    } else if (t.html) {
         char why[600];
         if (treg_render_html_page(t.output, (const Treg__V1__Report *const *)t.pages, t.npages,
                                   t.text.options.sources, (const char *const *)argv + optind,

@@ -104,6 +104,48 @@ if command -v "${OBJDUMP:-llvm-objdump-22}" >/dev/null 2>&1; then
   page lowerbound none "$TREG_SOURCE_ROOT/tests/fixtures/src" "$work/lower.hsaco"
 fi
 
+# site NAME INPUT...: a site (-o DIR/) checked against the JSON of the same inputs.
+site() {
+  local name=$1
+  shift
+  rm -rf "$work/$name"
+  "$TREG_ANALYZE" --format html -o "$work/$name/" "$@" >"$work/$name.out" 2>&1 ||
+    fail "$name: treg-analyze --format html -o DIR/ failed: $(head -3 "$work/$name.out")"
+  "$TREG_ANALYZE" --format json --no-rows "$@" >"$work/$name.json" || fail "$name: --format json failed"
+  python3 - "$work/$name.json" >"$work/$name.expect.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+groups, order = {}, []
+for r in d["reports"]:
+    for k in r["kernels"]:
+        key = (k["name"], r["source_files"][0] if r["source_files"] else "")
+        if key not in groups:
+            order.append(key)
+            groups[key] = 0
+        groups[key] += 1
+print(json.dumps({"kernels": sum(groups.values()),
+                  "groups": [{"name": n, "source": s, "rows": groups[(n, s)]} for n, s in order]}))
+PY
+  node "$browser_dir/check_site.mjs" "$work/$name" "$work/$name.expect.json" "$out" "$name" ||
+    fail "$name: the site failed in chromium (screenshots in $out)"
+  echo "$prog: ok: site $name ($(find "$work/$name/kernels" -name '*.html' | wc -l) pages," \
+    "index $(wc -c <"$work/$name/index.html") bytes)"
+}
+site fixture-site "$fx/gfx906" "$fx/gfx90a" "$fx/gfx942"
+
+# 500 kernels: the index stays under 2 MiB
+many=$work/many
+for ((i = 0; i < 500; i++)); do
+  mkdir -p "$many/E$i"
+  cp "$fx/gfx90a/loop_kernel.hsaco" "$many/E$i/"
+done
+"$TREG_ANALYZE" --format html -o "$work/many-site/" "$many" >/dev/null 2>&1 || fail "500-entry site failed"
+bytes=$(wc -c <"$work/many-site/index.html")
+((bytes < 2 * 1024 * 1024)) || fail "index of 500 kernels is $bytes bytes (limit 2 MiB)"
+pages=$(find "$work/many-site/kernels" -name '*.html' | wc -l)
+((pages == 500)) || fail "500 entries: $pages pages"
+echo "$prog: ok: 500 kernels: index $bytes bytes, 500 pages"
+
 if [[ ! -d $TREG_CORPUS/triton-cache ]]; then
   skip "fixture pages passed; corpus $TREG_CORPUS/triton-cache absent: corpus pages not checked"
 fi
@@ -113,4 +155,5 @@ page matmul busiest "$TREG_CORPUS/src" "$matmul"
 page nolaunch busiest "$TREG_CORPUS/src" \
   "$TREG_CORPUS/triton-cache/45RWWDMLC7RKJL3EHVWTWVNEWRZYFF4Z2Z3ERIVLUT5TTV4RD7CA"
 page cache peak "$TREG_CORPUS/src" "$TREG_CORPUS/triton-cache"
+site corpus-site "$TREG_CORPUS"
 echo "$prog: all pages passed; screenshots and pages in $out"

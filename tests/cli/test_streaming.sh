@@ -167,7 +167,15 @@ if [[ -x ${TREGC:-} && -x ${TREGD:-} ]] && command -v openssl >/dev/null 2>&1; t
     fail "tregc upload of $n_big entries: $m reports, $e errors, $r rows (treg-analyze: $rows_big rows)"
   growth=$(((c_big - c_small) / 1024))
   ((growth < 16)) || fail "tregc's peak memory grew by $growth MiB ($c_small -> $c_big KiB)"
+  # the same cache as a site: a page per report, one index
+  tregc_to upload --format html -o "$work/site/" "$small" >/dev/null 2>"$work/site.err" ||
+    fail "tregc upload --format html -o DIR/: $(head -c 300 "$work/site.err")"
+  pages=$(find "$work/site/kernels" -name '*.html' | wc -l)
+  if ((pages != n_small)) || ! grep -q "$n_small kernels in" "$work/site/index.html"; then
+    fail "tregc's site: $pages pages for $n_small entries"
+  fi
   stop_tregd
+  echo "$prog: ok: tregc upload -o DIR/: $pages pages and an index"
   echo "$prog: ok: tregc upload --format json: ${#objs[@]} entries peak $((c_small / 1024)) MiB," \
     "$n_big entries $((c_big / 1024)) MiB"
 else
