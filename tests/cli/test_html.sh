@@ -108,7 +108,7 @@ fi
 site() {
   local name=$1
   shift
-  rm -rf "$work/$name"
+  rm -rf "${work:?}/$name"
   "$TREG_ANALYZE" --format html -o "$work/$name/" "$@" >"$work/$name.out" 2>&1 ||
     fail "$name: treg-analyze --format html -o DIR/ failed: $(head -3 "$work/$name.out")"
   "$TREG_ANALYZE" --format json --no-rows "$@" >"$work/$name.json" || fail "$name: --format json failed"
