@@ -22,6 +22,7 @@
  * container reader needs no LLVM): each AMDGPU code object inside is sent
  * on its own, by its own SHA-256, so the server stores and dedupes code
  * objects, never executables. */
+#include <dirent.h>
 #include <errno.h>
 #include <event2/http.h>
 #include <fcntl.h>
@@ -42,6 +43,7 @@
 #include "config.h"
 #include "diff.h"
 #include "https.h"
+#include "watch.h"
 #include "proto_wire.h"
 #include "render.h"
 #include "treg.pb-c.h"
@@ -75,6 +77,7 @@ typedef struct cli {
     int side;                /* the side being gathered */
     int diffing;             /* tregc diff */
     treg_site *site;         /* --format html -o DIR/: a page per report, an index */
+    int watching;            /* tregc watch: one line per kernel */
     treg_text_settings text; /* --lines, --peak, --asm, sources, colour */
 } cli;
 
@@ -85,6 +88,7 @@ static void usage(FILE *f)
         "usage: tregc [options] upload FILE|DIR...\n"
         "       tregc [options] fetch HASH\n"
         "       tregc [options] diff [--fail-on RULES] OLD NEW | --baseline FILE NEW\n"
+        "       tregc [options] watch [DIR]   (default $TRITON_CACHE_DIR, else ~/.triton/cache)\n"
         "       tregc [options] list [--kernel NAME] [--target GFX] [--limit N] [--offset N]\n"
         "FILE: a code object (.hsaco), or a HIP executable, shared library or offload bundle:\n"
         "each code object inside is sent alone (upload --target GFX: only those for GFX)\n"
@@ -103,6 +107,9 @@ static void usage(FILE *f)
         "  --timeout SECONDS            per request (default %d)\n"
         "  --write-baseline FILE        upload, fetch, diff: the kernels' figures (diff: NEW's)\n"
         "                               to FILE, for diff --baseline\n"
+        "watch: each new cache entry is uploaded once Triton has written it whole (its\n"
+        "__grp__ file), one line per kernel; tried again while the server is away;\n"
+        "Ctrl-C or SIGTERM stops it\n"
         "diff: OLD and NEW are files, folders (uploaded) or report hashes (fetched); kernels\n"
         "matched by name and target show old, new, delta and the lines whose peak moved;\n"
         "  --fail-on RULES              exit 1 when NEW is worse: spills, scratch, vgpr+N,\n"
@@ -253,6 +260,22 @@ static void add_report(cli *c, const Treg__V1__Report *r, int stored_before)
         char why[600];
         if (treg_site_add(c->site, r, why, sizeof why) != 0)
             item_failed(c, "file", r->file_name, why);
+        return;
+    }
+    if (c->watching) {
+        for (size_t i = 0; i < r->n_kernels; i++) {
+            const Treg__V1__Kernel *k = r->kernels[i];
+            const Treg__V1__Occupancy *o = k->occupancy;
+            treg_print_clean(stdout, k->name);
+            printf("  %s%s  VGPR %s%u/%u  waves %u/%u (", r->target, r->provisional ? "*" : "",
+                   k->undecodable_words ? ">=" : "", k->vgpr ? k->vgpr->peak_live : 0,
+                   k->vgpr ? k->vgpr->allocated : 0, o ? o->waves_per_simd : 0,
+                   o ? o->max_waves : 0);
+            treg_print_clean(stdout, o && o->limited_by[0] ? o->limited_by : "?");
+            printf(")  spills %u  %.12s%s\n", k->spill_instructions, r->hash,
+                   stored_before > 0 ? "  (stored before)" : "");
+        }
+        fflush(stdout);
         return;
     }
     if (treg_cross_add(c->cross, r) != 0)
@@ -659,6 +682,69 @@ static int cmd_fetch(cli *c, const char *hash_arg)
     return c->failures ? 1 : 0;
 }
 
+/* --- watch ------------------------------------------------------------------------- */
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One complete cache entry: each of its code objects with its siblings. */
+static int watch_send(void *ctx, const char *entry)
+{
+    cli *c = ctx;
+    DIR *d = opendir(entry);
+    if (!d) {
+        fprintf(stderr, "tregc: watch: %s: %s\n", entry, strerror(errno));
+        return TREGC_WATCH_SENT; /* gone: nothing to send again */
+    }
+    char *names[64] = {0};
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < sizeof names / sizeof *names) {
+        size_t len = strlen(e->d_name);
+        if (len > 6 && strcmp(e->d_name + len - 6, ".hsaco") == 0 && (names[n] = strdup(e->d_name)))
+            n++;
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, cmp_names);
+    int outcome = TREGC_WATCH_SENT;
+    for (size_t i = 0; i < n; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", entry, names[i]);
+        if (outcome == TREGC_WATCH_SENT && upload_one(c, path) == STOP) outcome = TREGC_WATCH_RETRY;
+        free(names[i]);
+    }
+    return outcome;
+}
+
+static int cmd_watch(cli *c, const char *dir_arg)
+{
+    char dir[4096];
+    const char *env = getenv("TRITON_CACHE_DIR"), *home = getenv("HOME");
+    if (dir_arg)
+        snprintf(dir, sizeof dir, "%s", dir_arg);
+    else if (env && *env)
+        snprintf(dir, sizeof dir, "%s", env);
+    else
+        snprintf(dir, sizeof dir, "%s/.triton/cache", home ? home : "");
+    c->watching = 1;
+    tregc_watch_settings s = {.dir = dir, .send = watch_send, .ctx = c};
+    const char *settle = getenv("TREGC_WATCH_SETTLE_MS"); /* tests */
+    if (settle) s.settle_ms = atoi(settle);
+    const char *qmax = getenv("TREGC_WATCH_QUEUE"); /* tests: a small queue */
+    if (qmax && atoi(qmax) > 0) s.queue_max = (size_t)atoi(qmax);
+    tregc_watch_stats st;
+    char err[600];
+    if (tregc_watch(&s, &st, err, sizeof err) != 0) {
+        fprintf(stderr, "tregc: %s\n", err);
+        return 1;
+    }
+    fprintf(stderr, "tregc: watch stopped: %zu entr%s sent, %zu retr%s, %zu dropped\n", st.sent,
+            st.sent == 1 ? "y" : "ies", st.retries, st.retries == 1 ? "y" : "ies", st.dropped);
+    return 0;
+}
+
 /* --- diff -------------------------------------------------------------------------- */
 
 /* One side of a diff: a stored report by its hash, else files and folders
@@ -1033,7 +1119,18 @@ static int run(cli *c, int argc, char **argv)
     char **args = argv + optind + 1;
     int allowed;
     treg_gate gate;
-    if (strcmp(cmd, "diff") == 0) {
+    if (strcmp(cmd, "watch") == 0) {
+        allowed = OPT_UPLOAD;
+        if (nargs > 1) {
+            fprintf(stderr, "tregc: watch: give at most one folder (default $TRITON_CACHE_DIR, "
+                            "else ~/.triton/cache)\n");
+            return EXIT_USAGE;
+        }
+        if (c->json || c->html) {
+            fprintf(stderr, "tregc: watch: prints one line per kernel: no --format\n");
+            return EXIT_USAGE;
+        }
+    } else if (strcmp(cmd, "diff") == 0) {
         allowed = OPT_DIFF | OPT_WBASE | OPT_UPLOAD | OPT_TARGET;
         if (nargs != (baseline ? 1 : 2)) {
             fprintf(stderr, "tregc: diff: %s\n",
@@ -1074,7 +1171,8 @@ static int run(cli *c, int argc, char **argv)
             return EXIT_USAGE;
         }
     } else {
-        fprintf(stderr, "tregc: unknown command '%.80s' (upload, fetch, diff, list or health)\n",
+        fprintf(stderr,
+                "tregc: unknown command '%.80s' (upload, fetch, diff, watch, list or health)\n",
                 cmd);
         return EXIT_USAGE;
     }
@@ -1140,6 +1238,10 @@ static int run(cli *c, int argc, char **argv)
         return 1;
     }
     c->side = TREG_DIFF_NEW;
+    if (cmd[0] == 'w') {
+        c->rows = 0;
+        return cmd_watch(c, nargs ? args[0] : NULL);
+    }
     if (cmd[0] == 'd') {
         c->diffing = 1;
         c->rows = 0; /* the figures and the source lines are enough */

@@ -94,7 +94,7 @@ run "$work/o" --help
 grep -q '^usage: tregc' "$work/o.out" || fail "--help: no usage on stdout"
 checks=$((checks + 1))
 
-expect "unknown command" 2 "tregc: unknown command 'frobnicate'" "upload, fetch, diff, list or health" \
+expect "unknown command" 2 "tregc: unknown command 'frobnicate'" "upload, fetch, diff, watch, list or health" \
   "${S[@]}" frobnicate
 expect "unknown option" 2 "tregc: --bogus: " "unknown option" "${S[@]}" --bogus health
 expect "bad --format" 2 "tregc: --format" "text, json or html" "${S[@]}" --format xml health
