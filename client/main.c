@@ -73,11 +73,13 @@ typedef struct cli {
     const char *entry;       /* the bundle entry being sent, for messages */
     char *analyzer_version;  /* of the first report, for the JSON top level */
     char host_name[256];
-    treg_diff *diff;         /* diff, --write-baseline: each side's figures */
-    int side;                /* the side being gathered */
-    int diffing;             /* tregc diff */
-    treg_site *site;         /* --format html -o DIR/: a page per report, an index */
-    int watching;            /* tregc watch: one line per kernel */
+    treg_diff *diff; /* diff, --write-baseline: each side's figures */
+    int side;        /* the side being gathered */
+    int diffing;     /* tregc diff */
+    treg_site *site; /* --format html -o DIR/: a page per report, an index */
+    int watching;    /* tregc watch: one line per kernel */
+    int tally;       /* upload of a folder: counts, not a summary each */
+    size_t n_analyzed, n_stored;
     treg_text_settings text; /* --lines, --peak, --asm, sources, colour */
 } cli;
 
@@ -86,7 +88,7 @@ static void usage(FILE *f)
     fprintf(
         f,
         "usage: tregc [options] upload FILE|DIR...\n"
-        "       tregc [options] fetch HASH\n"
+        "       tregc [options] fetch HASH   (or its first 8+ hex digits, when unique)\n"
         "       tregc [options] diff [--fail-on RULES] OLD NEW | --baseline FILE NEW\n"
         "       tregc [options] watch [DIR]   (default $TRITON_CACHE_DIR, else ~/.triton/cache)\n"
         "       tregc [options] list [--kernel NAME] [--target GFX] [--limit N] [--offset N]\n"
@@ -300,6 +302,11 @@ static void add_report(cli *c, const Treg__V1__Report *r, int stored_before)
     }
     if (c->json) {
         treg_json_doc_report(&c->doc, r, c->rows, stored_before);
+    } else if (c->tally) {
+        if (stored_before > 0)
+            c->n_stored++;
+        else
+            c->n_analyzed++;
     } else {
         treg_render_views(stdout, r, &c->text.options);
         if (stored_before > 0) printf("  (the server had this report: not analyzed again)\n");
@@ -625,29 +632,48 @@ static int upload_paths(cli *c, int argc, char **argv)
 
 static int cmd_upload(cli *c, int argc, char **argv)
 {
+    /* A folder in text mode: a tally, not a summary per code object, unless
+     * a view (--summary, --lines ...) asks for them. */
+    struct stat st;
+    for (int i = 0; i < argc && !c->json && !c->html && !c->text.explicit_views; i++)
+        if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) c->tally = 1;
+    int failures = c->failures;
     if (upload_paths(c, argc, argv) < 0) return 1;
-    if (c->json)
+    if (c->json) {
         print_document(c);
-    else if (!c->html)
+    } else if (!c->html) {
+        if (c->tally && c->n_analyzed + c->n_stored > 0) { /* else the errors say it all */
+            int failed = c->failures - failures;
+            printf("%zu code object%s: %zu analyzed, %zu already stored, %d failed%s\n",
+                   c->n_analyzed + c->n_stored + (size_t)failed,
+                   c->n_analyzed + c->n_stored + (size_t)failed == 1 ? "" : "s", c->n_analyzed,
+                   c->n_stored, failed,
+                   failed ? " (above)" : "; tregc list shows them, --summary prints each");
+        }
         treg_cross_text(stdout, c->cross, &c->text.options);
+    }
     return c->failures ? 1 : 0;
 }
 
 /* --- fetch ------------------------------------------------------------------------- */
 
-static int is_sha256_hex(const char *s)
+/* A report's hash, or a prefix of 8 or more hex digits (the server finds
+ * the one code object it names). */
+static int is_hash_or_prefix(const char *s)
 {
     size_t n = 0;
     for (; s[n]; n++)
         if (!strchr("0123456789abcdefABCDEF", s[n])) return 0;
-    return n == 64;
+    return n >= 8 && n <= 64;
 }
 
 static void fetch_one(cli *c, const char *hash_arg)
 {
     char hash[65], path[110], err[600];
-    for (int i = 0; i < 65; i++)
+    size_t n = strnlen(hash_arg, 64);
+    for (size_t i = 0; i < n; i++)
         hash[i] = (char)(hash_arg[i] >= 'A' && hash_arg[i] <= 'F' ? hash_arg[i] + 32 : hash_arg[i]);
+    hash[n] = 0;
     snprintf(path, sizeof path, "/v1/reports/%s%s", hash, wants_rows(c) ? "" : "?rows=0");
     tregc_response resp;
     int net = tregc_https_request(&c->https, path, NULL, 0, &resp, err, sizeof err);
@@ -753,7 +779,8 @@ static int gather(cli *c, int which, char *arg)
 {
     c->side = which;
     treg_diff_label(c->diff, which, arg);
-    if (is_sha256_hex(arg)) {
+    struct stat st;
+    if (stat(arg, &st) != 0 && is_hash_or_prefix(arg)) {
         fetch_one(c, arg);
         return GO_ON;
     }
@@ -779,18 +806,8 @@ static int cmd_diff(cli *c, int nargs, char **args, const char *baseline, const 
         fprintf(stderr, "tregc: out of memory\n");
         return 1;
     }
-    size_t broken = gate ? treg_diff_broken(c->diff, gate) : 0;
-    if (c->json) {
-        json_object *root = treg_diff_json(c->diff, gate);
-        if (c->analyzer_version)
-            json_object_object_add(root, "analyzer_version",
-                                   json_object_new_string(c->analyzer_version));
-        json_object_object_add(root, "errors", json_object_get(c->errors));
-        puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
-        json_object_put(root);
-    } else {
-        treg_diff_text(stdout, c->diff, gate);
-    }
+    size_t broken =
+        treg_diff_print(stdout, c->diff, gate, c->json ? c->errors : NULL, c->analyzer_version);
     if (broken)
         fprintf(stderr, "tregc: diff: %zu --fail-on rule%s broken\n", broken,
                 broken == 1 ? "" : "s");
@@ -1160,8 +1177,11 @@ static int run(cli *c, int argc, char **argv)
             fprintf(stderr, "tregc: fetch: give exactly one HASH\n");
             return EXIT_USAGE;
         }
-        if (!is_sha256_hex(args[0])) {
-            fprintf(stderr, "tregc: fetch: '%.80s' is not a SHA-256 (64 hex digits)\n", args[0]);
+        if (!is_hash_or_prefix(args[0])) {
+            fprintf(stderr,
+                    "tregc: fetch: '%.80s' is not a SHA-256 (64 hex digits) or a prefix of 8 or "
+                    "more\n",
+                    args[0]);
             return EXIT_USAGE;
         }
     } else if (strcmp(cmd, "list") == 0 || strcmp(cmd, "health") == 0) {

@@ -684,6 +684,24 @@ json_object *treg_diff_json(const treg_diff *d, const treg_gate *g)
     return root;
 }
 
+size_t treg_diff_print(FILE *out, const treg_diff *d, const treg_gate *g, json_object *errors,
+                       const char *analyzer_version)
+{
+    if (errors) {
+        json_object *root = treg_diff_json(d, g);
+        if (analyzer_version)
+            json_object_object_add(root, "analyzer_version",
+                                   json_object_new_string(analyzer_version));
+        json_object_object_add(root, "errors", json_object_get(errors));
+        fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN), out);
+        fputc('\n', out);
+        json_object_put(root);
+    } else {
+        treg_diff_text(out, d, g);
+    }
+    return g ? treg_diff_broken(d, g) : 0;
+}
+
 /* --- baselines --------------------------------------------------------------------- */
 
 int treg_diff_write_baseline(const treg_diff *d, int which, const char *path, char *why,

@@ -52,5 +52,10 @@ void treg_diff_text(FILE *out, const treg_diff *d, const treg_gate *g);
 /* {"old": label, "new": label, "kernels": [{name, target, variant, old, new,
  * delta, lines}], "broken": [{name, target, rule, message}]} */
 json_object *treg_diff_json(const treg_diff *d, const treg_gate *g);
+/* The whole answer of a diff command: with errors (an array: --format
+ * json) the JSON document with "analyzer_version" (when known) and
+ * "errors" added, else the text; the number of rules broken. */
+size_t treg_diff_print(FILE *out, const treg_diff *d, const treg_gate *g, json_object *errors,
+                       const char *analyzer_version);
 
 #endif

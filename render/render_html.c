@@ -17,7 +17,8 @@
  *    "reports": [{"file", "hash", "target", "decoded_as", "note",
  *      "provisional", "analyzer", "llvm", "files": [path, ...],
  *      "kernels": [{"name", "wave", "insns", "blocks", "code_bytes",
- *        "vgpr"/"agpr"/"sgpr": [peak live, allocated, limit], "scratch",
+ *        "vgpr"/"agpr"/"sgpr": [peak live, allocated, limit], "total_vgprs" (the
+ *        unified VGPR+AGPR allocation on gfx90a and later, else 0), "scratch",
  *        "spill_insns", "lds", "dyn_lds", "undefined_reads", "undef_operand_reads",
  *        "implicit_def_reads", "unresolved_jumps", "undecodable", "first_undecodable",
  *        "source" (where the instructions came from), "text_insns",
@@ -166,6 +167,7 @@ static void j_kernel(FILE *out, const Treg__V1__Kernel *k)
     j_class(out, "vgpr", k->vgpr, &f);
     j_class(out, "agpr", k->agpr, &f);
     j_class(out, "sgpr", k->sgpr, &f);
+    j_kint(out, "total_vgprs", k->total_vgprs, &f);
     j_kint(out, "scratch", k->scratch_bytes, &f);
     j_kint(out, "spill_insns", k->spill_instructions, &f);
     j_kint(out, "lds", k->lds_bytes, &f);

@@ -138,16 +138,28 @@ static const char *plural(unsigned long long n)
     return n == 1 ? "" : "s";
 }
 
-static void print_occupancy(FILE *out, const treg_text_options *o, const Treg__V1__Occupancy *oc)
+/* What limits occupancy, in words: Occupancy.limited_by's names. */
+static const char *limit_words(const char *by)
+{
+    if (!by[0]) return "?";
+    if (strcmp(by, "target") == 0) return "the target's wave limit";
+    if (strcmp(by, "workgroup") == 0) return "the workgroup size";
+    if (strcmp(by, "waves_per_eu") == 0) return "waves_per_eu (the kernel's request)";
+    return by;
+}
+
+static void print_occupancy(FILE *out, const treg_text_options *o, const Treg__V1__Occupancy *oc,
+                            int unified)
 {
     char line[400];
     int n = snprintf(line, sizeof line, "    occupancy %u wave%s/SIMD of %u, limited by %s",
                      oc->waves_per_simd, plural(oc->waves_per_simd), oc->max_waves,
-                     oc->limited_by[0] ? oc->limited_by : "?");
-    /* What one more wave costs, in the class that limits it. */
+                     limit_words(oc->limited_by));
+    /* What one more wave costs, in the class that limits it (on gfx90a and
+     * later VGPRs and AGPRs are one file: the count is of both). */
     if (oc->vgprs_to_next > 0 && n > 0 && (size_t)n < sizeof line)
-        n += snprintf(line + n, sizeof line - (size_t)n, "; free %d VGPRs for %u",
-                      oc->vgprs_to_next, oc->waves_per_simd + 1);
+        n += snprintf(line + n, sizeof line - (size_t)n, "; free %d %s for %u", oc->vgprs_to_next,
+                      unified ? "VGPRs+AGPRs (one file)" : "VGPRs", oc->waves_per_simd + 1);
     if (oc->sgprs_to_next > 0 && n > 0 && (size_t)n < sizeof line)
         snprintf(line + n, sizeof line - (size_t)n, "; free %d SGPRs for %u", oc->sgprs_to_next,
                  oc->waves_per_simd + 1);
@@ -157,10 +169,10 @@ static void print_occupancy(FILE *out, const treg_text_options *o, const Treg__V
         treg_text_line(out, o, SGR_RED, "    cannot launch: needs %u B of LDS, the target has %u",
                        oc->launch_lds_bytes, oc->lds_limit_bytes);
     else if (oc->launch_waves_per_simd != oc->waves_per_simd)
-        treg_text_line(
-            out, o, NULL, "    at launch with %u B of LDS: %u wave%s/SIMD, limited by %s",
-            oc->launch_lds_bytes, oc->launch_waves_per_simd, plural(oc->launch_waves_per_simd),
-            oc->launch_limited_by[0] ? oc->launch_limited_by : "?");
+        treg_text_line(out, o, NULL,
+                       "    at launch with %u B of LDS: %u wave%s/SIMD, limited by %s",
+                       oc->launch_lds_bytes, oc->launch_waves_per_simd,
+                       plural(oc->launch_waves_per_simd), limit_words(oc->launch_limited_by));
 }
 
 static void print_loops(FILE *out, const treg_text_options *o, const Treg__V1__Report *r,
@@ -206,14 +218,24 @@ static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1_
                        "    SGPRs: the compiler's metadata says %d (.sgpr_count), treg counts %u "
                        "(with VCC, FLAT_SCRATCH and XNACK_MASK as upstream LLVM reserves them)",
                        md->sgpr_count, k->sgpr->allocated);
-    print_occupancy(out, o, oc);
+    print_occupancy(out, o, oc, k->total_vgprs > 0);
     char lds_parts[64] = ""; /* Triton's dynamic LDS, when there is any */
     if (k->dynamic_lds_bytes)
         snprintf(lds_parts, sizeof lds_parts, " (%u B static, %u B dynamic)", k->lds_bytes,
                  k->dynamic_lds_bytes);
+    /* Spills to the other register file are copies, not memory traffic. */
+    size_t copies = 0;
+    for (size_t j = 0; j < k->n_spills; j++)
+        copies += strcmp(k->spills[j]->kind, "vgpr_to_agpr") == 0 ||
+                  strcmp(k->spills[j]->kind, "agpr_to_vgpr") == 0;
+    char kinds[96] = "";
+    if (copies && copies == k->n_spills && !k->scratch_bytes)
+        snprintf(kinds, sizeof kinds, " (VGPR<->AGPR copies, no memory)");
+    else if (copies)
+        snprintf(kinds, sizeof kinds, " (%zu of them VGPR<->AGPR copies)", copies);
     treg_text_line(out, o, k->spill_instructions ? SGR_RED : NULL,
-                   "    scratch %u B, %u spill instruction%s, LDS %llu B%s", k->scratch_bytes,
-                   k->spill_instructions, plural(k->spill_instructions),
+                   "    scratch %u B, %u spill instruction%s%s, LDS %llu B%s", k->scratch_bytes,
+                   k->spill_instructions, plural(k->spill_instructions), kinds,
                    (unsigned long long)k->lds_bytes + k->dynamic_lds_bytes, lds_parts);
     print_loops(out, o, r, k);
     if (k->vgpr) {
@@ -221,7 +243,15 @@ static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1_
         treg_text_line(out, o, NULL, "    VGPR peak at +0x%llx %s",
                        (unsigned long long)k->vgpr->peak_address, loc);
     }
-    if (k->n_peak_attribution)
+    size_t vlines = 0; /* defining lines with VGPRs or AGPRs live at the peak */
+    for (size_t j = 0; j < k->n_peak_attribution; j++)
+        vlines += k->peak_attribution[j]->vgpr + k->peak_attribution[j]->agpr > 0;
+    if (vlines > 8)
+        treg_text_line(out, o, NULL,
+                       "    live at the VGPR peak, by defining line (8 of %zu lines shown; --peak "
+                       "lists all):",
+                       vlines);
+    else if (k->n_peak_attribution)
         treg_text_line(out, o, NULL, "    live at the VGPR peak, by defining line:");
     for (size_t j = 0, shown = 0; j < k->n_peak_attribution && shown < 8; j++) {
         const Treg__V1__Attribution *a = k->peak_attribution[j];

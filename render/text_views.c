@@ -138,6 +138,33 @@ void treg_text_lines_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__
                        LINES_FORMAT("u"), mark, line, l->instructions, l->peak_vgpr, l->peak_agpr,
                        l->peak_sgpr, l->spills, l->reloads, text ? text : "");
     }
+    /* Totals over every line, compiler-generated rows included, so that
+     * they add up to the summary's. */
+    unsigned long long insns = 0, spills = 0, reloads = 0, gen_spills = 0;
+    for (size_t i = 0; i < k->n_lines; i++) {
+        insns += k->lines[i]->instructions;
+        spills += k->lines[i]->spills;
+        reloads += k->lines[i]->reloads;
+        if (!loc_line(k->lines[i]->loc)) gen_spills += k->lines[i]->spills + k->lines[i]->reloads;
+    }
+    /* Instructions with no line at all are in no row above: said, so the
+     * totals meet the summary's. */
+    char gen[160] = "";
+    int at = 0;
+    if (gen_spills)
+        at = snprintf(gen, sizeof gen, "%llu of the spills and reloads compiler-generated",
+                      gen_spills);
+    unsigned long long unlisted = k->instructions > insns ? k->instructions - insns : 0;
+    unsigned long long unlisted_spills =
+        k->spill_instructions > spills + reloads ? k->spill_instructions - spills - reloads : 0;
+    if (unlisted && at >= 0 && (size_t)at < sizeof gen)
+        at += snprintf(gen + at, sizeof gen - (size_t)at, "%s+%llu instructions with no line",
+                       at ? "; " : "", unlisted);
+    if (unlisted_spills && at >= 0 && (size_t)at < sizeof gen)
+        snprintf(gen + at, sizeof gen - (size_t)at, " (%llu of them spills or reloads)",
+                 unlisted_spills);
+    treg_text_line(out, o, NULL, "    %c %6s %6llu  %4s %4s %4s  %5llu %6llu  %s", ' ', "total",
+                   insns, "", "", "", spills, reloads, gen);
     treg_text_line(out, o, NULL,
                    "    P: the line of the kernel's VGPR peak; *: another of the %d lines of "
                    "highest peak VGPR",
@@ -205,21 +232,49 @@ void treg_text_peak_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__K
 /* --- --asm ------------------------------------------------------------------------- */
 
 /* The strip's registers: those of the window (or, unset, the VGPRs) that
- * the kernel ever occupies, at most STRIP_MAX; indices into live_ranges. */
+ * the kernel ever occupies, at most STRIP_MAX; indices into live_ranges,
+ * in register order.  Without --regs, what a row-by-row strip shows is
+ * where liveness changes: a register occupied from the first row to the
+ * last is left out (*throughout counts them, unless every one is), and
+ * when more remain than fit, those with the most live ranges are kept. */
 static size_t strip_registers(const Treg__V1__Kernel *k, const treg_text_options *o, size_t *picked,
-                              size_t *in_window)
+                              size_t *in_window, size_t *throughout)
 {
     unsigned first = o->regs.set ? o->regs.first : 0;
     unsigned last = o->regs.set ? o->regs.last : REG_AGPR_BASE - 1;
-    size_t n = 0;
-    *in_window = 0;
-    for (size_t i = 0; i < k->n_live_ranges; i++) {
-        unsigned reg = k->live_ranges[i]->reg;
-        if (reg < first || reg > last || !k->live_ranges[i]->n_runs) continue;
-        if (n < STRIP_MAX) picked[n++] = i;
-        (*in_window)++;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t n = 0;
+        *in_window = *throughout = 0;
+        for (size_t i = 0; i < k->n_live_ranges; i++) {
+            const Treg__V1__LiveRange *lr = k->live_ranges[i];
+            if (lr->reg < first || lr->reg > last || !lr->n_runs) continue;
+            (*in_window)++;
+            int always = lr->n_runs == 2 && lr->runs[0] == 0 && lr->runs[1] >= k->n_rows;
+            if (pass == 0 && !o->regs.set && always) {
+                (*throughout)++;
+                continue;
+            }
+            if (n < STRIP_MAX) {
+                picked[n++] = i;
+            } else if (!o->regs.set) {
+                /* full: this one replaces the kept one with the fewest runs
+                 * (the highest register of those), when it has more */
+                size_t low = 0;
+                for (size_t j = 1; j < n; j++)
+                    if (k->live_ranges[picked[j]]->n_runs <= k->live_ranges[picked[low]]->n_runs)
+                        low = j;
+                if (lr->n_runs > k->live_ranges[picked[low]]->n_runs) {
+                    memmove(picked + low, picked + low + 1, (n - low - 1) * sizeof *picked);
+                    picked[n - 1] = i; /* live_ranges ascend by register: order kept */
+                }
+            }
+        }
+        if (n || pass) {
+            if (pass) *throughout = 0;
+            return n;
+        }
     }
-    return n;
+    return 0;
 }
 
 static void reg_name(char *buf, size_t len, unsigned reg)
@@ -263,6 +318,56 @@ static void fill_strip(char *strip, const Treg__V1__Kernel *k, size_t row, const
     strip[n] = 0;
 }
 
+/* An instruction's text for --asm: a branch's word offset as the address
+ * it goes to ("s_cbranch_execz 65" at 0x18 -> "s_cbranch_execz +0x11c"),
+ * else as it is. */
+static void asm_text(char *buf, size_t len, const char *text, uint64_t addr)
+{
+    const char *sp = strchr(text, ' ');
+    char *end;
+    if (sp && (strncmp(text, "s_branch ", 9) == 0 || strncmp(text, "s_cbranch_", 10) == 0) &&
+        sp[1] >= '0' && sp[1] <= '9') {
+        unsigned long v = strtoul(sp + 1, &end, 10);
+        if (*end == '\0' && v <= 0xffff) {
+            int64_t target = (int64_t)addr + 4 + 4 * (int64_t)(int16_t)(uint16_t)v;
+            if (target >= 0) {
+                snprintf(buf, len, "%.*s +0x%llx", (int)(sp - text), text,
+                         (unsigned long long)target);
+                return;
+            }
+        }
+    }
+    snprintf(buf, len, "%s", text);
+}
+
+/* lead (the columns) and the instruction, which is never cut: what passes
+ * the width goes on lines under it, indented, split between operands. */
+static void asm_line(FILE *out, const treg_text_options *o, const char *sgr, const char *lead,
+                     const char *text)
+{
+    size_t indent = strlen(lead);
+    size_t room = TREG_TEXT_WIDTH > indent + 20 ? TREG_TEXT_WIDTH - indent : 20;
+    char pad[TREG_TEXT_WIDTH + 1];
+    size_t w = indent + 2 < sizeof pad ? indent + 2 : sizeof pad - 1;
+    memset(pad, ' ', w);
+    pad[w] = '\0';
+    while (*text) {
+        size_t len = strlen(text), take = len;
+        if (len > room) {
+            take = room;
+            while (take > 0 && text[take] != ' ') take--;
+            if (take == 0) take = room; /* one operand wider than the line: cut after all */
+        }
+        treg_text_line(out, o, sgr, "%s%.*s", lead, (int)take, text);
+        text += take;
+        while (*text == ' ') text++;
+        if (lead != pad) { /* continuation lines: under the instruction, two further in */
+            lead = pad;
+            room = room > 2 ? room - 2 : room;
+        }
+    }
+}
+
 void treg_text_asm_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__Kernel *k,
                         const treg_text_options *o)
 {
@@ -286,8 +391,8 @@ void treg_text_asm_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__Ke
     if (k->long_branches)
         treg_text_line(out, o, NULL, "    %u long branches (s_setpc_b64) followed to their targets",
                        k->long_branches);
-    size_t picked[STRIP_MAX], cursor[STRIP_MAX] = {0}, in_window = 0;
-    size_t n = strip_registers(k, o, picked, &in_window);
+    size_t picked[STRIP_MAX], cursor[STRIP_MAX] = {0}, in_window = 0, throughout = 0;
+    size_t n = strip_registers(k, o, picked, &in_window, &throughout);
     char strip[STRIP_MAX + 1], first[16] = "", last[16] = "";
     if (!k->n_live_ranges) {
         treg_text_line(out, o, NULL,
@@ -297,10 +402,15 @@ void treg_text_asm_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__Ke
     } else {
         reg_name(first, sizeof first, k->live_ranges[picked[0]]->reg);
         reg_name(last, sizeof last, k->live_ranges[picked[n - 1]]->reg);
+        char always[64] = "";
+        if (throughout)
+            snprintf(always, sizeof always, " (%zu live throughout left out)", throughout);
         treg_text_line(out, o, NULL,
-                       "    strip: %s..%s, %zu of the %zu %s the kernel occupies; --regs vA-vB "
-                       "for others",
-                       first, last, n, in_window, o->regs.set ? "registers in --regs" : "VGPRs");
+                       "    strip: %s..%s, %zu of the %zu %s the kernel occupies%s%s; --regs "
+                       "vA-vB for others",
+                       first, last, n, in_window, o->regs.set ? "registers in --regs" : "VGPRs",
+                       !o->regs.set && in_window - throughout > n ? ", those most often born" : "",
+                       always);
         /* Register numbers down the strip's columns: hundreds (when any
          * reaches 100), tens, units. */
         char digits[3][STRIP_MAX + 1];
@@ -346,16 +456,18 @@ void treg_text_asm_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__Ke
         else if (rw->flags & (TREG__V1__ROW_FLAG__ROW_SPILL | TREG__V1__ROW_FLAG__ROW_RELOAD))
             mark = 'S';
         const char *sgr = mark == 'P' ? SGR_RED : mark == 'S' ? SGR_YELLOW : NULL;
-        char hex[24];
+        char hex[24], lead[STRIP_MAX + 64], text[600];
         snprintf(hex, sizeof hex, "%llx", (unsigned long long)rw->address);
         if (n) {
             fill_strip(strip, k, i, picked, n, cursor);
-            treg_text_line(out, o, sgr, ASM_FORMAT("u") "|%s| %s", mark, hex, rw->vgpr, rw->agpr,
-                           rw->sgpr, strip, rw->text);
+            snprintf(lead, sizeof lead, ASM_FORMAT("u") "|%s| ", mark, hex, rw->vgpr, rw->agpr,
+                     rw->sgpr, strip);
         } else {
-            treg_text_line(out, o, sgr, ASM_FORMAT("u") " %s", mark, hex, rw->vgpr, rw->agpr,
-                           rw->sgpr, rw->text);
+            snprintf(lead, sizeof lead, ASM_FORMAT("u") " ", mark, hex, rw->vgpr, rw->agpr,
+                     rw->sgpr);
         }
+        asm_text(text, sizeof text, rw->text, rw->address);
+        asm_line(out, o, sgr, lead, text);
     }
     treg_text_line(out, o, NULL, "    P: the kernel's VGPR peak; S: a spill or a reload");
 }

@@ -82,7 +82,10 @@ int auth_load_file(auth_set *set, const char *path, char *err, size_t errlen)
         char team[64], hex[80];
         char extra;
         if (sscanf(p, "%63s %79s %c", team, hex, &extra) != 2 || strlen(hex) != 2 * AUTH_HASH_LEN) {
-            snprintf(err, errlen, "--tokens-file %s:%d: expected 'team sha256hex'", path, lineno);
+            snprintf(
+                err, errlen,
+                "--tokens-file %s:%d: not 'TEAM <64 hex digits>' (tregd add-token TEAM makes one)",
+                path, lineno);
             rc = -1;
             break;
         }

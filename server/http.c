@@ -148,6 +148,8 @@ static const char *reason(int status)
         return "Unauthorized";
     case 404:
         return "Not Found";
+    case 409:
+        return "Conflict";
     case 405:
         return "Method Not Allowed";
     case 413:
@@ -331,9 +333,29 @@ static void handle_fetch(request *r, const char *hash_text, const char *query)
     for (size_t i = 0; i < n && i < STORE_HASH_HEX; i++)
         hash[i] = (char)tolower((unsigned char)hash_text[i]);
     hash[n < STORE_HASH_HEX ? n : STORE_HASH_HEX] = '\0';
-    if (n != STORE_HASH_HEX || !store_valid_hash(hash)) {
-        reply_error(r, 400, "not a SHA-256 hash (64 hex digits)");
+    bool hex = n >= 8 && n <= STORE_HASH_HEX && strspn(hash, "0123456789abcdef") == n;
+    if (!hex) {
+        reply_error(r, 400, "not a SHA-256 hash (64 hex digits) or a prefix of 8 or more");
         return;
+    }
+    if (n < STORE_HASH_HEX) { /* a prefix: the one code object it names */
+        char full[STORE_HASH_HEX + 1];
+        int matches = store_complete_hash(r->srv->cfg.store, hash, team_filter(r), full);
+        if (matches < 0) {
+            reply_error(r, 500, "cannot query the index");
+            return;
+        }
+        if (matches != 1) {
+            char msg[160];
+            snprintf(msg, sizeof msg,
+                     matches ? "hash prefix %s names more than one code object: "
+                               "give more digits"
+                             : "no report for a code object whose hash starts %s",
+                     hash);
+            reply_error(r, matches ? 409 : 404, msg);
+            return;
+        }
+        memcpy(hash, full, sizeof hash);
     }
     memcpy(r->hash, hash, sizeof hash);
     struct evkeyvalq params;

@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+#include <fcntl.h>
 #include <openssl/crypto.h>
+#include <openssl/rand.h>
 
 #include "auth.h"
 #include "http.h"
@@ -58,6 +60,9 @@ static void usage(FILE *f)
         "usage: tregd --cert FILE --key FILE --store DIR (--token TOKEN | --tokens-file FILE) "
         "[OPTION...]\n"
         "       tregd hash-token TOKEN|-     the SHA-256 a tokens file holds for TOKEN\n"
+        "       tregd add-token TEAM [--tokens-file FILE]   a new token for TEAM, printed\n"
+        "                                    once; its SHA-256 appended to FILE\n"
+        "                                    (default /etc/treg/tokens)\n"
         "\n"
         "Every option is also a setting of --config FILE (NAME = VALUE; flags override it);\n"
         "deploy/tregd.conf.example describes each.\n"
@@ -270,6 +275,75 @@ static int hash_token(int argc, char **argv)
     }
     printf("%s\n", hex);
     OPENSSL_cleanse(line, sizeof line);
+    return 0;
+}
+
+/* tregd add-token TEAM [--tokens-file FILE]: a new random token for TEAM,
+ * printed once; only its SHA-256 goes into the file (made 0600 when
+ * missing, checked first so a line is never added to a broken one).  A
+ * running tregd takes it on SIGHUP. */
+static int add_token(int argc, char **argv)
+{
+    const char *team = NULL, *file = "/etc/treg/tokens";
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--tokens-file") == 0 && i + 1 < argc)
+            file = argv[++i];
+        else if (strncmp(argv[i], "--tokens-file=", 14) == 0)
+            file = argv[i] + 14;
+        else if (!team && argv[i][0] != '-')
+            team = argv[i];
+        else {
+            fprintf(stderr, "tregd: usage: tregd add-token TEAM [--tokens-file FILE]\n");
+            return 2;
+        }
+    }
+    size_t tlen = team ? strlen(team) : 0;
+    if (!tlen || tlen > 63 ||
+        strspn(team, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                     "0123456789_.-") != tlen) {
+        fprintf(stderr,
+                "tregd: add-token: the team must be 1 to 63 letters, digits, '_', '.' or "
+                "'-'%s%s%s\n",
+                team ? ", not '" : " (usage: tregd add-token TEAM [--tokens-file FILE])",
+                team ? team : "", team ? "'" : "");
+        return 2;
+    }
+    char err[600];
+    auth_set existing = {0};
+    if (access(file, F_OK) == 0 && auth_load_file(&existing, file, err, sizeof err) != 0) {
+        fprintf(stderr, "tregd: add-token: %s: fix it first\n", err);
+        auth_free(&existing);
+        return 1;
+    }
+    auth_free(&existing);
+    unsigned char raw[32];
+    char token[2 * sizeof raw + 1], hex[2 * AUTH_HASH_LEN + 1];
+    if (RAND_bytes(raw, sizeof raw) != 1) {
+        fprintf(stderr, "tregd: add-token: no randomness from OpenSSL\n");
+        return 1;
+    }
+    for (size_t i = 0; i < sizeof raw; i++) snprintf(token + 2 * i, 3, "%02x", raw[i]);
+    OPENSSL_cleanse(raw, sizeof raw);
+    if (auth_hash_hex(token, hex) != 0) {
+        fprintf(stderr, "tregd: add-token: out of memory\n");
+        return 1;
+    }
+    int fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    char line[200];
+    int n = snprintf(line, sizeof line, "%s %s\n", team, hex);
+    if (fd < 0 || write(fd, line, (size_t)n) != n || fsync(fd) != 0) {
+        fprintf(stderr, "tregd: add-token: %s: %s\n", file, strerror(errno));
+        if (fd >= 0) close(fd);
+        OPENSSL_cleanse(token, sizeof token);
+        return 1;
+    }
+    close(fd);
+    printf("%s\n", token);
+    fprintf(stderr,
+            "tregd: a token for team %s: its SHA-256 is in %s, the token above is shown only "
+            "now; a running tregd takes it on SIGHUP\n",
+            team, file);
+    OPENSSL_cleanse(token, sizeof token);
     return 0;
 }
 
@@ -493,6 +567,7 @@ static struct event_base *new_event_base(void)
 int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "hash-token") == 0) return hash_token(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "add-token") == 0) return add_token(argc, argv);
 
     config c = {.workers = 0,
                 .queue = -1,

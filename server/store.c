@@ -58,6 +58,7 @@ enum {
     ST_FIND_HASH,
     ST_FORGET,
     ST_KERNELS,
+    ST_PREFIX,
     ST_COUNT
 };
 
@@ -86,6 +87,10 @@ static const char *const stmt_sql[ST_COUNT] = {
         " r.created_unix, r.rowid LIMIT 1",
     [ST_FORGET] = "DELETE FROM reports WHERE key = ?1",
     [ST_KERNELS] = "SELECT name FROM report_kernels WHERE key = ?1 ORDER BY rowid",
+    /* hash >= prefix AND hash < prefix + 'g': a range the hash index serves */
+    [ST_PREFIX] = "SELECT DISTINCT r.hash FROM reports r LEFT JOIN uploads u ON u.key = r.key"
+                  " AND u.team = ?2 WHERE r.hash >= ?1 AND r.hash < ?1 || 'g'"
+                  " AND (?2 IS NULL OR u.team IS NOT NULL) ORDER BY r.hash LIMIT 2",
 };
 
 struct store {
@@ -1077,6 +1082,25 @@ int store_find_hash(store *s, const char *hash, const char *analyzer_version,
     bind_text(st, 3, analyzer_version);
     bind_text(st, 4, llvm_version);
     return find_row(st, e);
+}
+
+int store_complete_hash(store *s, const char *prefix, const char *team,
+                        char hash[STORE_HASH_HEX + 1])
+{
+    sqlite3_stmt *st = store_stmt(s, ST_PREFIX);
+    if (st == NULL) return -1;
+    bind_text(st, 1, prefix);
+    bind_opt(st, 2, team);
+    int n = 0, rc;
+    while (n < 2 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const unsigned char *h = sqlite3_column_text(st, 0);
+        if (n == 0 && h && strlen((const char *)h) == STORE_HASH_HEX)
+            memcpy(hash, h, STORE_HASH_HEX + 1);
+        n++;
+    }
+    if (n < 2 && rc != SQLITE_DONE) n = -1;
+    sqlite3_reset(st);
+    return n;
 }
 
 /* An indexed report whose file is gone leaves the listing (its kernels

@@ -205,6 +205,11 @@ int store_find_key(store *s, const char *key, const char *team, store_entry *e);
 int store_find_hash(store *s, const char *hash, const char *analyzer_version,
                     const char *llvm_version, const char *team, store_entry *e);
 void store_entry_free(store_entry *e);
+/* The code objects whose hash starts with prefix (lower-case hex; team
+ * non-NULL: among those team uploaded): 0, 1 (the full hash in hash) or 2
+ * for two or more; -1 on error. */
+int store_complete_hash(store *s, const char *prefix, const char *team,
+                        char hash[STORE_HASH_HEX + 1]);
 
 /* Number of indexed reports, or -1 on error. */
 int64_t store_count(store *s);

@@ -773,17 +773,7 @@ static int run_diff(tool *t, const char *baseline, const char *const *args, int 
         fprintf(stderr, "treg-analyze: out of memory\n");
         return 1;
     }
-    size_t broken = gate ? treg_diff_broken(t->diff, gate) : 0;
-    if (t->errors) {
-        json_object *root = treg_diff_json(t->diff, gate);
-        json_object_object_add(root, "analyzer_version",
-                               json_object_new_string(TREG_ANALYZER_VERSION));
-        json_object_object_add(root, "errors", json_object_get(t->errors));
-        puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
-        json_object_put(root);
-    } else {
-        treg_diff_text(stdout, t->diff, gate);
-    }
+    size_t broken = treg_diff_print(stdout, t->diff, gate, t->errors, TREG_ANALYZER_VERSION);
     if (broken)
         fprintf(stderr, "treg-analyze: diff: %zu --fail-on rule%s broken\n", broken,
                 broken == 1 ? "" : "s");

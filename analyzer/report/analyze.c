@@ -154,7 +154,8 @@ static int parse_triton_json(treg_arena *a, const char *text, size_t len, triton
     o->constexprs = constexprs(a, root);
     if (json_object_object_get_ex(root, "triton_version", &v) &&
         json_object_is_type(v, json_type_string))
-        o->triton_version = treg_arena_strndup(a, json_object_get_string(v), 40);
+        o->triton_version = treg_arena_strndup(a, json_object_get_string(v),
+                                               strnlen(json_object_get_string(v), 40));
     json_object_put(root);
     return TREG_OK;
 }

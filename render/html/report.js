@@ -167,12 +167,14 @@
     if (k.agpr && k.agpr[2]) cards.append(cls('AGPR', k.agpr));
     cards.append(cls('SGPR', k.sgpr));
     let next = '';
-    if (o.vgpr_to_next > 0) next = 'free ' + o.vgpr_to_next + ' VGPRs for ' + (o.waves + 1);
+    const byWords = (b) => ({ target: "the target's wave limit", workgroup: 'the workgroup size',
+      waves_per_eu: "waves_per_eu (the kernel's request)" })[b] || b || '?';
+    if (o.vgpr_to_next > 0) next = 'free ' + o.vgpr_to_next + (k.total_vgprs ? ' VGPRs+AGPRs (one file)' : ' VGPRs') + ' for ' + (o.waves + 1);
     else if (o.sgpr_to_next > 0) next = 'free ' + o.sgpr_to_next + ' SGPRs for ' + (o.waves + 1);
-    cards.append(card('occupancy', o.waves + ' / ' + o.max + ' waves', 'limited by ' + o.by + (next ? '; ' + next : '')));
+    cards.append(card('occupancy', o.waves + ' / ' + o.max + ' waves', 'limited by ' + byWords(o.by) + (next ? '; ' + next : '')));
     if (o.launch_waves === 0 && o.lds_limit && o.launch_lds > o.lds_limit)
       cards.append(card('at launch', 'cannot launch', 'needs ' + o.launch_lds + ' B of LDS, the target has ' + o.lds_limit, true));
-    else if (o.launch_waves !== o.waves) cards.append(card('at launch', o.launch_waves + ' waves', o.launch_lds + ' B LDS; limited by ' + o.launch_by));
+    else if (o.launch_waves !== o.waves) cards.append(card('at launch', o.launch_waves + ' waves', o.launch_lds + ' B LDS; limited by ' + byWords(o.launch_by)));
     cards.append(card('spills', k.spill_insns + ' instructions', 'scratch ' + k.scratch + ' B', k.spill_insns > 0));
     cards.append(card('LDS', (k.lds + k.dyn_lds) + ' B',
       (k.dyn_lds ? k.lds + ' B static, ' + k.dyn_lds + ' B dynamic; ' : '') + k.insns + ' instructions, ' + k.blocks + ' blocks'));
@@ -192,8 +194,13 @@
     view.append(plot.node, split, attributionPanel(state), loopsPanel(state));
     state.plot = plot; state.list = list; state.srcPanel = srcPanel;
 
-    /* Start at the peak: its source line and its instruction in view. */
+    /* Start at the peak: its source line and its instruction in view; a peak
+     * on compiler-generated code: the kernel's hottest line of source. */
     if (k.peak && k.peak.line) srcPanel.reveal(k.peak.file, k.peak.line);
+    else {
+      const hot = k.lines.filter((s) => s[0] >= 0 && s[1] > 0).sort((a, b) => b[3] - a[3])[0];
+      if (hot) srcPanel.reveal(hot[0], hot[1]);
+    }
     if (k.rows) list.scrollTo(k.rows.flags.findIndex((f) => f & FLAG_PEAK));
     document.body.dataset.ready = '1';
   }
@@ -209,6 +216,7 @@
   }
   function locText(state, file, line) {
     if (file < 0 || file >= state.r.files.length) return '(no line)';
+    if (!line) return base(state.r.files[file]) + ' (compiler-generated)';
     const t = state.src(file, line);
     return base(state.r.files[file]) + ':' + line + (t !== null ? '  ' + t.trim() : '');
   }
@@ -224,7 +232,7 @@
     state.plot.draw();
     const status = state.list.status;
     status.dataset.count = String(state.selRows.size);
-    status.textContent = base(state.r.files[file] || '?') + ':' + line + ': ' + state.selRows.size + ' instructions highlighted';
+    status.textContent = base(state.r.files[file] || '?') + (line ? ':' + line : ' (compiler-generated)') + ': ' + state.selRows.size + ' instructions highlighted';
     if (state.selRows.size) state.list.scrollTo(Math.min(...state.selRows));
   }
 
@@ -250,7 +258,10 @@
     key('var(--vgpr)', 'VGPR live'); if (k.agpr && k.agpr[2]) key('var(--agpr)', 'AGPR live');
     if (unified) key('#0e7490', 'VGPR+AGPR live (what the occupancy steps count)');
     key('var(--sgpr)', 'SGPR live');
-    key('var(--spill)', 'spill / reload'); key('rgba(100,116,139,.3)', 'loops'); key('#111827', 'allocated VGPRs (solid), occupancy steps (dashed)');
+    /* The allocation occupancy counts: the unified one where the files are one. */
+    const alloc = unified && k.total_vgprs ? k.total_vgprs : k.vgpr[1];
+    key('var(--spill)', 'spill / reload'); key('rgba(100,116,139,.3)', 'loops');
+    key('#111827', (alloc !== k.vgpr[1] ? 'allocated VGPRs+AGPRs, one file' : 'allocated VGPRs') + ' (solid), occupancy steps (dashed)');
     node.append(wrap, legend);
     const n = rows.v.length;
     const steps = (k.occ && k.occ.vgpr_steps) || [];
@@ -259,7 +270,7 @@
     const both = unified ? rows.v.map((v, i) => v + rows.a[i]) : null;
     let top = 8;
     for (const arr of [rows.v, rows.a, rows.s, both || []]) for (const x of arr) if (x > top) top = x;
-    top = Math.max(top, k.vgpr[1], step <= 2 * top ? step : 0) * 1.08;
+    top = Math.max(top, alloc, step <= 2 * top ? step : 0) * 1.08;
     let cols = null; /* per pixel column: the row with the most VGPRs */
 
     function draw() {
@@ -282,7 +293,7 @@
         g.fillRect(x(a) - 0.5, T, Math.max(1, x(b) - x(a) + 1), B - T);
       }
       g.strokeStyle = '#111827'; g.lineWidth = 1;
-      g.beginPath(); g.moveTo(L, y(k.vgpr[1])); g.lineTo(R, y(k.vgpr[1])); g.stroke();
+      g.beginPath(); g.moveTo(L, y(alloc)); g.lineTo(R, y(alloc)); g.stroke();
       g.setLineDash([4, 3]); g.fillStyle = '#374151';
       let labelled = -1e9; /* labels at least 11 px apart; the lines all drawn */
       steps.forEach((limit, w) => {

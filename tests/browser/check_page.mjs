@@ -68,6 +68,14 @@ try {
   if (!sub.includes('kernel ' + want.kernel)) fail(`header does not name kernel ${want.kernel}: ${sub}`);
   ok(`header names kernel ${JSON.stringify(want.kernel)}`);
 
+  const legend = await page.textContent('.plot-wrap + .legend');
+  const unifiedLine = legend.includes('allocated VGPRs+AGPRs, one file');
+  if (want.rows && unifiedLine !== !!want.unified)
+    fail(`the plot's allocated line: "${legend}" (unified file expected: ${!!want.unified})`);
+  const bodyText = await page.textContent('body');
+  if (/\.py:0\b/.test(bodyText)) fail('a "line 0" is shown as :0, not as compiler-generated');
+  ok(`allocated line of the ${want.unified ? 'unified VGPR+AGPR file' : 'VGPRs'}; no ":0" lines`);
+
   if (want.kernels > 1) {
     const n = await page.locator('nav.index tr.kernel').count();
     if (n !== want.kernels) fail(`index lists ${n} kernels, expected ${want.kernels}`);

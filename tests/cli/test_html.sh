@@ -49,7 +49,9 @@ want = {"kernels": len(kernels), "kernel": k["name"], "rows": k["instructions"],
         "lds": k["lds_bytes"] + k.get("dynamic_lds_bytes", 0),
         "cannot_launch": k["occupancy"]["launch_waves_per_simd"] == 0,
         "lower_bound": k["lower_bound"], "first_undecodable": k.get("first_undecodable", 0),
-        "peak": None, "click": None, "literal": literal}
+        "peak": None, "click": None, "literal": literal,
+        # gfx90a and later: VGPRs and AGPRs are one file, the plot's allocated line is theirs
+        "unified": bool(k.get("total_vgprs") and k["agpr"]["allocated"] > 0)}
 if peak.get("file") and peak.get("line"):
     want["peak"] = {"file": peak["file"], "line": peak["line"]}
 cross = doc.get("cross_target", [])

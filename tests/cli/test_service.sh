@@ -339,6 +339,21 @@ rc=0
 tc fetch "$(printf '%064d' 0)" >b.none.out 2>b.none.err || rc=$?
 ((rc != 0)) || fail "(b) tregc fetch of an unknown hash exited 0"
 echo "$prog: (b) fetch of an unknown hash: exit $rc, $(head -n1 b.none.err)"
+# A unique prefix of 8+ hex digits fetches the same report; one naming no
+# code object is refused, saying so (two sharing one: tests/unit/test_store.c).
+h0=${hashes[0]}
+tc --format json fetch "${h0:0:10}" >b.prefix.json 2>b.err || fail "(b) fetch by a 10-digit prefix: $(head -n3 b.err)"
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); assert a["reports"] == b["reports"]' \
+  b.prefix.json "b.$h0.json" || fail "(b) the prefix fetched another report"
+rc=0
+tc fetch 0000000000 >b.p.out 2>b.p.err || rc=$?
+if ((rc != 1)) || ! grep -q "no report 0000000000 on the server" b.p.err; then
+  fail "(b) fetch of an unknown prefix: exit $rc: $(cat b.p.err)"
+fi
+rc=0
+tc fetch 1234567 >b.p.out 2>b.p.err || rc=$?
+((rc == 2)) || fail "(b) a 7-digit prefix: exit $rc"
+echo "$prog: (b) fetch by a unique 10-digit prefix: the same report; unknown and short prefixes refused"
 
 # ---------------------------------------------------------------- (c)
 snapshot() { find "$store1/reports" "$store1/blobs" -type f -printf '%P %i %T@ %s\n' | LC_ALL=C sort; }

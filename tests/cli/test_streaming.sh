@@ -167,6 +167,13 @@ if [[ -x ${TREGC:-} && -x ${TREGD:-} ]] && command -v openssl >/dev/null 2>&1; t
     fail "tregc upload of $n_big entries: $m reports, $e errors, $r rows (treg-analyze: $rows_big rows)"
   growth=$(((c_big - c_small) / 1024))
   ((growth < 16)) || fail "tregc's peak memory grew by $growth MiB ($c_small -> $c_big KiB)"
+  # a folder in text mode: one tally line, not a summary per code object
+  tregc_to upload "$small" >"$work/tally.txt" 2>"$work/tally.err" || fail "text upload: $(head -3 "$work/tally.err")"
+  grep -qx "$n_small code objects: 0 analyzed, $n_small already stored, 0 failed; tregc list shows them, --summary prints each" \
+    "$work/tally.txt" || fail "no tally: $(head -3 "$work/tally.txt")"
+  if grep -q "not analyzed again" "$work/tally.txt"; then fail "summaries printed with the tally"; fi
+  tregc_to upload --summary "$small" >"$work/each.txt" 2>&1 || fail "upload --summary"
+  (($(grep -c "not analyzed again" "$work/each.txt") == n_small)) || fail "--summary: not one summary per code object"
   # the same cache as a site: a page per report, one index
   tregc_to upload --format html -o "$work/site/" "$small" >/dev/null 2>"$work/site.err" ||
     fail "tregc upload --format html -o DIR/: $(head -c 300 "$work/site.err")"

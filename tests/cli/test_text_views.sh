@@ -227,4 +227,59 @@ if grep -Eq '(^|[^0-9])1 (waves|loops|blocks|instructions|spill instructions)' "
 fi
 echo "$prog: ok: a count of one is singular"
 
+# What a new user tripped over, on a corpus matmul (gfx90a: one VGPR+AGPR file).
+run "$work/m.txt" "$corpus" --summary --lines --peak --asm "$matmul"
+if grep -q "limited by target" "$work/m.txt" "$golden"/*.txt; then fail "'limited by target' is not words"; fi
+if grep -q "free [0-9]* VGPRs for" "$work/m.txt"; then fail "gfx90a: 'free N VGPRs' without saying AGPRs count too"; fi
+python3 - "$work/m.txt" "$corpus" "$A" "$matmul" <<'PY' || fail "the views of $matmul"
+import json, re, subprocess, sys
+text = open(sys.argv[1]).read().split("\n")
+d = json.loads(subprocess.run([sys.argv[3], "--format", "json", sys.argv[4]], cwd=sys.argv[2],
+                              check=True, capture_output=True, text=True).stdout)
+k = d["reports"][0]["kernels"][0]
+# --lines: a total that adds up to every line's, compiler-generated ones too
+tot = [l for l in text if re.match(r"^ +total +\d", l)]
+assert len(tot) == 1, tot
+insns, spills, reloads = map(int, re.findall(r"\d+", tot[0])[:3])
+ls = k["source_lines"]
+assert (insns, spills, reloads) == (sum(l["instructions"] for l in ls), sum(l["spills"] for l in ls),
+                                    sum(l["reloads"] for l in ls)), tot
+m = re.search(r"\+(\d+) instructions with no line", tot[0])
+assert insns + (int(m.group(1)) if m else 0) == k["instructions"], (tot[0], k["instructions"])
+# --asm: every branch names the address it goes to, one of the listing's rows
+rows = {r["address"] for r in k["rows"]}
+asm = [l for l in text if "| " in l and re.match(r"^  [ PS] +[0-9a-f]+ +\d+ +\d+ +\d+ ", l)]
+branches = [l for l in asm if re.search(r"\| s_c?branch", l)]
+assert branches, "no branch in the listing"
+for l in branches:
+    m = re.search(r"s_c?branch\w* \+0x([0-9a-f]+)$", l)
+    assert m and int(m.group(1), 16) in rows, l
+# nothing cut: no line past 100 columns, no "..." in an instruction, every row's text whole
+assert all(len(l) <= 100 for l in text), max(text, key=len)
+assert not any(l.endswith("...") for l in asm), [l for l in asm if l.endswith("...")][:1]
+joined = " ".join(l.strip() for l in text)
+for r in k["rows"]:
+    if not r["text"].startswith(("s_branch", "s_cbranch")):
+        assert r["text"].split(", ")[-1] in joined, r["text"]
+# the strip: no register live from the first row to the last
+head = next(l for l in text if l.startswith("    strip: "))
+always = [x for x in k["live_ranges"] if re.fullmatch(r"v\d+", x["reg"]) and len(x["runs"]) == 1
+          and x["runs"][0][0] == 0 and x["runs"][0][1] >= len(k["rows"])]
+if always:
+    assert f"({len(always)} live throughout left out)" in head, head
+vranges = [x for x in k["live_ranges"] if re.fullmatch(r"v\d+", x["reg"])]
+if len(vranges) - len(always) > 32:
+    assert ", those most often born" in head, head
+    # the digits rows name the strip's registers: each has at least as many
+    # live ranges as any VGPR left out
+    at = text.index(head)
+    cols = [l[l.index("|") + 1:l.rindex("|")] for l in text[at + 1:at + 4] if "|" in l]
+    regs = [int("".join(c[j] for c in cols)) for j in range(len(cols[0]))]
+    runs = {int(x["reg"][1:]): len(x["runs"]) for x in vranges}
+    left = [runs[r] for r in runs if r not in regs]
+    assert min(runs[r] for r in regs) >= max(left, default=0), (regs, sorted(left)[-3:])
+print(f"{len(branches)} branches, {len(asm)} rows, {len(always)} VGPRs live throughout", file=sys.stderr)
+PY
+echo "$prog: ok: words for the limits, --lines totals, --asm branch targets and uncut operands"
+
 echo "$prog: PASS"

@@ -470,6 +470,41 @@ wait_for 5 grep -q '"msg":"tokens not reloaded' "$work/tregd.log" ||
 code=$(req GET "/v1/reports/$hash" "$work/f5.bin" -H "Authorization: Bearer $rotated_token")
 [[ $code == 200 ]] || fail "a bad tokens file on SIGHUP dropped the working tokens: HTTP $code"
 echo "$prog: ok: SIGHUP reloads the tokens file; a bad file keeps the old tokens"
+# tregd add-token: a new token printed once, its SHA-256 appended (0600 file);
+# a bad team or a broken file is refused in one line, the file untouched;
+# SIGHUP takes the new token.
+printf 'rotated-team %s\n' "$("$TREGD" hash-token "$rotated_token")" >"$work/tokens"
+rm -f "$work/new-tokens"
+new_token=$("$TREGD" add-token ops-team --tokens-file "$work/new-tokens" 2>"$work/add.err") ||
+  fail "add-token: $(cat "$work/add.err")"
+[[ $new_token =~ ^[0-9a-f]{64}$ ]] || fail "add-token printed '$new_token', not a 64-hex token"
+[[ $(cat "$work/new-tokens") == "ops-team $("$TREGD" hash-token "$new_token")" ]] ||
+  fail "add-token wrote: $(cat "$work/new-tokens")"
+[[ $(stat -c %a "$work/new-tokens") == 600 ]] || fail "a new tokens file is $(stat -c %a "$work/new-tokens"), not 600"
+grep -q "shown only now" "$work/add.err" || fail "add-token says nothing of showing the token once"
+second=$("$TREGD" add-token ops-team --tokens-file "$work/new-tokens" 2>/dev/null)
+[[ $second != "$new_token" && $(wc -l <"$work/new-tokens") == 2 ]] || fail "a second add-token"
+rc=0
+"$TREGD" add-token 'bad team' --tokens-file "$work/new-tokens" >"$work/add.out" 2>"$work/add.err" || rc=$?
+if ((rc != 2)) || [[ -s $work/add.out || $(wc -l <"$work/add.err") != 1 ]]; then
+  fail "a bad team name: exit $rc"
+fi
+printf 'ops-team %s\nnot a line\n' "$("$TREGD" hash-token x)" >"$work/broken-tokens"
+cp "$work/broken-tokens" "$work/broken-copy"
+rc=0
+"$TREGD" add-token ops --tokens-file "$work/broken-tokens" >"$work/add.out" 2>"$work/add.err" || rc=$?
+if ((rc != 1)) || ! grep -q "broken-tokens:2: " "$work/add.err" || [[ -s $work/add.out ]]; then
+  fail "add-token on a broken file: exit $rc: $(cat "$work/add.err")"
+fi
+cmp -s "$work/broken-tokens" "$work/broken-copy" || fail "add-token changed a broken tokens file"
+cat "$work/new-tokens" >>"$work/tokens"
+reloads=$(grep -c '"msg":"tokens reloaded"' "$work/tregd.log")
+kill -HUP "$pid"
+reloaded() { (($(grep -c '"msg":"tokens reloaded"' "$work/tregd.log") > reloads)); }
+wait_for 5 reloaded || fail "SIGHUP after add-token: no reload logged"
+code=$(req GET "/v1/reports/$hash" "$work/f6.bin" -H "Authorization: Bearer $new_token")
+[[ $code == 200 ]] || fail "the add-token token after SIGHUP: HTTP $code"
+echo "$prog: ok: add-token prints a 64-hex token once, appends its SHA-256 (0600), refuses bad input"
 stop_server
 
 # A client dripping its request head a byte every 0.5 s: with --head-timeout 2

@@ -93,6 +93,7 @@ typedef struct made {
     int64_t created;
     uint8_t *packed; /* the Report as written (no header) */
     size_t len;
+    char last; /* non-zero: the hash's last digit (two hashes sharing a prefix) */
 } made;
 
 static const uint8_t blob[] = "\x7f"
@@ -102,6 +103,7 @@ static const uint8_t blob[] = "\x7f"
 static void pack_made(made *m, char hash_digit)
 {
     fake_hash(hash_digit, m->hash);
+    if (m->last) m->hash[STORE_HASH_HEX - 1] = m->last;
     if (m->json == NULL) m->json = "{\"num_warps\": 4}";
     if (m->amdgcn == NULL) m->amdgcn = "s_endpgm";
     if (m->team == NULL) m->team = "team-a";
@@ -426,6 +428,38 @@ static void test_list_filters_and_pages(void **state)
     assert_int_equal(n, 0);
     store_summaries_free(rows, n);
     for (int i = 0; i < 3; i++) free(m[i].packed);
+    store_close(s);
+}
+
+/* A hash prefix names one code object, none, or more than one; two reports
+ * of one code object are one; a team sees its own uploads only. */
+static void test_hash_prefix(void **state)
+{
+    fixture *f = *state;
+    char err[256] = "", full[STORE_HASH_HEX + 1] = "";
+    store *s = store_open(f->dir, err, sizeof err);
+    assert_non_null(s);
+    const char *k[] = {"add"};
+    made m[4] = {{.kernels = k, .nkernels = 1, .created = 1},
+                 {.kernels = k, .nkernels = 1, .created = 2, .last = 'a'},
+                 {.kernels = k, .nkernels = 1, .created = 3, .team = "team-b"},
+                 {.kernels = k, .nkernels = 1, .created = 4, .team = "team-b", .json = "{}"}};
+    const char digits[4] = {'7', '7', '8', '8'};
+    for (int i = 0; i < 4; i++) {
+        write_report(f->dir, &m[i], digits[i]);
+        index_made(s, &m[i]);
+    }
+    assert_int_equal(store_complete_hash(s, "77777777", NULL, full), 2); /* 777...7 and 777...a */
+    assert_int_equal(store_complete_hash(s, "8888888888", NULL, full), 1);
+    assert_string_equal(full, m[2].hash); /* two reports, one code object */
+    assert_int_equal(store_complete_hash(s, "99999999", NULL, full), 0);
+    assert_int_equal(store_complete_hash(s, "88888888", "team-a", full), 0);
+    assert_int_equal(store_complete_hash(s, "88888888", "team-b", full), 1);
+    char prefix[STORE_HASH_HEX + 1];
+    memcpy(prefix, m[1].hash, STORE_HASH_HEX + 1);
+    assert_int_equal(store_complete_hash(s, prefix, NULL, full), 1); /* the whole hash */
+    assert_string_equal(full, m[1].hash);
+    for (int i = 0; i < 4; i++) free(m[i].packed);
     store_close(s);
 }
 
@@ -970,6 +1004,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_keyed_by_inputs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_uploads_and_visibility, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_filters_and_pages, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hash_prefix, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recovery_after_crash, setup, teardown),
         cmocka_unit_test(test_strip_rows),
         cmocka_unit_test_setup_teardown(test_summary_cache, setup, teardown),
