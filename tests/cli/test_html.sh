@@ -157,5 +157,6 @@ page matmul busiest "$TREG_CORPUS/src" "$matmul"
 page nolaunch busiest "$TREG_CORPUS/src" \
   "$TREG_CORPUS/triton-cache/45RWWDMLC7RKJL3EHVWTWVNEWRZYFF4Z2Z3ERIVLUT5TTV4RD7CA"
 page cache peak "$TREG_CORPUS/src" "$TREG_CORPUS/triton-cache"
-site corpus-site "$TREG_CORPUS"
+# (triton-cache-targets holds gfx950 and gfx1100, which older LLVMs cannot decode)
+site corpus-site "$TREG_CORPUS/triton-cache" "$TREG_CORPUS/gfx906-llc22"
 echo "$prog: all pages passed; screenshots and pages in $out"
