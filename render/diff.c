@@ -107,11 +107,6 @@ void treg_diff_label(treg_diff *d, int which, const char *label)
     d->s[which].label = strdup(label ? label : "");
 }
 
-size_t treg_diff_kernels(const treg_diff *d, int which)
-{
-    return d->s[which].n;
-}
-
 static kfig *new_kfig(side *s)
 {
     if (s->n == s->cap) {

@@ -23,7 +23,6 @@ void treg_diff_free(treg_diff *d);
 void treg_diff_label(treg_diff *d, int side, const char *label);
 /* Every kernel of r, on one side: 0, or -1 when out of memory. */
 int treg_diff_add(treg_diff *d, int side, const Treg__V1__Report *r);
-size_t treg_diff_kernels(const treg_diff *d, int side);
 
 /* A baseline: one side's figures as a JSON document
  * {"treg_baseline": 1, "kernels": [...]}, written to path and read back as

@@ -220,8 +220,8 @@ static const char index_js[] =
     "rows.forEach(function(r){t.tBodies[0].appendChild(r)})})})});"
     "document.body.dataset.ready='1';";
 
-static void write_group(FILE *out, const site_row *rows, size_t n, const size_t *members,
-                        size_t count, size_t group)
+static void write_group(FILE *out, const site_row *rows, const size_t *members, size_t count,
+                        size_t group)
 {
     const site_row *first = &rows[members[0]];
     /* Per target (occupancy is not comparable across targets): the best
@@ -287,7 +287,6 @@ static void write_group(FILE *out, const site_row *rows, size_t n, const size_t 
     }
     fputs("</tbody></table></section>\n", out);
     free(best);
-    (void)n;
 }
 
 static int write_index(FILE *out, const treg_site *s, const char *title)
@@ -338,7 +337,7 @@ static int write_index(FILE *out, const treg_site *s, const char *title)
                 members[y] = members[y - 1];
                 members[y - 1] = tmpm;
             }
-        write_group(out, s->rows, s->n, members, count, g++);
+        write_group(out, s->rows, members, count, g++);
     }
     free(done);
     free(members);

@@ -35,7 +35,7 @@ typedef struct slot {
 struct analysis_pool {
     const char *kernel_regex;
     int keep_rows, json_rows;
-    unsigned n, started;
+    unsigned n;
     long next_ticket;
     slot slots[MAX_WORKERS];
 };
@@ -254,7 +254,6 @@ static int start(analysis_pool *p, slot *s, char *why, size_t whylen)
     close(sv[1]);
     s->fd = sv[0];
     s->pid = pid;
-    p->started++;
     return 0;
 }
 
@@ -423,11 +422,6 @@ void worker_outcome_free(worker_outcome *o)
     free(o->json);
     o->payload = NULL;
     o->json = NULL;
-}
-
-unsigned pool_children(const analysis_pool *p)
-{
-    return p ? p->started : 0;
 }
 
 void pool_free(analysis_pool *p)

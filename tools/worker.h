@@ -56,8 +56,6 @@ int pool_collect(analysis_pool *p, long ticket, int wait, worker_outcome *out);
  * collected; with wait, blocks while a child is running. */
 int pool_collect_any(analysis_pool *p, int wait, long *ticket, worker_outcome *out);
 void worker_outcome_free(worker_outcome *o);
-/* Children started so far: the pool's size when nothing crashed. */
-unsigned pool_children(const analysis_pool *p);
 void pool_free(analysis_pool *p);
 
 #endif
