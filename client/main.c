@@ -43,6 +43,7 @@
 #include "config.h"
 #include "diff.h"
 #include "https.h"
+#include "list.h"
 #include "watch.h"
 #include "proto_wire.h"
 #include "render.h"
@@ -824,65 +825,6 @@ static void add_query(char *q, size_t qlen, const char *key, const char *value)
     free(enc);
 }
 
-static void print_list_text(const Treg__V1__ListResponse *l)
-{
-    if (l->n_reports == 0) {
-        printf("no reports\n");
-        return;
-    }
-    printf("%-64s  %-16s  %-8s  %-12s  %s  %s\n", "HASH", "CREATED", "TARGET", "TEAM", "KERNELS",
-           "FILE");
-    for (size_t i = 0; i < l->n_reports; i++) {
-        const Treg__V1__ReportSummary *s = l->reports[i];
-        char when[32] = "-";
-        time_t t = (time_t)s->created_unix;
-        struct tm tm;
-        if (t > 0 && localtime_r(&t, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
-        /* Names are other people's uploads: cleaned of control characters. */
-        treg_print_clean(stdout, s->hash);
-        printf("  %-16s  ", when);
-        treg_print_clean(stdout, s->target);
-        for (size_t w = strlen(s->target); w < 8; w++) putchar(' ');
-        fputs("  ", stdout);
-        treg_print_clean(stdout, *s->team ? s->team : "-");
-        for (size_t w = *s->team ? strlen(s->team) : 1; w < 12; w++) putchar(' ');
-        fputs("  ", stdout);
-        for (size_t k = 0; k < s->n_kernels; k++) {
-            if (k) putchar(',');
-            treg_print_clean(stdout, s->kernels[k]);
-        }
-        fputs(s->n_kernels ? "  " : "-  ", stdout);
-        treg_print_clean(stdout, s->file_name);
-        putchar('\n');
-    }
-    if (l->next_offset) printf("more: tregc list --offset %u\n", l->next_offset);
-}
-
-static void print_list_json(const Treg__V1__ListResponse *l)
-{
-    json_object *root = json_object_new_object(), *reports = json_object_new_array();
-    for (size_t i = 0; i < l->n_reports; i++) {
-        const Treg__V1__ReportSummary *s = l->reports[i];
-        json_object *o = json_object_new_object(), *ks = json_object_new_array();
-        json_object_object_add(o, "hash", json_object_new_string(s->hash));
-        json_object_object_add(o, "file_name", json_object_new_string(s->file_name));
-        json_object_object_add(o, "target", json_object_new_string(s->target));
-        for (size_t k = 0; k < s->n_kernels; k++)
-            json_object_array_add(ks, json_object_new_string(s->kernels[k]));
-        json_object_object_add(o, "kernels", ks);
-        json_object_object_add(o, "created_unix", json_object_new_int64(s->created_unix));
-        json_object_object_add(o, "analyzer_version", json_object_new_string(s->analyzer_version));
-        json_object_object_add(o, "client_host", json_object_new_string(s->client_host));
-        json_object_object_add(o, "team", json_object_new_string(s->team));
-        json_object_object_add(o, "inputs", json_object_new_string(s->inputs));
-        json_object_array_add(reports, o);
-    }
-    json_object_object_add(root, "reports", reports);
-    json_object_object_add(root, "next_offset", json_object_new_int64(l->next_offset));
-    puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
-    json_object_put(root);
-}
-
 /* A GET whose 200 body is one message; prints the failure line otherwise.
  * Returns the unpacked message or NULL. */
 static void *get_message(cli *c, const char *path, const ProtobufCMessageDescriptor *desc,
@@ -928,9 +870,9 @@ static int cmd_list(cli *c)
         get_message(c, path, &treg__v1__list_response__descriptor, "ListResponse");
     if (!l) return 1;
     if (c->json)
-        print_list_json(l);
+        tregc_list_json(stdout, l);
     else
-        print_list_text(l);
+        tregc_list_text(stdout, l);
     treg__v1__list_response__free_unpacked(l, NULL);
     return 0;
 }

@@ -10,16 +10,15 @@
  *            team, the .json's and the .amdgcn's treg_text_sha256 (the
  *            report names them)
  *   reply:   status (1 byte, enum frame_status), body (packed Report or
- *            error text), target, kernel names (each NUL-terminated),
- *            analyzer_version, the packed Report without rows (FRAME_OK;
- *            made in the worker, off the event loop) */
+ *            error text), the packed Report without rows (FRAME_OK; made in
+ *            the worker, off the event loop) */
 #ifndef TREGD_FRAME_H
 #define TREGD_FRAME_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-enum { FRAME_REQUEST_FIELDS = 11, FRAME_REPLY_FIELDS = 6 };
+enum { FRAME_REQUEST_FIELDS = 11, FRAME_REPLY_FIELDS = 3 };
 
 enum frame_status {
     FRAME_OK = 0,

@@ -461,25 +461,55 @@ static void handle_list(request *r, const char *query)
         return;
     }
     Treg__V1__ListResponse resp = TREG__V1__LIST_RESPONSE__INIT;
+    size_t nk = 0;
+    for (size_t i = 0; i < n; i++) nk += rows[i].nkernels;
     Treg__V1__ReportSummary *sums = calloc(n ? n : 1, sizeof *sums);
     Treg__V1__ReportSummary **ptrs = calloc(n ? n : 1, sizeof *ptrs);
-    if (sums == NULL || ptrs == NULL) {
+    Treg__V1__KernelSummary *ks = calloc(nk ? nk : 1, sizeof *ks);
+    Treg__V1__KernelSummary **kptrs = calloc(nk ? nk : 1, sizeof *kptrs);
+    char **names = calloc(nk ? nk : 1, sizeof *names);
+    if (sums == NULL || ptrs == NULL || ks == NULL || kptrs == NULL || names == NULL) {
         free(sums);
         free(ptrs);
+        free(ks);
+        free(kptrs);
+        free(names);
         store_summaries_free(rows, n);
         reply_error(r, 500, "out of memory");
         return;
     }
     /* The answer stops before it passes --max-list-bytes (at least one row
      * goes out); next_offset says where the rest starts. */
-    size_t total = 0, sent = 0;
+    size_t total = 0, sent = 0, used = 0;
     for (size_t i = 0; i < n; i++) {
         treg__v1__report_summary__init(&sums[i]);
         sums[i].hash = rows[i].hash;
         sums[i].file_name = rows[i].file_name;
         sums[i].target = rows[i].target;
-        sums[i].n_kernels = rows[i].nkernels;
-        sums[i].kernels = rows[i].kernels;
+        sums[i].provisional = rows[i].provisional;
+        sums[i].n_kernels = sums[i].n_kernel_figures = rows[i].nkernels;
+        sums[i].kernels = names + used;
+        sums[i].kernel_figures = kptrs + used;
+        for (size_t k = 0; k < rows[i].nkernels; k++, used++) {
+            const store_kernel *sk = &rows[i].kernels[k];
+            Treg__V1__KernelSummary *o = &ks[used];
+            treg__v1__kernel_summary__init(o);
+            names[used] = o->name = sk->name;
+            o->limited_by = sk->limited_by;
+            o->vgpr_peak = sk->vgpr_peak;
+            o->vgpr_allocated = sk->vgpr_allocated;
+            o->agpr_peak = sk->agpr_peak;
+            o->agpr_allocated = sk->agpr_allocated;
+            o->sgpr_peak = sk->sgpr_peak;
+            o->sgpr_allocated = sk->sgpr_allocated;
+            o->total_vgprs = sk->total_vgprs;
+            o->waves_per_simd = sk->waves_per_simd;
+            o->max_waves = sk->max_waves;
+            o->spill_instructions = sk->spill_instructions;
+            o->scratch_bytes = sk->scratch_bytes;
+            o->lower_bound = sk->lower_bound;
+            kptrs[used] = o;
+        }
         sums[i].created_unix = rows[i].created_unix;
         sums[i].analyzer_version = rows[i].analyzer_version;
         sums[i].client_host = rows[i].client_host;
@@ -501,6 +531,9 @@ static void handle_list(request *r, const char *query)
     if (buf != NULL) treg__v1__list_response__pack(&resp, buf);
     free(sums);
     free(ptrs);
+    free(ks);
+    free(kptrs);
+    free(names);
     store_summaries_free(rows, n);
     if (buf == NULL)
         reply_error(r, 500, "out of memory");
@@ -562,23 +595,14 @@ static void analysis_done(void *arg, const pool_result *res)
     if (res->outcome == POOL_OK && f->store) {
         if (res->summary_len > 0)
             store_cache_summary(s->cfg.store, f->key, res->summary, res->summary_len);
-        store_meta m = {.key = f->key,
-                        .hash = f->hash,
-                        .inputs = f->inputs,
-                        .file_name = f->file_name,
-                        .target = res->target,
-                        .analyzer_version = res->analyzer_version,
-                        .llvm_version = treg_llvm_version(),
-                        .client_host = f->client_host,
-                        .team = f->team,
-                        .created_unix = f->created_unix,
-                        .kernels = res->kernels,
-                        .nkernels = res->nkernels};
         char err[256];
         /* The report file is already durable (POOL_OK comes after the
          * writer thread's syncs); a failed insert is repaired
-         * by the re-index at the next start, so the upload still succeeds. */
-        if (store_index(s->cfg.store, &m, err, sizeof err) != 0) log_msg("error", err, f->hash);
+         * by the re-index at the next start, so the upload still succeeds.
+         * The report without rows is the smaller one to unpack. */
+        if (store_index(s->cfg.store, f->key, f->inputs, res->summary, res->summary_len, err,
+                        sizeof err) != 0)
+            log_msg("error", err, f->hash);
     }
     request *w = f->waiters;
     while (w != NULL) {

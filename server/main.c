@@ -690,7 +690,10 @@ int main(int argc, char **argv)
         log_add_int(o, "teams", (long long)auth.n);
         log_add_int(o, "recovered", (long long)store_recovered(st));
         log_add_int(o, "converted", (long long)store_converted(st));
-        log_add_str(o, "index", store_rebuilt(st) ? "rebuilt" : "ok");
+        log_add_str(o, "index",
+                    store_rebuilt(st)    ? "rebuilt"
+                    : store_upgraded(st) ? "upgraded"
+                                         : "ok");
         log_add_str(o, "visibility", c.team_visibility ? "team" : "all");
         log_add_str(o, "analyzer_version", TREG_ANALYZER_VERSION);
         log_end(o);

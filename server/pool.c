@@ -345,36 +345,21 @@ static void deliver(job *j, const uint8_t *payload, size_t len)
         return;
     }
     uint8_t status = *(const uint8_t *)f[0].data;
-    char *message = NULL, *target = dup_field(&f[2]), *version = dup_field(&f[4]);
-    const char **names = NULL;
-    pool_result res = {.target = target, .analyzer_version = version};
+    char *message = NULL;
+    pool_result res = {0};
     if (status == FRAME_OK) {
-        const char *k = f[3].data, *end = k + f[3].len;
-        size_t nnames = 0;
-        for (const char *q = k; q < end; q++) nnames += *q == '\0';
-        names = calloc(nnames ? nnames : 1, sizeof *names);
-        for (size_t i = 0; names != NULL && i < nnames; i++) {
-            names[i] = k;
-            k += strlen(k) + 1;
-        }
-        res.outcome = names ? POOL_OK : POOL_FAILED;
-        res.message = names ? NULL : "out of memory";
+        res.outcome = POOL_OK;
         res.report = f[1].data;
         res.report_len = f[1].len;
-        res.summary = f[5].data;
-        res.summary_len = f[5].len;
-        res.kernels = names;
-        res.nkernels = names ? nnames : 0;
+        res.summary = f[2].data;
+        res.summary_len = f[2].len;
     } else {
         message = dup_field(&f[1]);
         res.outcome = status == FRAME_REJECTED ? POOL_REJECTED : POOL_FAILED;
         res.message = message ? message : "out of memory";
     }
     finish(j, &res);
-    free(names);
     free(message);
-    free(target);
-    free(version);
 }
 
 static void next_jobs(pool *p)

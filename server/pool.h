@@ -43,10 +43,6 @@ typedef struct pool_result {
     const uint8_t *summary; /* POOL_OK: the same without per-instruction rows */
     size_t summary_len;
     const char *message; /* otherwise: one line */
-    const char *target;
-    const char *analyzer_version;
-    const char *const *kernels;
-    size_t nkernels;
 } pool_result;
 
 typedef struct pool_job_spec {

@@ -39,9 +39,12 @@
 
 #define SUMMARY_BUCKETS 4096
 
-/* PRAGMA user_version of the index this code writes: 1 keys reports by
- * their inputs (0 was one report per code object). */
-#define INDEX_VERSION 1
+/* PRAGMA user_version of the index this code writes: 2 keeps each
+ * kernel's figures for listings, 1 keyed reports by their inputs, 0 was
+ * one report per code object. */
+#define INDEX_VERSION   2
+#define TEXT_OF(x)      #x
+#define VERSION_TEXT(x) TEXT_OF(x)
 
 typedef struct summary summary;
 
@@ -62,6 +65,12 @@ enum {
     ST_COUNT
 };
 
+/* A kernel's figures in the index, in store_kernel's order after name. */
+#define KERNEL_FIGURES                                                                             \
+    "limited_by, vgpr_peak, vgpr_allocated, agpr_peak, agpr_allocated, sgpr_peak,"                 \
+    " sgpr_allocated, total_vgprs, waves_per_simd, max_waves, spill_instructions, scratch_bytes,"  \
+    " lower_bound"
+
 /* The report row's upload record, or the team's own (?2 a team). */
 #define ENTRY_COLUMNS                                                                              \
     "r.key, coalesce(u.file_name, r.file_name), coalesce(u.client_host, r.client_host),"           \
@@ -73,10 +82,11 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_COMMIT] = "COMMIT",
     [ST_ROLLBACK] = "ROLLBACK",
     [ST_PUT_REPORT] = "INSERT OR REPLACE INTO reports(key, hash, inputs, file_name, target,"
-                      " analyzer_version, llvm_version, created_unix, client_host, team)"
-                      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                      " analyzer_version, llvm_version, created_unix, client_host, team,"
+                      " provisional) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     [ST_DROP_KERNELS] = "DELETE FROM report_kernels WHERE key = ?1",
-    [ST_PUT_KERNEL] = "INSERT INTO report_kernels(key, name) VALUES(?1, ?2)",
+    [ST_PUT_KERNEL] = "INSERT INTO report_kernels(key, name, " KERNEL_FIGURES ")"
+                      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
     [ST_PUT_UPLOAD] = "INSERT OR IGNORE INTO uploads(key, team, file_name, client_host,"
                       " created_unix) VALUES(?1, ?2, ?3, ?4, ?5)",
     [ST_FIND_KEY] =
@@ -86,7 +96,8 @@ static const char *const stmt_sql[ST_COUNT] = {
         " ORDER BY (r.analyzer_version = ?3 AND r.llvm_version = ?4) DESC,"
         " r.created_unix, r.rowid LIMIT 1",
     [ST_FORGET] = "DELETE FROM reports WHERE key = ?1",
-    [ST_KERNELS] = "SELECT name FROM report_kernels WHERE key = ?1 ORDER BY rowid",
+    [ST_KERNELS] =
+        "SELECT name, " KERNEL_FIGURES " FROM report_kernels WHERE key = ?1 ORDER BY rowid",
     /* hash >= prefix AND hash < prefix + 'g': a range the hash index serves */
     [ST_PREFIX] = "SELECT DISTINCT r.hash FROM reports r LEFT JOIN uploads u ON u.key = r.key"
                   " AND u.team = ?2 WHERE r.hash >= ?1 AND r.hash < ?1 || 'g'"
@@ -98,7 +109,7 @@ struct store {
     sqlite3 *db;
     sqlite3_stmt *stmts[ST_COUNT];
     size_t recovered, converted;
-    bool rebuilt;
+    bool rebuilt, upgraded;
     /* Reports without rows, by key (see "reports without rows"). */
     summary *buckets[SUMMARY_BUCKETS];
     summary *newest, *oldest;
@@ -110,8 +121,15 @@ struct store {
 static const char schema[] =
     "CREATE TABLE IF NOT EXISTS reports(key TEXT PRIMARY KEY, hash TEXT NOT NULL,"
     " inputs TEXT NOT NULL, file_name TEXT, target TEXT, analyzer_version TEXT,"
-    " llvm_version TEXT, created_unix INTEGER, client_host TEXT, team TEXT);"
-    "CREATE TABLE IF NOT EXISTS report_kernels(key TEXT NOT NULL, name TEXT NOT NULL);"
+    " llvm_version TEXT, created_unix INTEGER, client_host TEXT, team TEXT,"
+    " provisional INTEGER NOT NULL DEFAULT 0);"
+    "CREATE TABLE IF NOT EXISTS report_kernels(key TEXT NOT NULL, name TEXT NOT NULL,"
+    " limited_by TEXT NOT NULL, vgpr_peak INTEGER NOT NULL, vgpr_allocated INTEGER NOT NULL,"
+    " agpr_peak INTEGER NOT NULL, agpr_allocated INTEGER NOT NULL, sgpr_peak INTEGER NOT NULL,"
+    " sgpr_allocated INTEGER NOT NULL, total_vgprs INTEGER NOT NULL,"
+    " waves_per_simd INTEGER NOT NULL, max_waves INTEGER NOT NULL,"
+    " spill_instructions INTEGER NOT NULL, scratch_bytes INTEGER NOT NULL,"
+    " lower_bound INTEGER NOT NULL);"
     "CREATE TABLE IF NOT EXISTS uploads(key TEXT NOT NULL, team TEXT NOT NULL, file_name TEXT,"
     " client_host TEXT, created_unix INTEGER, PRIMARY KEY(key, team));"
     "CREATE INDEX IF NOT EXISTS reports_hash ON reports(hash);"
@@ -119,7 +137,7 @@ static const char schema[] =
     "CREATE INDEX IF NOT EXISTS report_kernels_key ON report_kernels(key);"
     "CREATE INDEX IF NOT EXISTS report_kernels_name ON report_kernels(name);"
     "CREATE INDEX IF NOT EXISTS uploads_team ON uploads(team, created_unix);"
-    "PRAGMA user_version = 1;";
+    "PRAGMA user_version = " VERSION_TEXT(INDEX_VERSION) ";";
 
 bool store_valid_hash(const char *s)
 {
@@ -145,6 +163,10 @@ size_t store_converted(const store *s)
 bool store_rebuilt(const store *s)
 {
     return s->rebuilt;
+}
+bool store_upgraded(const store *s)
+{
+    return s->upgraded;
 }
 
 /* ---- files ---- */
@@ -973,7 +995,9 @@ static int put_upload(store *s, const char *key, const char *team, const char *f
     return step_done(st);
 }
 
-int store_index(store *s, const store_meta *m, char *err, size_t errlen)
+/* The index rows of report r, stored under key. */
+static int index_rows(store *s, const char *key, const char *inputs, const Treg__V1__Report *r,
+                      char *err, size_t errlen)
 {
     if (step_done(store_stmt(s, ST_BEGIN)) != SQLITE_OK) {
         snprintf(err, errlen, "store: index: %s", sqlite3_errmsg(s->db));
@@ -981,31 +1005,46 @@ int store_index(store *s, const store_meta *m, char *err, size_t errlen)
     }
     sqlite3_stmt *st = store_stmt(s, ST_PUT_REPORT);
     if (st != NULL) {
-        bind_text(st, 1, m->key);
-        bind_text(st, 2, m->hash);
-        bind_text(st, 3, m->inputs);
-        bind_text(st, 4, m->file_name);
-        bind_text(st, 5, m->target);
-        bind_text(st, 6, m->analyzer_version);
-        bind_text(st, 7, m->llvm_version);
-        sqlite3_bind_int64(st, 8, m->created_unix);
-        bind_text(st, 9, m->client_host);
-        bind_text(st, 10, m->team);
+        bind_text(st, 1, key);
+        bind_text(st, 2, r->hash);
+        bind_text(st, 3, inputs);
+        bind_text(st, 4, r->file_name);
+        bind_text(st, 5, r->target);
+        bind_text(st, 6, r->analyzer_version);
+        bind_text(st, 7, r->llvm_version);
+        sqlite3_bind_int64(st, 8, r->created_unix);
+        bind_text(st, 9, r->client_host);
+        bind_text(st, 10, r->team);
+        sqlite3_bind_int(st, 11, r->provisional != 0);
     }
     int rc = step_done(st);
     if (rc == SQLITE_OK && (st = store_stmt(s, ST_DROP_KERNELS)) != NULL) {
-        bind_text(st, 1, m->key);
+        bind_text(st, 1, key);
         rc = step_done(st);
     }
-    for (size_t i = 0; i < m->nkernels && rc == SQLITE_OK; i++) {
+    for (size_t i = 0; i < r->n_kernels && rc == SQLITE_OK; i++) {
+        const Treg__V1__Kernel *k = r->kernels[i];
+        const Treg__V1__ClassStat *cs[3] = {k->vgpr, k->agpr, k->sgpr};
+        const Treg__V1__Occupancy *o = k->occupancy;
         if ((st = store_stmt(s, ST_PUT_KERNEL)) != NULL) {
-            bind_text(st, 1, m->key);
-            bind_text(st, 2, m->kernels[i]);
+            bind_text(st, 1, key);
+            bind_text(st, 2, k->name);
+            bind_text(st, 3, o ? o->limited_by : "");
+            for (int c = 0; c < 3; c++) {
+                sqlite3_bind_int64(st, 4 + 2 * c, cs[c] ? cs[c]->peak_live : 0);
+                sqlite3_bind_int64(st, 5 + 2 * c, cs[c] ? cs[c]->allocated : 0);
+            }
+            sqlite3_bind_int64(st, 10, k->total_vgprs);
+            sqlite3_bind_int64(st, 11, o ? o->waves_per_simd : 0);
+            sqlite3_bind_int64(st, 12, o ? o->max_waves : 0);
+            sqlite3_bind_int64(st, 13, k->spill_instructions);
+            sqlite3_bind_int64(st, 14, k->scratch_bytes);
+            sqlite3_bind_int(st, 15, k->undecodable_words > 0);
         }
         rc = step_done(st);
     }
     if (rc == SQLITE_OK)
-        rc = put_upload(s, m->key, m->team, m->file_name, m->client_host, m->created_unix);
+        rc = put_upload(s, key, r->team, r->file_name, r->client_host, r->created_unix);
     if (rc == SQLITE_OK) rc = step_done(store_stmt(s, ST_COMMIT));
     if (rc != SQLITE_OK) {
         snprintf(err, errlen, "store: index: %s", sqlite3_errmsg(s->db));
@@ -1013,6 +1052,19 @@ int store_index(store *s, const store_meta *m, char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+int store_index(store *s, const char *key, const char *inputs, const uint8_t *report, size_t len,
+                char *err, size_t errlen)
+{
+    Treg__V1__Report *r = treg__v1__report__unpack(NULL, len, report);
+    if (r == NULL) {
+        snprintf(err, errlen, "store: index: the report does not unpack");
+        return -1;
+    }
+    int rc = index_rows(s, key, inputs, r, err, errlen);
+    treg__v1__report__free_unpacked(r, NULL);
+    return rc;
 }
 
 int store_record_upload(store *s, const char *key, const char *team, const char *file_name,
@@ -1151,18 +1203,30 @@ static int list_kernels(store *s, store_summary *row)
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         if (row->nkernels == cap) {
             cap = cap ? cap * 2 : 4;
-            char **k = realloc(row->kernels, cap * sizeof *k);
+            store_kernel *k = realloc(row->kernels, cap * sizeof *k);
             if (k == NULL) {
                 rc = -1;
                 break;
             }
             row->kernels = k;
         }
-        if ((row->kernels[row->nkernels] = column_dup(st, 0)) == NULL) {
+        store_kernel *k = &row->kernels[row->nkernels];
+        uint32_t *v[] = {&k->vgpr_peak,          &k->vgpr_allocated, &k->agpr_peak,
+                         &k->agpr_allocated,     &k->sgpr_peak,      &k->sgpr_allocated,
+                         &k->total_vgprs,        &k->waves_per_simd, &k->max_waves,
+                         &k->spill_instructions, &k->scratch_bytes};
+        k->name = column_dup(st, 0);
+        k->limited_by = column_dup(st, 1);
+        row->nkernels++; /* freed with the row from here on */
+        for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+            int64_t n = sqlite3_column_int64(st, 2 + (int)i);
+            *v[i] = n < 0 ? 0 : n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+        }
+        k->lower_bound = sqlite3_column_int(st, 13) != 0;
+        if (k->name == NULL || k->limited_by == NULL) {
             rc = -1;
             break;
         }
-        row->nkernels++;
     }
     if (rc == 0 && step != SQLITE_DONE) rc = -1; /* a damaged page is an error, not a short list */
     sqlite3_reset(st);
@@ -1177,13 +1241,14 @@ static int list_page(store *s, const char *kernel, const char *target, const cha
 {
     static const char every[] =
         "SELECT r.key, r.hash, r.inputs, r.file_name, r.target, r.analyzer_version,"
-        " r.created_unix, r.client_host, r.team FROM reports r"
+        " r.created_unix, r.client_host, r.team, r.provisional FROM reports r"
         " WHERE (?1 IS NULL OR r.target = ?1) AND (?2 IS NULL OR EXISTS (SELECT 1 FROM"
         " report_kernels k WHERE k.key = r.key AND k.name = ?2))"
         " ORDER BY r.created_unix DESC, r.key LIMIT ?3 OFFSET ?4";
     static const char teams[] =
         "SELECT r.key, r.hash, r.inputs, u.file_name, r.target, r.analyzer_version,"
-        " u.created_unix, u.client_host, u.team FROM uploads u JOIN reports r ON r.key = u.key"
+        " u.created_unix, u.client_host, u.team, r.provisional FROM uploads u"
+        " JOIN reports r ON r.key = u.key"
         " WHERE u.team = ?5 AND (?1 IS NULL OR r.target = ?1) AND (?2 IS NULL OR EXISTS (SELECT"
         " 1 FROM report_kernels k WHERE k.key = r.key AND k.name = ?2))"
         " ORDER BY u.created_unix DESC, r.key LIMIT ?3 OFFSET ?4";
@@ -1234,6 +1299,7 @@ static int list_page(store *s, const char *kernel, const char *target, const cha
         row->created_unix = sqlite3_column_int64(st, 6);
         row->client_host = column_dup(st, 7);
         row->team = column_dup(st, 8);
+        row->provisional = sqlite3_column_int(st, 9) != 0;
         if (!row->key || !row->hash || !row->inputs || !row->file_name || !row->target ||
             !row->analyzer_version || !row->client_host || !row->team)
             rc = -1;
@@ -1285,7 +1351,10 @@ void store_summaries_free(store_summary *rows, size_t n)
         free(rows[i].analyzer_version);
         free(rows[i].client_host);
         free(rows[i].team);
-        for (size_t k = 0; k < rows[i].nkernels; k++) free(rows[i].kernels[k]);
+        for (size_t k = 0; k < rows[i].nkernels; k++) {
+            free(rows[i].kernels[k].name);
+            free(rows[i].kernels[k].limited_by);
+        }
         free(rows[i].kernels);
     }
     free(rows);
@@ -1330,29 +1399,6 @@ static int key_of(const Treg__V1__Report *r, char key[STORE_HASH_HEX + 1],
     return treg_report_key(r->hash, inputs, r->analyzer_version, r->llvm_version, key);
 }
 
-static int index_report(store *s, const char *key, const char *inputs, const Treg__V1__Report *r)
-{
-    const char **names = calloc(r->n_kernels ? r->n_kernels : 1, sizeof *names);
-    if (names == NULL) return -1;
-    for (size_t i = 0; i < r->n_kernels; i++) names[i] = r->kernels[i]->name;
-    store_meta m = {.key = key,
-                    .hash = r->hash,
-                    .inputs = inputs,
-                    .file_name = r->file_name,
-                    .target = r->target,
-                    .analyzer_version = r->analyzer_version,
-                    .llvm_version = r->llvm_version,
-                    .client_host = r->client_host,
-                    .team = r->team,
-                    .created_unix = r->created_unix,
-                    .kernels = names,
-                    .nkernels = r->n_kernels};
-    char err[256];
-    int rc = store_index(s, &m, err, sizeof err);
-    free(names);
-    return rc;
-}
-
 static void log_key(const char *level, const char *msg, const char *key)
 {
     log_line *o = log_begin(level, msg);
@@ -1364,7 +1410,7 @@ static void log_key(const char *level, const char *msg, const char *key)
  * its own contents when whole, named by its key and with its blob. */
 static void reindex_file(store *s, int dirfd_, const char *name, const char *key)
 {
-    char path[4200], own[STORE_HASH_HEX + 1], inputs[STORE_HASH_HEX + 1];
+    char path[4200], own[STORE_HASH_HEX + 1], inputs[STORE_HASH_HEX + 1], err[256];
     uint8_t *bytes = NULL;
     size_t len = 0;
     report_path(s->dir, key, path, sizeof path);
@@ -1385,9 +1431,9 @@ static void reindex_file(store *s, int dirfd_, const char *name, const char *key
          * report's rename but not the blob's. */
         log_key("warn", "removed an unacknowledged report without blob", key);
         unlinkat(dirfd_, name, 0);
-    } else if (index_report(s, key, inputs, r) == 0) {
+    } else if (index_rows(s, key, inputs, r, err, sizeof err) == 0) {
         s->recovered++;
-        log_key("info", "re-indexed report missing from the index", key);
+        if (!s->upgraded) log_key("info", "re-indexed report missing from the index", key);
     } else {
         log_key("warn", "cannot index a report file", key);
     }
@@ -1476,7 +1522,7 @@ static void convert_file(store *s, int dirfd_, const char *name, const char *has
             log_msg("error", err, hash);
             ok = false;
         }
-        ok = ok && index_report(s, key, inputs, r) == 0;
+        ok = ok && index_rows(s, key, inputs, r, err, sizeof err) == 0;
         r->triton_json_sha256 = was_json;
         r->amdgcn_sha256 = was_asm;
     }
@@ -1629,12 +1675,14 @@ static int open_index(store *s, const char *path, char *err, size_t errlen)
                  version, INDEX_VERSION);
         return -1;
     }
-    /* Version 0 (one report per code object) is derived data like any
-     * index: dropped, and rebuilt as the old report files are converted. */
+    /* An older index is derived data like any: its reports dropped and
+     * indexed again from their files (version 0's converted first); the
+     * upload records of teams are kept. */
     if (version < INDEX_VERSION &&
         exec_sql(s, "DROP TABLE IF EXISTS reports; DROP TABLE IF EXISTS report_kernels;", err,
                  errlen) != 0)
         return -1;
+    s->upgraded = version > 0 && version < INDEX_VERSION;
     if (exec_sql(s, schema, err, errlen) != 0)
         return damaged_code(sqlite3_extended_errcode(s->db)) ? -2 : -1;
     return 0;

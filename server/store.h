@@ -93,18 +93,14 @@ typedef struct store_upload {
     size_t report_len;
 } store_upload;
 
-/* Plain data for one index row: a report and the upload that made it. */
-typedef struct store_meta {
-    const char *key, *hash, *inputs; /* 64 lower-case hex digits each */
-    const char *file_name;
-    const char *target;
-    const char *analyzer_version, *llvm_version;
-    const char *client_host;
-    const char *team;
-    int64_t created_unix;
-    const char *const *kernels;
-    size_t nkernels;
-} store_meta;
+/* One kernel as the index keeps it: its name and the figures a listing
+ * shows (Treg__V1__Kernel's, under the same names). */
+typedef struct store_kernel {
+    char *name, *limited_by;
+    uint32_t vgpr_peak, vgpr_allocated, agpr_peak, agpr_allocated, sgpr_peak, sgpr_allocated;
+    uint32_t total_vgprs, waves_per_simd, max_waves, spill_instructions, scratch_bytes;
+    bool lower_bound; /* words went undecoded: the peaks are lower bounds */
+} store_kernel;
 
 /* A report found in the index, and the upload record that goes with it:
  * the team's own when store_find_* was asked for a team, else the one that
@@ -119,7 +115,8 @@ typedef struct store_entry {
 typedef struct store_summary {
     char *key, *hash, *inputs, *file_name, *target, *analyzer_version, *client_host, *team;
     int64_t created_unix;
-    char **kernels;
+    bool provisional; /* the target's figures unverified (Report.provisional) */
+    store_kernel *kernels;
     size_t nkernels;
 } store_summary;
 
@@ -185,9 +182,12 @@ int store_strip_rows(const uint8_t *report, size_t len, uint8_t **out, size_t *o
 int store_set_upload(const uint8_t *report, size_t len, const store_entry *e, uint8_t **out,
                      size_t *out_len);
 
-/* Inserts or replaces the index rows for one report and records its
- * upload (m->team), in one transaction. */
-int store_index(store *s, const store_meta *m, char *err, size_t errlen);
+/* Inserts or replaces the index rows of the report under key, from the
+ * packed Report itself (with or without rows; inputs its
+ * treg_inputs_digest), and records its upload (the report's team), in one
+ * transaction.  0, or -1 and one line in err. */
+int store_index(store *s, const char *key, const char *inputs, const uint8_t *report, size_t len,
+                char *err, size_t errlen);
 
 /* Records that team uploaded the report under key (the first record per
  * team and report is kept).  0, or -1 on error. */
@@ -223,10 +223,12 @@ int store_list(store *s, const char *kernel, const char *target, const char *tea
 void store_summaries_free(store_summary *rows, size_t n);
 
 /* What the last store_open did (for logs and tests): report files
- * re-indexed, converted from the old layout, and whether the index was
- * rebuilt because SQLite could not read it. */
+ * re-indexed, converted from the old layout, whether the index was rebuilt
+ * because SQLite could not read it, and whether it was upgraded from an
+ * older version (its reports all re-indexed, counted as recovered). */
 size_t store_recovered(const store *s);
 size_t store_converted(const store *s);
 bool store_rebuilt(const store *s);
+bool store_upgraded(const store *s);
 
 #endif

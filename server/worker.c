@@ -53,18 +53,10 @@ static char *field_str(const frame_field *f)
 }
 
 static int reply(int fd, enum frame_status status, const void *body, size_t body_len,
-                 const char *target, const char *kernels, size_t kernels_len, const void *summary,
-                 size_t summary_len)
+                 const void *summary, size_t summary_len)
 {
     uint8_t st = (uint8_t)status;
-    frame_field f[FRAME_REPLY_FIELDS] = {
-        {&st, 1},
-        {body, body_len},
-        {target ? target : "", target ? strlen(target) : 0},
-        {kernels, kernels_len},
-        {TREG_ANALYZER_VERSION, strlen(TREG_ANALYZER_VERSION)},
-        {summary, summary_len},
-    };
+    frame_field f[FRAME_REPLY_FIELDS] = {{&st, 1}, {body, body_len}, {summary, summary_len}};
     uint8_t *frame;
     size_t len;
     if (frame_build(f, FRAME_REPLY_FIELDS, &frame, &len) != 0) return -1;
@@ -75,23 +67,7 @@ static int reply(int fd, enum frame_status status, const void *body, size_t body
 
 static int reply_text(int fd, enum frame_status status, const char *msg)
 {
-    return reply(fd, status, msg, strlen(msg), NULL, NULL, 0, NULL, 0);
-}
-
-/* Kernel names, each NUL-terminated, in one malloc'd block. */
-static char *kernel_names(const treg_report *r, size_t *len)
-{
-    size_t total = 0;
-    for (size_t i = 0; i < r->nkernels; i++) total += strlen(r->kernels[i].name) + 1;
-    char *buf = malloc(total ? total : 1), *p = buf;
-    if (buf == NULL) return NULL;
-    for (size_t i = 0; i < r->nkernels; i++) {
-        size_t n = strlen(r->kernels[i].name) + 1;
-        memcpy(p, r->kernels[i].name, n);
-        p += n;
-    }
-    *len = total;
-    return buf;
+    return reply(fd, status, msg, strlen(msg), NULL, 0);
 }
 
 static int run_job(int fd, const frame_field *f)
@@ -144,17 +120,14 @@ static int run_job(int fd, const frame_field *f)
                          .amdgcn_sha256 = asm_sha,
                          .team = team};
     uint8_t *packed = NULL, *summary = NULL;
-    size_t packed_len = 0, names_len = 0, summary_len = 0;
-    char *names = kernel_names(report, &names_len);
-    if (names == NULL || treg_pb_pack_report(report, &info, &packed, &packed_len) != 0 ||
+    size_t packed_len = 0, summary_len = 0;
+    if (treg_pb_pack_report(report, &info, &packed, &packed_len) != 0 ||
         store_strip_rows(packed, packed_len, &summary, &summary_len) != 0) {
         rc = reply_text(fd, FRAME_FAILED, "worker: out of memory packing the report");
     } else {
-        rc = reply(fd, FRAME_OK, packed, packed_len, report->target, names, names_len, summary,
-                   summary_len);
+        rc = reply(fd, FRAME_OK, packed, packed_len, summary, summary_len);
     }
     free(summary);
-    free(names);
     free(packed);
     treg_report_free(report);
 out:

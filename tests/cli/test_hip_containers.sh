@@ -285,6 +285,28 @@ print("8 code objects sent by their own SHA-256 (their unbundled twins'), treg-a
 PY
   ) || fail "tregc: $msg"
   ok "tregc/tregd: $msg"
+  # Hygon's targets in the store: the text list marks the provisional ones
+  # (as their reports say) and says what the mark means.
+  tregc_to upload "$hx/hygon.hipfb" >/dev/null 2>"$out/tc.err" || fail "tregc upload hygon.hipfb: $(cat "$out/tc.err")"
+  tregc_to --format json list >"$out/tc-list.json" 2>"$out/tc.err" || fail "tregc list: $(cat "$out/tc.err")"
+  tregc_to list >"$out/tc-list.txt" 2>"$out/tc.err" || fail "tregc list (text): $(cat "$out/tc.err")"
+  msg=$(python3 - "$out" <<'PY'
+import json, sys
+out = sys.argv[1]
+listed = json.load(open(f"{out}/tc-list.json"))["reports"]
+text = open(f"{out}/tc-list.txt", encoding="utf-8").read().splitlines()
+marked = {r["hash"][:12]: r["target"] + ("*" if r["provisional"] else "") for r in listed}
+for line in text[1:1 + sum(len(r["kernels"]) for r in listed)]:
+    h, target = line.split()[0], line.split()[3]
+    if marked.get(h) != target:
+        sys.exit(f"{line!r}: target {target}, the report's {marked.get(h)}")
+n = sum(v.endswith("*") for v in marked.values())
+if n == 0 or not any(l.startswith("* provisional target: ") for l in text):
+    sys.exit("no provisional target marked and explained")
+print(f"{n} of {len(marked)} code objects on provisional targets, marked and explained")
+PY
+  ) || fail "tregc list: $msg"
+  ok "tregc list: $msg"
   posts=$(grep -c '/v1/analyze' "$out/tregd.log" || true)
   tregc_to upload "$hx/bad/lying-offset.hipfb" >/dev/null 2>"$out/tc-bad.err" && fail "tregc: a hostile bundle was accepted"
   if [[ $(wc -l <"$out/tc-bad.err") -ne 1 ]] ||

@@ -354,6 +354,67 @@ rc=0
 tc fetch 1234567 >b.p.out 2>b.p.err || rc=$?
 ((rc == 2)) || fail "(b) a 7-digit prefix: exit $rc"
 echo "$prog: (b) fetch by a unique 10-digit prefix: the same report; unknown and short prefixes refused"
+# tregc list: every kernel of the store on one line of at most 100 columns,
+# in the header's columns, its figures those of the analyzer's report for
+# the hash (the index keeps them); --format json the same under a kernel's keys.
+tc --format json list --limit 1000 >b.list.json 2>b.err || fail "(b) tregc --format json list: $(head -n3 b.err)"
+tc list --limit 1000 >b.list.txt 2>b.err || fail "(b) tregc list: $(head -n3 b.err)"
+res=$(python3 - local.map b.list.json b.list.txt <<'PY'
+import json, sys, time
+local, listed = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))["reports"]
+lines = open(sys.argv[3], encoding="utf-8").read().splitlines()
+def fail(msg):
+    sys.exit(msg)
+KEYS = [("vgpr", "peak_live"), ("vgpr", "allocated"), ("agpr", "peak_live"), ("agpr", "allocated"),
+        ("sgpr", "peak_live"), ("sgpr", "allocated"), ("occupancy", "waves_per_simd"),
+        ("occupancy", "max_waves"), ("occupancy", "limited_by")]
+want_rows, cut = [], False
+for r in listed:
+    mine = local.get(r["hash"]) or fail(f"listed hash {r['hash']} is no upload's")
+    names = [k["name"] for k in mine["kernels"]]
+    if r["kernels"] != names or [f["name"] for f in r["figures"]] != names:
+        fail(f"{r['hash'][:12]}: kernels {r['kernels']} listed, {names} analyzed")
+    for f, k in zip(r["figures"], mine["kernels"]):
+        for g, key in KEYS:
+            if f[g][key] != k[g][key]:
+                fail(f"{k['name']}: {g}.{key} listed {f[g][key]}, analyzed {k[g][key]}")
+        for key in ("total_vgprs", "spill_instructions", "scratch_bytes"):
+            if f[key] != k[key]:
+                fail(f"{k['name']}: {key} listed {f[key]}, analyzed {k[key]}")
+        if f["lower_bound"] != (k["undecodable_words"] > 0):
+            fail(f"{k['name']}: lower_bound {f['lower_bound']}")
+        ge = ">=" if f["lower_bound"] else ""
+        reg = lambda c: f"{ge}{f[c]['peak_live']}/{f[c]['allocated']}" if f[c]["peak_live"] or f[c]["allocated"] else "-"
+        name = f["name"] if len(f["name"]) <= 21 else f["name"][:18] + "..."
+        cut |= name != f["name"]
+        created = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created_unix"]))
+        want_rows.append([r["hash"][:12], created, r["target"] + ("*" if r["provisional"] else ""),
+                          reg("vgpr"), reg("agpr"),
+                          f"{f['occupancy']['waves_per_simd']}/{f['occupancy']['max_waves']}",
+                          str(f["spill_instructions"]), name])
+head = lines[0]
+cols = [head.index(w) for w in ("HASH", "CREATED", "TARGET", "VGPR", "AGPR", "WAVES", "SPILLS", "KERNEL")]
+spills_end = cols[6] + len("SPILLS")
+rows = lines[1:1 + len(want_rows)]
+for i, line in enumerate(lines):
+    if len(line) > 100:
+        fail(f"line {i + 1} has {len(line)} columns: {line}")
+for line, want in zip(rows, want_rows):
+    got = [line[cols[j]:cols[j + 1]].strip() for j in range(6)]
+    got += [line[cols[6]:spills_end].strip(), line[cols[7]:]]
+    if got != want:
+        fail(f"line {line!r}: {got} out of the header's columns or not {want}")
+    if line[spills_end - 1] == " ":
+        fail(f"SPILLS not right-aligned: {line!r}")
+if len(rows) != len(want_rows):
+    fail(f"{len(rows)} kernel lines for {len(want_rows)} kernels")
+legend = any(l.startswith("... names cut to fit") for l in lines)
+if legend != cut:
+    fail(f"cut names {cut}, legend {legend}")
+print(f"{len(want_rows)} kernels of {len(listed)} reports, widest line {max(map(len, lines))} columns")
+PY
+) || fail "(b) tregc list: $res"
+echo "$prog: (b) tregc list: $res, in the header's columns, figures the analyzer's"
 
 # ---------------------------------------------------------------- (c)
 snapshot() { find "$store1/reports" "$store1/blobs" -type f -printf '%P %i %T@ %s\n' | LC_ALL=C sort; }

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "report_key.h"
 #include "store.h"
@@ -91,6 +92,7 @@ typedef struct made {
     const char **kernels;
     size_t nkernels;
     int64_t created;
+    bool provisional;
     uint8_t *packed; /* the Report as written (no header) */
     size_t len;
     char last; /* non-zero: the hash's last digit (two hashes sharing a prefix) */
@@ -115,7 +117,10 @@ static void pack_made(made *m, char hash_digit)
     assert_int_equal(treg_report_key(m->hash, m->inputs, m->version, "22.1.0", m->key), 0);
     Treg__V1__Report r = TREG__V1__REPORT__INIT;
     Treg__V1__Kernel ks[4], *kp[4];
+    Treg__V1__ClassStat vgpr[4], sgpr[4];
+    Treg__V1__Occupancy occ[4];
     assert_true(m->nkernels <= 4);
+    r.provisional = m->provisional;
     r.schema_version = 1;
     r.hash = m->hash;
     r.file_name = "k.hsaco";
@@ -130,6 +135,25 @@ static void pack_made(made *m, char hash_digit)
     for (size_t i = 0; i < m->nkernels; i++) {
         treg__v1__kernel__init(&ks[i]);
         ks[i].name = (char *)m->kernels[i];
+        /* Kernel i's figures, for the listing to give back (see
+         * test_list_filters_and_pages). */
+        treg__v1__class_stat__init(&vgpr[i]);
+        treg__v1__class_stat__init(&sgpr[i]);
+        treg__v1__occupancy__init(&occ[i]);
+        vgpr[i].peak_live = 40 + (uint32_t)i;
+        vgpr[i].allocated = 48 + (uint32_t)i;
+        sgpr[i].peak_live = 20;
+        sgpr[i].allocated = 24;
+        occ[i].waves_per_simd = 8 - (uint32_t)i;
+        occ[i].max_waves = 8;
+        occ[i].limited_by = i ? "vgpr" : "target";
+        ks[i].vgpr = &vgpr[i];
+        ks[i].sgpr = &sgpr[i];
+        ks[i].occupancy = &occ[i];
+        ks[i].total_vgprs = 48 + (uint32_t)i;
+        ks[i].spill_instructions = 3 * (uint32_t)i;
+        ks[i].scratch_bytes = 16 * (uint32_t)i;
+        ks[i].undecodable_words = (uint32_t)i;
         kp[i] = &ks[i];
     }
     r.kernels = kp;
@@ -167,20 +191,8 @@ static void write_report(const char *dir, made *m, char hash_digit)
 
 static void index_made(store *s, const made *m)
 {
-    store_meta meta = {.key = m->key,
-                       .hash = m->hash,
-                       .inputs = m->inputs,
-                       .file_name = "k.hsaco",
-                       .target = m->target,
-                       .analyzer_version = m->version,
-                       .llvm_version = "22.1.0",
-                       .client_host = "node1",
-                       .team = m->team,
-                       .created_unix = m->created,
-                       .kernels = m->kernels,
-                       .nkernels = m->nkernels};
     char err[256] = "";
-    assert_int_equal(store_index(s, &meta, err, sizeof err), 0);
+    assert_int_equal(store_index(s, m->key, m->inputs, m->packed, m->len, err, sizeof err), 0);
 }
 
 static void report_file(const char *dir, const char *key, char *path, size_t len)
@@ -252,6 +264,8 @@ static void test_atomic_write_and_index(void **state)
     /* Indexing again (a repair) replaces, never duplicates. */
     m.nkernels = 1;
     m.created = 200;
+    free(m.packed);
+    pack_made(&m, 'a');
     index_made(s, &m);
     store_summary *rows;
     size_t n;
@@ -392,9 +406,10 @@ static void test_list_filters_and_pages(void **state)
     store *s = store_open(f->dir, err, sizeof err);
     assert_non_null(s);
     const char *k1[] = {"matmul", "add"}, *k2[] = {"add"}, *k3[] = {"softmax"};
-    made m[3] = {{.kernels = k1, .nkernels = 2, .created = 10},
-                 {.kernels = k2, .nkernels = 1, .created = 30, .target = "gfx942"},
-                 {.kernels = k3, .nkernels = 1, .created = 20}};
+    made m[3] = {
+        {.kernels = k1, .nkernels = 2, .created = 10},
+        {.kernels = k2, .nkernels = 1, .created = 30, .target = "gfx942", .provisional = true},
+        {.kernels = k3, .nkernels = 1, .created = 20}};
     for (int i = 0; i < 3; i++) {
         write_report(f->dir, &m[i], (char)('3' + i));
         index_made(s, &m[i]);
@@ -407,13 +422,35 @@ static void test_list_filters_and_pages(void **state)
     assert_true(more);
     assert_string_equal(rows[0].hash, m[1].hash); /* newest first */
     assert_string_equal(rows[1].hash, m[2].hash);
+    assert_true(rows[0].provisional);
+    assert_false(rows[1].provisional);
     store_summaries_free(rows, n);
     assert_int_equal(store_list(s, NULL, NULL, NULL, 2, 2, &rows, &n, &more), 0);
     assert_int_equal(n, 1);
     assert_false(more);
     assert_string_equal(rows[0].hash, m[0].hash);
     assert_int_equal(rows[0].nkernels, 2);
-    assert_string_equal(rows[0].kernels[0], "matmul");
+    /* Each kernel's figures, in the report's order, as pack_made set them. */
+    const store_kernel *a = &rows[0].kernels[0], *b = &rows[0].kernels[1];
+    assert_string_equal(a->name, "matmul");
+    assert_string_equal(b->name, "add");
+    assert_int_equal(a->vgpr_peak, 40);
+    assert_int_equal(b->vgpr_peak, 41);
+    assert_int_equal(b->vgpr_allocated, 49);
+    assert_int_equal(b->agpr_peak, 0);
+    assert_int_equal(b->sgpr_peak, 20);
+    assert_int_equal(b->sgpr_allocated, 24);
+    assert_int_equal(b->total_vgprs, 49);
+    assert_int_equal(a->waves_per_simd, 8);
+    assert_int_equal(b->waves_per_simd, 7);
+    assert_int_equal(b->max_waves, 8);
+    assert_string_equal(a->limited_by, "target");
+    assert_string_equal(b->limited_by, "vgpr");
+    assert_int_equal(a->spill_instructions, 0);
+    assert_int_equal(b->spill_instructions, 3);
+    assert_int_equal(b->scratch_bytes, 16);
+    assert_false(a->lower_bound);
+    assert_true(b->lower_bound);
     store_summaries_free(rows, n);
 
     /* kernel matches any kernel of a report */
@@ -905,6 +942,68 @@ static void test_converts_old_layout(void **state)
     }
 }
 
+/* An index of version 1 (kernel names without figures): its reports are
+ * indexed again from their files, with figures, at the next open; the
+ * upload records of teams survive it. */
+static void test_upgrades_version_1(void **state)
+{
+    fixture *f = *state;
+    char err[256] = "", path[512];
+    const char *kernels[] = {"matmul", "add"};
+    made m = {.kernels = kernels, .nkernels = 2, .created = 12, .provisional = true};
+    store *s = store_open(f->dir, err, sizeof err);
+    assert_non_null(s);
+    assert_false(store_upgraded(s));
+    write_report(f->dir, &m, '9');
+    index_made(s, &m);
+    assert_int_equal(store_record_upload(s, m.key, "team-b", "theirs.hsaco", "node7", 40), 0);
+    store_close(s);
+
+    /* What a version-1 tregd left: names only, no provisional column. */
+    sqlite3 *db = NULL;
+    snprintf(path, sizeof path, "%s/index.sqlite", f->dir);
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+                                  "DROP TABLE report_kernels;"
+                                  "CREATE TABLE report_kernels(key TEXT NOT NULL, name TEXT NOT "
+                                  "NULL);"
+                                  "INSERT INTO report_kernels SELECT key, 'matmul' FROM reports;"
+                                  "ALTER TABLE reports DROP COLUMN provisional;"
+                                  "PRAGMA user_version = 1;",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+
+    s = store_open(f->dir, err, sizeof err);
+    assert_non_null(s);
+    assert_true(store_upgraded(s));
+    assert_false(store_rebuilt(s));
+    assert_int_equal(store_recovered(s), 1);
+    store_summary *rows;
+    size_t n;
+    bool more;
+    assert_int_equal(store_list(s, "add", NULL, NULL, 10, 0, &rows, &n, &more), 0);
+    assert_int_equal(n, 1);
+    assert_true(rows[0].provisional);
+    assert_int_equal(rows[0].nkernels, 2);
+    assert_int_equal(rows[0].kernels[1].vgpr_peak, 41);
+    assert_int_equal(rows[0].kernels[1].waves_per_simd, 7);
+    store_summaries_free(rows, n);
+    store_entry e;
+    assert_int_equal(store_find_key(s, m.key, "team-b", &e), 1);
+    assert_string_equal(e.file_name, "theirs.hsaco");
+    store_entry_free(&e);
+    store_close(s);
+
+    /* Once upgraded, an open is an ordinary one. */
+    s = store_open(f->dir, err, sizeof err);
+    assert_non_null(s);
+    assert_false(store_upgraded(s));
+    assert_int_equal(store_recovered(s), 0);
+    store_close(s);
+    free(m.packed);
+}
+
 /* A crash that kept a report's rename but not its blob's: the upload was
  * never acknowledged, and the report is removed rather than indexed. */
 static void test_recovery_without_blob(void **state)
@@ -1013,6 +1112,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rebuilds_damaged_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_converts_old_layout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recovery_without_blob, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_upgrades_version_1, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_store, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_names, setup, teardown),
         cmocka_unit_test(test_unusable_dir),
