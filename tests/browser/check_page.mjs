@@ -8,14 +8,16 @@
 // EXPECT: {"kernels": N, "kernel": NAME, "spills": N, "lds": BYTES, "cannot_launch": BOOL,
 //          "peak": {"file": PATH, "line": L} | null,
 //          "click": {"file": PATH, "line": L, "instructions": N} | null,
-//          "rows": N, "literal": [TEXT...]}
+//          "rows": N, "literal": [TEXT...], "dense_steps": BOOL}
 // Always: no console error, no page error, no dialog, no request leaves the
 // file; the page names the kernel and its spill count.  lds: the LDS card shows static +
 // dynamic (Triton's) bytes; cannot_launch: the launch card says so.  peak: exactly one source line marked as
 // the peak, that one.  click: clicking that source line highlights exactly
 // its instructions (the status counts them; every highlighted row drawn is
 // of that line).  rows: the listing reaches the last instruction when
-// scrolled to the end, and hovering the plot shows an instruction.
+// scrolled to the end, and hovering the plot shows an instruction; the
+// plot's texts never overlap and each step label is on its step's line
+// (dense_steps: more step lines than labels, the crowded ones unlabelled).
 // kernels > 1: an index with one row per kernel, and choosing one shows it.
 // matrix {rows, cols, cells, provisional, last: {kernel, target}}: the kernel x
 // target matrix has that many kernels, target columns (that many marked
@@ -57,6 +59,27 @@ try {
   page.on('pageerror', (e) => problems.push('page error: ' + e.message));
   page.on('dialog', async (d) => { problems.push('dialog: ' + d.message()); await d.dismiss(); });
   page.on('request', (r) => { if (r.url() !== pageUrl) problems.push('request: ' + r.url()); });
+
+  // What the plot draws, per canvas since its last clearRect: every text
+  // with its box, and the y of every dashed line (the occupancy steps).
+  await page.addInitScript(() => {
+    const P = CanvasRenderingContext2D.prototype;
+    const draws = new Map();
+    window.__tregDraws = draws;
+    const rec = (g) => {
+      if (!draws.has(g.canvas)) draws.set(g.canvas, { texts: [], dashed: [] });
+      return draws.get(g.canvas);
+    };
+    const { clearRect, fillText, moveTo, stroke } = P;
+    P.clearRect = function (...a) { draws.set(this.canvas, { texts: [], dashed: [] }); return clearRect.apply(this, a); };
+    P.fillText = function (t, x, y, ...r) {
+      const m = this.measureText(t);
+      rec(this).texts.push({ t: String(t), x, y, w: m.width, up: m.actualBoundingBoxAscent, down: m.actualBoundingBoxDescent });
+      return fillText.call(this, t, x, y, ...r);
+    };
+    P.moveTo = function (x, y) { this.__tregY = y; return moveTo.call(this, x, y); };
+    P.stroke = function (...a) { if (this.getLineDash().length) rec(this).dashed.push(this.__tregY); return stroke.apply(this, a); };
+  });
 
   const t0 = Date.now();
   await page.goto(pageUrl);
@@ -195,6 +218,24 @@ try {
   }
 
   if (want.rows) {
+    // The plot's texts never overlap; each step label sits on its step's
+    // line; where steps crowd (dense_steps), some lines go unlabelled.
+    const d = await page.$eval('canvas.plot', (c) => window.__tregDraws.get(c));
+    if (!d || !d.texts.length) fail('the plot drew no text');
+    const tbox = (t) => [t.x, t.y - t.up, t.x + t.w, t.y + t.down];
+    for (let i = 0; i < d.texts.length; i++)
+      for (let j = i + 1; j < d.texts.length; j++) {
+        const [a, b] = [tbox(d.texts[i]), tbox(d.texts[j])];
+        if (a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3])
+          fail(`plot labels overlap: "${d.texts[i].t}" at y ${d.texts[i].y.toFixed(1)} and "${d.texts[j].t}" at y ${d.texts[j].y.toFixed(1)}`);
+      }
+    const labels = d.texts.filter((t) => /^\d+ waves?$/.test(t.t));
+    for (const l of labels)
+      if (!d.dashed.some((y) => Math.abs(y - 2 - l.y) < 0.01)) fail(`step label "${l.t}" is on no step line`);
+    if (want.dense_steps && !(labels.length >= 2 && d.dashed.length > labels.length))
+      fail(`crowded steps: ${labels.length} labels for ${d.dashed.length} step lines`);
+    ok(`plot: ${labels.length} step labels for ${d.dashed.length} step lines, ${d.texts.length} texts, none overlapping`);
+
     const t1 = Date.now();
     await page.$eval('.scroll.listing', (b) => { b.scrollTop = b.scrollHeight; });
     await page.waitForFunction((n) => [...document.querySelectorAll('.row')].some((r) => Number(r.dataset.index) === n - 1), want.rows);

@@ -34,7 +34,8 @@ trap 'rm -rf "$work"' EXIT
 
 # expect JSON_REPORT CLICK_MODE [LITERAL...] > EXPECT: the page's expectations from
 # treg-analyze's JSON of the same inputs. CLICK_MODE: peak (click the peak's
-# line) or busiest (the line with the most instructions) or none.
+# line) or busiest (the line with the most instructions) or none; dense: none,
+# and the plot's occupancy steps crowd (some must go unlabelled).
 expect() {
   python3 - "$@" <<'PY'
 import json, sys
@@ -51,7 +52,8 @@ want = {"kernels": len(kernels), "kernel": k["name"], "rows": k["instructions"],
         "lower_bound": k["lower_bound"], "first_undecodable": k.get("first_undecodable", 0),
         "peak": None, "click": None, "literal": literal,
         # gfx90a and later: VGPRs and AGPRs are one file, the plot's allocated line is theirs
-        "unified": bool(k.get("total_vgprs") and k["agpr"]["allocated"] > 0)}
+        "unified": bool(k.get("total_vgprs") and k["agpr"]["allocated"] > 0),
+        "dense_steps": mode == "dense"}
 if peak.get("file") and peak.get("line"):
     want["peak"] = {"file": peak["file"], "line": peak["line"]}
 cross = doc.get("cross_target", [])
@@ -93,6 +95,22 @@ page names busiest "$fx/html/names-src" "$fx/html/names/names.hsaco" '<script>al
   '</script><script>alert(3)</script> <b>not bold</b> &amp; \u003c' '<img src=x onerror=alert(2)>.py'
 page spill busiest "$TREG_SOURCE_ROOT/tests/fixtures/src" "$fx/gfx90a/spill_kernel.hsaco"
 page big none - "$fx/html/big/big_kernel.hsaco"
+# 256 VGPRs on gfx1100: sixteen occupancy steps in the plot's range, too close
+# to label every one (the corpus's attn_fwd; the fixtures have none so full).
+dense=""
+if [[ -d ${TREG_CORPUS:-}/triton-cache-targets ]]; then
+  for f in $(find "$TREG_CORPUS/triton-cache-targets" -name attn_fwd.hsaco | LC_ALL=C sort); do
+    if "$TREG_ANALYZE" --format json --no-rows "$f" 2>/dev/null | grep -q '"target":"gfx1100"'; then
+      dense=$f
+      break
+    fi
+  done
+fi
+if [[ -n $dense ]]; then
+  page dense-steps dense - "$dense"
+else
+  echo "$prog: note: no gfx1100 attn_fwd in ${TREG_CORPUS:-(TREG_CORPUS unset)}/triton-cache-targets; the crowded-steps page skipped"
+fi
 # One kernel on four targets (three of them Hygon's, provisional): the kernel x target matrix.
 hx=${TREG_HIP_FIXTURES:-}
 [[ -f $hx/hygon.hipfb ]] || fail "no HIP fixtures at ${hx:-(TREG_HIP_FIXTURES unset)}"
