@@ -405,7 +405,9 @@
       },
       reveal(f, line) {
         const d = nodes.get(f + ':' + line);
-        if (d) box.scrollTop = Math.max(0, d.offsetTop - box.offsetTop - 120);
+        /* By the boxes on screen: the line's offsetTop is the box's own
+         * (it is positioned), not the page's. */
+        if (d) box.scrollTop = Math.max(0, box.scrollTop + d.getBoundingClientRect().top - box.getBoundingClientRect().top - 120);
       },
     };
   }

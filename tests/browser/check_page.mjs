@@ -191,7 +191,16 @@ try {
     if (line !== want.peak.line || file !== await fileIndex(want.peak.file))
       fail(`peak marked at file ${file} line ${line}, expected ${want.peak.file}:${want.peak.line}`);
     if (!(await peaks.first().isVisible())) fail('the peak line is not shown');
-    ok(`peak line ${want.peak.line} highlighted`);
+    // The source opens at the kernel's peak line: inside its box's view.
+    const inView = await peaks.first().evaluate((e) => {
+      let box = e.parentElement;
+      while (box && box.scrollHeight <= box.clientHeight) box = box.parentElement;
+      if (!box) return { ok: true, scrolled: 0 };
+      const a = e.getBoundingClientRect(), b = box.getBoundingClientRect();
+      return { ok: a.top >= b.top && a.bottom <= b.bottom, scrolled: box.scrollTop };
+    });
+    if (!inView.ok) fail(`the peak line ${want.peak.line} is outside the source box's view`);
+    ok(`peak line ${want.peak.line} highlighted, in the source box's view (scrolled ${inView.scrolled} px)`);
   }
   if (want.rows) {
     const peakRow = await page.locator('.row.peak').count();
