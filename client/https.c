@@ -32,8 +32,9 @@
 
 #include "https.h"
 
-#define TREGC_MAX_BODY    (1L << 30) /* a report with every row of a huge kernel fits */
-#define TREGC_RETRY_CAP_S 60         /* never sleep longer than this for one Retry-After */
+#define TREGC_MAX_BODY        (1L << 30) /* a report with every row of a huge kernel fits */
+#define TREGC_RETRY_CAP_S     60         /* never sleep longer than this for one Retry-After */
+#define TREGC_CONNECT_RETRIES 4          /* of a broken connection: 0.25 + 0.5 + 1 + 2 s of waits */
 
 /* What one attempt learned, filled by the callbacks. */
 typedef struct attempt {
@@ -49,6 +50,7 @@ typedef struct attempt {
     struct timespec started;
     long verify_error; /* X509_V_OK or the first certificate error */
     int deadline_hit;  /* --timeout ran out for the whole request */
+    int transient;     /* the failure is the connection's, not the request's: worth another try */
 } attempt;
 
 static int ssl_attempt_index = -1;
@@ -240,8 +242,8 @@ static int probe_connect(const tregc_https *h, int timeout_seconds)
 }
 
 /* A failed attempt as one line, from what the callbacks saw. */
-static int describe_failure(const tregc_https *h, const attempt *a, unsigned long ssl_err,
-                            char *err, size_t errlen)
+static int describe_failure(const tregc_https *h, attempt *a, unsigned long ssl_err, char *err,
+                            size_t errlen)
 {
     /* Until the handshake is done libevent reports no reason at all. */
     struct timespec now;
@@ -260,6 +262,7 @@ static int describe_failure(const tregc_https *h, const attempt *a, unsigned lon
             return TREGC_NET_TIMEOUT;
         }
         snprintf(err, errlen, "%s: the connection broke before a complete answer", h->hostport);
+        a->transient = 1;
         return TREGC_NET_PROTOCOL;
     }
     if (a->verify_error != X509_V_OK) {
@@ -276,15 +279,23 @@ static int describe_failure(const tregc_https *h, const attempt *a, unsigned lon
         const char *why = ERR_reason_error_string(ssl_err);
         snprintf(err, errlen, "TLS: handshake with %s failed: %s", h->hostport,
                  why ? why : "unknown OpenSSL error");
+#ifdef SSL_R_UNEXPECTED_EOF_WHILE_READING
+        /* the peer closed mid-handshake: a dying server, or a balancer's */
+        a->transient = ERR_GET_LIB(ssl_err) == ERR_LIB_SSL &&
+                       ERR_GET_REASON(ssl_err) == SSL_R_UNEXPECTED_EOF_WHILE_READING;
+#endif
         return TREGC_NET_TLS;
     }
     int probe = probe_connect(h, h->timeout_seconds < 10 ? h->timeout_seconds : 10);
     if (probe != 0) {
         snprintf(err, errlen, "cannot connect to %s: %s", h->hostport, strerror(probe));
+        a->transient = 1;
         return TREGC_NET_CONNECT;
     }
     snprintf(err, errlen, "TLS: handshake with %s failed: %s", h->hostport,
              timed_out ? "no answer (is it a TLS server?)" : "the server closed the connection");
+    /* a load balancer whose server just died closes the connection so */
+    a->transient = !timed_out;
     return TREGC_NET_TLS;
 }
 
@@ -417,7 +428,15 @@ static void sleep_ms(long ms)
 /* --timeout bounds the whole request, retries and their waits included.
  * A 503 is retried after its Retry-After, or else 1, 2, 4 ... s with up to
  * half again of jitter (so clients turned away together do not come back
- * together), as long as the wait leaves time for another attempt. */
+ * together), as long as the wait leaves time for another attempt.
+ *
+ * A failure of the connection (refused, reset, closed before the answer,
+ * closed in the handshake: what a client of several tregd behind a load
+ * balancer sees when one dies) is tried again up to TREGC_CONNECT_RETRIES
+ * times after 0.25, 0.5, 1, 2 s.  Every request tregc makes is idempotent:
+ * GETs, and POST /v1/analyze, whose report is stored under the key of its
+ * inputs, so a second POST of an upload the first one completed stores
+ * nothing new.  Certificate and protocol errors are not retried. */
 int tregc_https_request(tregc_https *h, const char *path, const void *body, size_t len,
                         tregc_response *resp, char *err, size_t errlen)
 {
@@ -426,6 +445,7 @@ int tregc_https_request(tregc_https *h, const char *path, const void *body, size
     clock_gettime(CLOCK_MONOTONIC, &deadline);
     unsigned seed = (unsigned)(deadline.tv_nsec ^ getpid());
     deadline.tv_sec += h->timeout_seconds;
+    int broken = 0; /* connection failures retried */
     for (int tries = 0;; tries++) {
         attempt a;
         long left = ms_left(&deadline);
@@ -437,7 +457,14 @@ int tregc_https_request(tregc_https *h, const char *path, const void *body, size
         int rc = one_attempt(h, path, body, len, &a, left, err, errlen);
         if (rc != TREGC_NET_OK) {
             free(a.body);
-            return rc;
+            long wait_ms = 250L << broken;
+            if (!a.transient || broken >= TREGC_CONNECT_RETRIES ||
+                wait_ms + 500 >= ms_left(&deadline))
+                return rc;
+            if (h->chatty) fprintf(stderr, "tregc: %s; again in %.2f s\n", err, wait_ms / 1000.0);
+            broken++;
+            sleep_ms(wait_ms);
+            continue;
         }
         if (a.status == 503 && tries < h->max_retries) {
             long wait_ms = a.retry_after >= 0 ? a.retry_after * 1000L : 1000L << tries;

@@ -1,7 +1,9 @@
 /* One HTTPS request at a time to tregd, synchronously: libevent's HTTP
  * client over an OpenSSL bufferevent, certificates verified against --ca or
  * the system store, the host name or IP checked, TLS 1.2 or newer.  A 503
- * is retried (Retry-After honoured) before the caller sees it.  Transport
+ * is retried (Retry-After honoured), and a broken connection a few times
+ * within a few seconds (a server behind a load balancer died: every tregc
+ * request is idempotent), before the caller sees it.  Transport
  * failures come back as a kind plus one line of text; HTTP statuses are the
  * caller's to interpret. */
 #ifndef TREGC_HTTPS_H

@@ -8,7 +8,9 @@
 # cmocka, python3 (oracle test), shellcheck (lint of the shell scripts), and
 # for the HTML report's browser test Debian's chromium with a font, Node.js
 # (Debian's nodejs and npm unless a node is already installed) and
-# playwright-core from the npm registry, pinned by tests/browser/package-lock.json.
+# playwright-core from the npm registry, pinned by tests/browser/package-lock.json;
+# libpq and PostgreSQL 15 (tregd's shared index, a throwaway server in the
+# tests) and HAProxy (several tregd behind one address, in the tests).
 # Idempotent; run as root, or as a user with sudo.
 #
 # usage: scripts/install-deps.sh [--check | --dry-run | --llvm VERSION]
@@ -29,6 +31,7 @@ PACKAGES=(
   libelf-dev libdw-dev libmsgpack-dev libjson-c-dev libyaml-dev libcmocka-dev
   zlib1g-dev libzstd-dev zstd libseccomp-dev
   libprotobuf-c-dev protobuf-c-compiler libevent-dev libssl-dev libsqlite3-dev openssl curl
+  libpq-dev postgresql haproxy
   python3 shellcheck clang-format cppcheck strace time
   chromium fonts-dejavu-core
 )
@@ -45,6 +48,7 @@ TOOLS=(
   /usr/lib/llvm-22/bin/clang-offload-bundler:clang-tools-22 python3:python3 shellcheck:shellcheck
   clang-format:clang-format cppcheck:cppcheck protoc-c:protobuf-c-compiler openssl:openssl
   curl:curl chromium:chromium node:nodejs npm:npm strace:strace /usr/bin/time:time
+  /usr/lib/postgresql/15/bin/initdb:postgresql-15 haproxy:haproxy
 )
 
 usage="usage: $prog [--check | --dry-run | --llvm VERSION]"

@@ -23,6 +23,7 @@
 #include <openssl/rand.h>
 
 #include "auth.h"
+#include "db.h"
 #include "http.h"
 #include "log.h"
 #include "pool.h"
@@ -33,6 +34,7 @@
 
 typedef struct config {
     char *listen, *cert, *key, *store, *tokens_file, *port_file, *worker_user;
+    char *index, *instance; /* --index postgresql://..., --instance NAME */
     long long workers, queue, timeout, head_timeout, worker_memory, request_timeout;
     long long max_body, max_list_bytes, min_free_mb, max_per_address;
     bool team_visibility; /* --visibility team */
@@ -70,6 +72,10 @@ static void usage(FILE *f)
         "  --listen HOST:PORT             address to serve HTTPS on (127.0.0.1:8443)\n"
         "  --cert FILE, --key FILE        the server certificate chain and its key (PEM)\n"
         "  --store DIR                    the report store (created when missing)\n"
+        "  --index postgresql://...       a PostgreSQL index several servers share (libpq's\n"
+        "                                 URI; else DIR/index.sqlite, one server's)\n"
+        "  --instance NAME                this server among those sharing --store: its temp\n"
+        "                                 folder DIR/tmp/NAME (the host name)\n"
         "  --token TOKEN                  a team's bearer token (teams token-1, token-2, ...)\n"
         "  --tokens-file FILE             TEAM SHA256HEX lines; reloaded on SIGHUP\n"
         "  --workers N                    analysis processes (the number of cores)\n"
@@ -98,6 +104,8 @@ static void config_free(config *c)
     free(c->tokens_file);
     free(c->port_file);
     free(c->worker_user);
+    free(c->index);
+    free(c->instance);
     for (size_t i = 0; i < c->ntokens; i++) {
         OPENSSL_cleanse(c->tokens[i], strlen(c->tokens[i]));
         free(c->tokens[i]);
@@ -134,6 +142,22 @@ static int config_set(config *c, const char *name, const char *v, char *err, siz
     if (strcmp(name, "tokens-file") == 0) return set_str(&c->tokens_file, v);
     if (strcmp(name, "port-file") == 0) return set_str(&c->port_file, v);
     if (strcmp(name, "worker-user") == 0) return set_str(&c->worker_user, v);
+    if (strcmp(name, "index") == 0) {
+        if (!db_is_postgres(v)) {
+            snprintf(err, errlen,
+                     "index: not a postgresql:// URL (without --index the index is "
+                     "DIR/index.sqlite)");
+            return -1;
+        }
+        return set_str(&c->index, v);
+    }
+    if (strcmp(name, "instance") == 0) {
+        if (!store_valid_instance(v)) {
+            snprintf(err, errlen, "instance: '%.64s' is not 1-64 of A-Z a-z 0-9 . _ -", v);
+            return -1;
+        }
+        return set_str(&c->instance, v);
+    }
     if (strcmp(name, "visibility") == 0) {
         if (strcmp(v, "all") != 0 && strcmp(v, "team") != 0) {
             snprintf(err, errlen, "visibility: '%s' is not all or team", v);
@@ -447,6 +471,8 @@ static const struct option long_options[] = {
     {"worker-user", required_argument, NULL, 'U'},
     {"max-connections-per-address", required_argument, NULL, 'A'},
     {"request-timeout", required_argument, NULL, 'R'},
+    {"index", required_argument, NULL, 'I'},
+    {"instance", required_argument, NULL, 'N'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -623,7 +649,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "tregd: %s\n", err);
         rc = 2;
     }
-    if (rc == 0 && (st = store_open(c.store, err, sizeof err)) == NULL) {
+    store_options so = {.index = c.index, .instance = c.instance};
+    if (rc == 0 && (st = store_open(c.store, &so, err, sizeof err)) == NULL) {
         fprintf(stderr, "tregd: %s\n", err);
         rc = 1;
     }
@@ -631,9 +658,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "tregd: cannot create the event loop\n");
         rc = 1;
     }
-    if (rc == 0 &&
-        (workers = pool_new(base, (unsigned)c.workers, (unsigned)c.queue, (unsigned)c.timeout,
-                            (unsigned)c.worker_memory, &sb, c.store, err, sizeof err)) == NULL) {
+    if (rc == 0 && (workers = pool_new(base, (unsigned)c.workers, (unsigned)c.queue,
+                                       (unsigned)c.timeout, (unsigned)c.worker_memory, &sb, c.store,
+                                       store_tmp_dir(st), err, sizeof err)) == NULL) {
         fprintf(stderr, "tregd: %s\n", err);
         rc = 1;
     }
@@ -687,6 +714,8 @@ int main(int argc, char **argv)
         log_add_int(o, "queue", c.queue);
         log_add_int(o, "max_open_files", open_files);
         log_add_str(o, "store", c.store);
+        log_add_str(o, "index_kind", store_index_kind(st)); /* never the URL: a password */
+        log_add_str(o, "instance", store_instance(st));
         log_add_int(o, "teams", (long long)auth.n);
         log_add_int(o, "recovered", (long long)store_recovered(st));
         log_add_int(o, "converted", (long long)store_converted(st));

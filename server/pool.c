@@ -457,7 +457,7 @@ static void on_read(struct bufferevent *bev, void *arg)
 
 pool *pool_new(struct event_base *base, unsigned workers, unsigned queue_max,
                unsigned timeout_seconds, unsigned worker_memory_mib, const sandbox *sb,
-               const char *store_dir, char *err, size_t errlen)
+               const char *store_dir, const char *tmp_dir, char *err, size_t errlen)
 {
     pool *p = calloc(1, sizeof *p);
     if (p == NULL || (p->workers = calloc(workers, sizeof *p->workers)) == NULL) {
@@ -494,7 +494,7 @@ pool *pool_new(struct event_base *base, unsigned workers, unsigned queue_max,
             return NULL;
         }
     }
-    if ((p->writer = writer_new(base, store_dir, STORE_WRITERS, err, errlen)) == NULL) {
+    if ((p->writer = writer_new(base, store_dir, tmp_dir, STORE_WRITERS, err, errlen)) == NULL) {
         pool_free(p);
         return NULL;
     }

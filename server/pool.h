@@ -78,7 +78,7 @@ struct sandbox;
  * dump core: an input that crashes one must not fill the disk. */
 pool *pool_new(struct event_base *base, unsigned workers, unsigned queue_max,
                unsigned timeout_seconds, unsigned worker_memory_mib, const struct sandbox *sb,
-               const char *store_dir, char *err, size_t errlen);
+               const char *store_dir, const char *tmp_dir, char *err, size_t errlen);
 
 /* 0: running or queued (the spec is copied); -1: the queue is full;
  * -2: shutting down or out of memory. */

@@ -1,23 +1,34 @@
 /* The report store (see store.h): atomic file writes, checksums, the
- * SQLite index, crash recovery, rebuilding and converting the index.
+ * index (db.h: SQLite or PostgreSQL), crash recovery, rebuilding and
+ * converting the index, the instances that share a store.
  *
- * SQLite runs on the event loop thread, synchronously.  That is a choice:
- * the writes are one small transaction per fresh analysis (a row plus its
- * kernel names) and the reads are indexed lookups, both well under a
- * millisecond in WAL mode with synchronous=NORMAL, which commits without an
- * fsync per transaction.  NORMAL may lose the last commits on power loss,
- * never corrupt; a lost row is harmless because the report file is durable
- * before the row is written and store_open re-indexes report files the
- * index lacks.  The large writes (blobs, reports, with their fsyncs:
- * store_write_upload) happen on the server's writer threads (writer.c),
- * never on the loop and not in the worker processes.
+ * The index runs on the event loop thread, synchronously.  That is a
+ * choice: the writes are one small transaction per fresh analysis (a row
+ * plus its kernels) and the reads are indexed lookups, well under a
+ * millisecond with SQLite in WAL mode and synchronous=NORMAL (which commits
+ * without an fsync per transaction) and about one round trip with a
+ * PostgreSQL on the same network.  NORMAL may lose the last commits on
+ * power loss, never corrupt; a lost row is harmless because the report file
+ * is durable before the row is written and store_open re-indexes report
+ * files the index lacks.  The large writes (blobs, reports, with their
+ * fsyncs: store_write_upload) happen on the server's writer threads
+ * (writer.c), never on the loop and not in the worker processes.
  *
  * The index is derived data: everything in it but the upload records of
  * teams other than a report's maker can be rebuilt from the report files
  * (each report names its hash, inputs, versions, maker and kernels).  So an
  * index SQLite cannot read (a damaged header, a failing quick_check) is
  * moved aside to index.sqlite.damaged and rebuilt at start; a team whose
- * record was lost sees the report again after its next upload of it. */
+ * record was lost sees the report again after its next upload of it.
+ *
+ * Several servers may share one store folder and one PostgreSQL index.
+ * Nothing here assumes it is alone: each instance writes its temp files in
+ * its own DIR/tmp/INSTANCE (locked while open, emptied only by its owner);
+ * every file appears by an atomic rename of a complete, synced file, so no
+ * server serves what another is still writing or died writing; two servers
+ * storing the same key write the same path and upsert the same row (one
+ * report); re-indexing at start only adds rows for whole report files and
+ * drops rows whose file is gone, which is right whoever else is running. */
 #include "store.h"
 
 #include <dirent.h>
@@ -26,33 +37,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
+#include "db.h"
 #include "log.h"
 #include "report_key.h"
 #include "treg.pb-c.h"
 
 #define SUMMARY_BUCKETS 4096
 
-/* PRAGMA user_version of the index this code writes: 2 keeps each
- * kernel's figures for listings, 1 keyed reports by their inputs, 0 was
- * one report per code object. */
-#define INDEX_VERSION   2
-#define TEXT_OF(x)      #x
-#define VERSION_TEXT(x) TEXT_OF(x)
+/* The index's schema version (PRAGMA user_version, or PostgreSQL's
+ * treg_schema): 3 orders a report's kernels by their own column and
+ * keeps 64-bit numbers, 2 kept each kernel's figures for listings, 1 keyed
+ * reports by their inputs, 0 was one report per code object. */
+#define INDEX_VERSION 3
 
 typedef struct summary summary;
 
-/* The statements of the per-request paths, prepared once (store_stmt). */
+/* The index's statements, prepared once per connection (db.h: one text
+ * for SQLite and PostgreSQL). */
 enum {
-    ST_BEGIN,
-    ST_COMMIT,
-    ST_ROLLBACK,
     ST_PUT_REPORT,
     ST_DROP_KERNELS,
     ST_PUT_KERNEL,
@@ -62,6 +70,10 @@ enum {
     ST_FORGET,
     ST_KERNELS,
     ST_PREFIX,
+    ST_LIST_ALL,
+    ST_LIST_TEAM,
+    ST_COUNT_REPORTS,
+    ST_ALL_KEYS,
     ST_COUNT
 };
 
@@ -71,43 +83,64 @@ enum {
     " sgpr_allocated, total_vgprs, waves_per_simd, max_waves, spill_instructions, scratch_bytes,"  \
     " lower_bound"
 
-/* The report row's upload record, or the team's own (?2 a team). */
+/* $2 a team, or NULL for any. */
+#define ANY_TEAM "(CAST($2 AS TEXT) IS NULL OR u.team IS NOT NULL)"
+
+/* The report row's upload record, or the team's own. */
 #define ENTRY_COLUMNS                                                                              \
     "r.key, coalesce(u.file_name, r.file_name), coalesce(u.client_host, r.client_host),"           \
     " coalesce(u.team, r.team), coalesce(u.created_unix, r.created_unix)"                          \
-    " FROM reports r LEFT JOIN uploads u ON u.key = r.key AND u.team = ?2"
+    " FROM reports r LEFT JOIN uploads u ON u.key = r.key AND u.team = $2"
+
+/* $1 a target or NULL, $2 a kernel name or NULL. */
+#define LIST_FILTER                                                                                \
+    "(CAST($1 AS TEXT) IS NULL OR r.target = $1) AND (CAST($2 AS TEXT) IS NULL OR EXISTS"          \
+    " (SELECT 1 FROM report_kernels k WHERE k.key = r.key AND k.name = $2))"
 
 static const char *const stmt_sql[ST_COUNT] = {
-    [ST_BEGIN] = "BEGIN IMMEDIATE",
-    [ST_COMMIT] = "COMMIT",
-    [ST_ROLLBACK] = "ROLLBACK",
-    [ST_PUT_REPORT] = "INSERT OR REPLACE INTO reports(key, hash, inputs, file_name, target,"
-                      " analyzer_version, llvm_version, created_unix, client_host, team,"
-                      " provisional) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-    [ST_DROP_KERNELS] = "DELETE FROM report_kernels WHERE key = ?1",
-    [ST_PUT_KERNEL] = "INSERT INTO report_kernels(key, name, " KERNEL_FIGURES ")"
-                      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-    [ST_PUT_UPLOAD] = "INSERT OR IGNORE INTO uploads(key, team, file_name, client_host,"
-                      " created_unix) VALUES(?1, ?2, ?3, ?4, ?5)",
-    [ST_FIND_KEY] =
-        "SELECT " ENTRY_COLUMNS " WHERE r.key = ?1 AND (?2 IS NULL OR u.team IS NOT NULL)",
-    [ST_FIND_HASH] =
-        "SELECT " ENTRY_COLUMNS " WHERE r.hash = ?1 AND (?2 IS NULL OR u.team IS NOT NULL)"
-        " ORDER BY (r.analyzer_version = ?3 AND r.llvm_version = ?4) DESC,"
-        " r.created_unix, r.rowid LIMIT 1",
-    [ST_FORGET] = "DELETE FROM reports WHERE key = ?1",
+    [ST_PUT_REPORT] =
+        "INSERT INTO reports(key, hash, inputs, file_name, target, analyzer_version,"
+        " llvm_version, created_unix, client_host, team, provisional)"
+        " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT(key) DO UPDATE SET"
+        " hash = excluded.hash, inputs = excluded.inputs, file_name = excluded.file_name,"
+        " target = excluded.target, analyzer_version = excluded.analyzer_version,"
+        " llvm_version = excluded.llvm_version, created_unix = excluded.created_unix,"
+        " client_host = excluded.client_host, team = excluded.team,"
+        " provisional = excluded.provisional",
+    [ST_DROP_KERNELS] = "DELETE FROM report_kernels WHERE key = $1",
+    [ST_PUT_KERNEL] = "INSERT INTO report_kernels(key, name, " KERNEL_FIGURES ", ord)"
+                      " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
+                      " $16)",
+    [ST_PUT_UPLOAD] = "INSERT INTO uploads(key, team, file_name, client_host, created_unix)"
+                      " VALUES($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+    [ST_FIND_KEY] = "SELECT " ENTRY_COLUMNS " WHERE r.key = $1 AND " ANY_TEAM,
+    [ST_FIND_HASH] = "SELECT " ENTRY_COLUMNS " WHERE r.hash = $1 AND " ANY_TEAM
+                     " ORDER BY (r.analyzer_version = $3 AND r.llvm_version = $4) DESC,"
+                     " r.created_unix, r.key LIMIT 1",
+    [ST_FORGET] = "DELETE FROM reports WHERE key = $1",
     [ST_KERNELS] =
-        "SELECT name, " KERNEL_FIGURES " FROM report_kernels WHERE key = ?1 ORDER BY rowid",
+        "SELECT name, " KERNEL_FIGURES " FROM report_kernels WHERE key = $1 ORDER BY ord",
     /* hash >= prefix AND hash < prefix + 'g': a range the hash index serves */
     [ST_PREFIX] = "SELECT DISTINCT r.hash FROM reports r LEFT JOIN uploads u ON u.key = r.key"
-                  " AND u.team = ?2 WHERE r.hash >= ?1 AND r.hash < ?1 || 'g'"
-                  " AND (?2 IS NULL OR u.team IS NOT NULL) ORDER BY r.hash LIMIT 2",
+                  " AND u.team = $2 WHERE r.hash >= $1 AND r.hash < $1 || 'g'"
+                  " AND " ANY_TEAM " ORDER BY r.hash LIMIT 2",
+    [ST_LIST_ALL] = "SELECT r.key, r.hash, r.inputs, r.file_name, r.target, r.analyzer_version,"
+                    " r.created_unix, r.client_host, r.team, r.provisional FROM reports r"
+                    " WHERE " LIST_FILTER " ORDER BY r.created_unix DESC, r.key LIMIT $3 OFFSET $4",
+    [ST_LIST_TEAM] = "SELECT r.key, r.hash, r.inputs, u.file_name, r.target, r.analyzer_version,"
+                     " u.created_unix, u.client_host, u.team, r.provisional FROM uploads u"
+                     " JOIN reports r ON r.key = u.key WHERE u.team = $5 AND " LIST_FILTER
+                     " ORDER BY u.created_unix DESC, r.key LIMIT $3 OFFSET $4",
+    [ST_COUNT_REPORTS] = "SELECT count(*) FROM reports",
+    [ST_ALL_KEYS] = "SELECT key FROM reports",
 };
 
 struct store {
     char *dir;
-    sqlite3 *db;
-    sqlite3_stmt *stmts[ST_COUNT];
+    char tmp[4200]; /* DIR/tmp/INSTANCE */
+    char instance[65];
+    int lock_fd; /* DIR/tmp/INSTANCE.lock, flock'ed while open */
+    db *db;
     size_t recovered, converted;
     bool rebuilt, upgraded;
     /* Reports without rows, by key (see "reports without rows"). */
@@ -118,26 +151,26 @@ struct store {
     unsigned recheck_ms; /* a cached entry's file is stat'ed again after this */
 };
 
+/* The tables, as both engines take them (BIGINT: SQLite's INTEGER). */
 static const char schema[] =
     "CREATE TABLE IF NOT EXISTS reports(key TEXT PRIMARY KEY, hash TEXT NOT NULL,"
     " inputs TEXT NOT NULL, file_name TEXT, target TEXT, analyzer_version TEXT,"
-    " llvm_version TEXT, created_unix INTEGER, client_host TEXT, team TEXT,"
-    " provisional INTEGER NOT NULL DEFAULT 0);"
-    "CREATE TABLE IF NOT EXISTS report_kernels(key TEXT NOT NULL, name TEXT NOT NULL,"
-    " limited_by TEXT NOT NULL, vgpr_peak INTEGER NOT NULL, vgpr_allocated INTEGER NOT NULL,"
-    " agpr_peak INTEGER NOT NULL, agpr_allocated INTEGER NOT NULL, sgpr_peak INTEGER NOT NULL,"
-    " sgpr_allocated INTEGER NOT NULL, total_vgprs INTEGER NOT NULL,"
-    " waves_per_simd INTEGER NOT NULL, max_waves INTEGER NOT NULL,"
-    " spill_instructions INTEGER NOT NULL, scratch_bytes INTEGER NOT NULL,"
-    " lower_bound INTEGER NOT NULL);"
+    " llvm_version TEXT, created_unix BIGINT, client_host TEXT, team TEXT,"
+    " provisional BIGINT NOT NULL DEFAULT 0);"
+    "CREATE TABLE IF NOT EXISTS report_kernels(key TEXT NOT NULL, ord BIGINT NOT NULL,"
+    " name TEXT NOT NULL, limited_by TEXT NOT NULL, vgpr_peak BIGINT NOT NULL,"
+    " vgpr_allocated BIGINT NOT NULL, agpr_peak BIGINT NOT NULL, agpr_allocated BIGINT NOT NULL,"
+    " sgpr_peak BIGINT NOT NULL, sgpr_allocated BIGINT NOT NULL, total_vgprs BIGINT NOT NULL,"
+    " waves_per_simd BIGINT NOT NULL, max_waves BIGINT NOT NULL,"
+    " spill_instructions BIGINT NOT NULL, scratch_bytes BIGINT NOT NULL,"
+    " lower_bound BIGINT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS uploads(key TEXT NOT NULL, team TEXT NOT NULL, file_name TEXT,"
-    " client_host TEXT, created_unix INTEGER, PRIMARY KEY(key, team));"
+    " client_host TEXT, created_unix BIGINT, PRIMARY KEY(key, team));"
     "CREATE INDEX IF NOT EXISTS reports_hash ON reports(hash);"
     "CREATE INDEX IF NOT EXISTS reports_created ON reports(created_unix);"
     "CREATE INDEX IF NOT EXISTS report_kernels_key ON report_kernels(key);"
     "CREATE INDEX IF NOT EXISTS report_kernels_name ON report_kernels(name);"
-    "CREATE INDEX IF NOT EXISTS uploads_team ON uploads(team, created_unix);"
-    "PRAGMA user_version = " VERSION_TEXT(INDEX_VERSION) ";";
+    "CREATE INDEX IF NOT EXISTS uploads_team ON uploads(team, created_unix);";
 
 bool store_valid_hash(const char *s)
 {
@@ -151,6 +184,30 @@ bool store_valid_hash(const char *s)
 const char *store_dir(const store *s)
 {
     return s->dir;
+}
+const char *store_tmp_dir(const store *s)
+{
+    return s->tmp;
+}
+const char *store_instance(const store *s)
+{
+    return s->instance;
+}
+const char *store_index_kind(const store *s)
+{
+    return db_postgres(s->db) ? "postgresql" : "sqlite";
+}
+
+bool store_valid_instance(const char *name)
+{
+    size_t n = name ? strlen(name) : 0;
+    if (n == 0 || n > 64 || name[0] == '.') return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
+              (name[i] >= '0' && name[i] <= '9') || name[i] == '.' || name[i] == '_' ||
+              name[i] == '-'))
+            return false;
+    return true;
 }
 size_t store_recovered(const store *s)
 {
@@ -247,7 +304,8 @@ static int holds(const char *path, const void *data, size_t len)
  * half-written is ever visible.  What that needs, and no more:
  *
  *   1. A file's bytes are durable before its name appears: every file is
- *      written to DIR/tmp and fdatasync'ed before it is renamed into place.
+ *      written to the instance's DIR/tmp/INSTANCE and fdatasync'ed before it
+ *      is renamed into place.
  *      fdatasync, not fsync: it flushes the data and the metadata needed to
  *      read it back (size, block map), skipping timestamps.  The temp file
  *      is created with its final mode (open with 0644), so no chmod needs
@@ -308,14 +366,14 @@ typedef struct pending {
     int fd;
 } pending;
 
-/* A new file in DIR/tmp, created with its final mode. */
-static int tmp_create(const char *dir, char *path, size_t len)
+/* A new file in tmp (DIR/tmp/INSTANCE), created with its final mode. */
+static int tmp_create(const char *tmp, char *path, size_t len)
 {
     /* The server's writer threads share it: atomic, so no two of them try
      * the same name (O_EXCL would catch that, at the price of a retry). */
     static _Atomic unsigned counter;
     for (int tries = 0; tries < 100; tries++) {
-        int n = snprintf(path, len, "%s/tmp/w.%ld.%u", dir, (long)getpid(), counter++);
+        int n = snprintf(path, len, "%s/w.%ld.%u", tmp, (long)getpid(), counter++);
         if (n < 0 || (size_t)n >= len) {
             errno = ENAMETOOLONG;
             return -1;
@@ -337,7 +395,8 @@ static int write_failed(int why)
     return why == ENOSPC || why == EDQUOT || why == EFBIG ? STORE_WRITE_FULL : -1;
 }
 
-int store_write_upload(const char *dir, const store_upload *u, char *err, size_t errlen)
+int store_write_upload(const char *dir, const char *tmp_dir, const store_upload *u, char *err,
+                       size_t errlen)
 {
     int why = 0; /* errno of the step that failed */
     char shard[4096];
@@ -389,7 +448,7 @@ int store_write_upload(const char *dir, const store_upload *u, char *err, size_t
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         p[i].final = want[i].final;
-        p[i].fd = tmp_create(dir, p[i].tmp, sizeof p[i].tmp);
+        p[i].fd = tmp_create(tmp_dir, p[i].tmp, sizeof p[i].tmp);
         if (p[i].fd < 0) {
             why = errno;
             snprintf(err, errlen, "store: cannot create a temp file in %s/tmp: %s", dir,
@@ -935,120 +994,72 @@ size_t store_cached_bytes(const store *s)
 
 /* ---- index ---- */
 
-static int exec_sql(store *s, const char *sql, char *err, size_t errlen)
+static int run(store *s, int id, const db_arg *args, int nargs, db_rows **rows)
 {
-    char *msg = NULL;
-    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        snprintf(err, errlen, "store: index: %s", msg ? msg : sqlite3_errmsg(s->db));
-        sqlite3_free(msg);
-        return -1;
-    }
-    return 0;
+    return db_run(s->db, id, stmt_sql[id], args, nargs, rows);
 }
 
-static void bind_text(sqlite3_stmt *st, int i, const char *v)
+static void index_error(store *s, char *err, size_t errlen)
 {
-    sqlite3_bind_text(st, i, v ? v : "", -1, SQLITE_TRANSIENT);
-}
-
-/* NULL stays NULL (SQL's "any"). */
-static void bind_opt(sqlite3_stmt *st, int i, const char *v)
-{
-    if (v != NULL) sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
-}
-
-/* The statement, reset with no bindings, prepared on first use; NULL when
- * SQLite cannot prepare it (sqlite3_errmsg says why). */
-static sqlite3_stmt *store_stmt(store *s, int which)
-{
-    sqlite3_stmt *st = s->stmts[which];
-    if (st == NULL) {
-        if (sqlite3_prepare_v3(s->db, stmt_sql[which], -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) !=
-            SQLITE_OK)
-            return NULL;
-        s->stmts[which] = st;
-    }
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    return st;
-}
-
-/* Runs a statement that returns no rows; SQLITE_OK or SQLITE_ERROR. */
-static int step_done(sqlite3_stmt *st)
-{
-    int rc = st != NULL && sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
-    if (st != NULL) sqlite3_reset(st);
-    return rc;
+    snprintf(err, errlen, "store: %s", db_error(s->db));
 }
 
 static int put_upload(store *s, const char *key, const char *team, const char *file_name,
                       const char *client_host, int64_t created_unix)
 {
-    sqlite3_stmt *st = store_stmt(s, ST_PUT_UPLOAD);
-    if (st != NULL) {
-        bind_text(st, 1, key);
-        bind_text(st, 2, team);
-        bind_text(st, 3, file_name);
-        bind_text(st, 4, client_host);
-        sqlite3_bind_int64(st, 5, created_unix);
-    }
-    return step_done(st);
+    db_arg a[] = {DB_TEXT_ARG(key), DB_TEXT_ARG(team), DB_TEXT_ARG(file_name),
+                  DB_TEXT_ARG(client_host), DB_INT_ARG(created_unix)};
+    return run(s, ST_PUT_UPLOAD, a, 5, NULL);
 }
 
 /* The index rows of report r, stored under key. */
 static int index_rows(store *s, const char *key, const char *inputs, const Treg__V1__Report *r,
                       char *err, size_t errlen)
 {
-    if (step_done(store_stmt(s, ST_BEGIN)) != SQLITE_OK) {
-        snprintf(err, errlen, "store: index: %s", sqlite3_errmsg(s->db));
+    if (db_begin(s->db) != 0) {
+        index_error(s, err, errlen);
         return -1;
     }
-    sqlite3_stmt *st = store_stmt(s, ST_PUT_REPORT);
-    if (st != NULL) {
-        bind_text(st, 1, key);
-        bind_text(st, 2, r->hash);
-        bind_text(st, 3, inputs);
-        bind_text(st, 4, r->file_name);
-        bind_text(st, 5, r->target);
-        bind_text(st, 6, r->analyzer_version);
-        bind_text(st, 7, r->llvm_version);
-        sqlite3_bind_int64(st, 8, r->created_unix);
-        bind_text(st, 9, r->client_host);
-        bind_text(st, 10, r->team);
-        sqlite3_bind_int(st, 11, r->provisional != 0);
-    }
-    int rc = step_done(st);
-    if (rc == SQLITE_OK && (st = store_stmt(s, ST_DROP_KERNELS)) != NULL) {
-        bind_text(st, 1, key);
-        rc = step_done(st);
-    }
-    for (size_t i = 0; i < r->n_kernels && rc == SQLITE_OK; i++) {
+    db_arg a[] = {DB_TEXT_ARG(key),
+                  DB_TEXT_ARG(r->hash),
+                  DB_TEXT_ARG(inputs),
+                  DB_TEXT_ARG(r->file_name),
+                  DB_TEXT_ARG(r->target),
+                  DB_TEXT_ARG(r->analyzer_version),
+                  DB_TEXT_ARG(r->llvm_version),
+                  DB_INT_ARG(r->created_unix),
+                  DB_TEXT_ARG(r->client_host),
+                  DB_TEXT_ARG(r->team),
+                  DB_INT_ARG(r->provisional != 0)};
+    int rc = run(s, ST_PUT_REPORT, a, 11, NULL);
+    if (rc == 0) rc = run(s, ST_DROP_KERNELS, a, 1, NULL); /* a[0]: the key */
+    for (size_t i = 0; i < r->n_kernels && rc == 0; i++) {
         const Treg__V1__Kernel *k = r->kernels[i];
-        const Treg__V1__ClassStat *cs[3] = {k->vgpr, k->agpr, k->sgpr};
+        const Treg__V1__ClassStat *v = k->vgpr, *ag = k->agpr, *sg = k->sgpr;
         const Treg__V1__Occupancy *o = k->occupancy;
-        if ((st = store_stmt(s, ST_PUT_KERNEL)) != NULL) {
-            bind_text(st, 1, key);
-            bind_text(st, 2, k->name);
-            bind_text(st, 3, o ? o->limited_by : "");
-            for (int c = 0; c < 3; c++) {
-                sqlite3_bind_int64(st, 4 + 2 * c, cs[c] ? cs[c]->peak_live : 0);
-                sqlite3_bind_int64(st, 5 + 2 * c, cs[c] ? cs[c]->allocated : 0);
-            }
-            sqlite3_bind_int64(st, 10, k->total_vgprs);
-            sqlite3_bind_int64(st, 11, o ? o->waves_per_simd : 0);
-            sqlite3_bind_int64(st, 12, o ? o->max_waves : 0);
-            sqlite3_bind_int64(st, 13, k->spill_instructions);
-            sqlite3_bind_int64(st, 14, k->scratch_bytes);
-            sqlite3_bind_int(st, 15, k->undecodable_words > 0);
-        }
-        rc = step_done(st);
+        db_arg f[] = {DB_TEXT_ARG(key),
+                      DB_TEXT_ARG(k->name),
+                      DB_TEXT_ARG(o ? o->limited_by : ""),
+                      DB_INT_ARG(v ? v->peak_live : 0),
+                      DB_INT_ARG(v ? v->allocated : 0),
+                      DB_INT_ARG(ag ? ag->peak_live : 0),
+                      DB_INT_ARG(ag ? ag->allocated : 0),
+                      DB_INT_ARG(sg ? sg->peak_live : 0),
+                      DB_INT_ARG(sg ? sg->allocated : 0),
+                      DB_INT_ARG(k->total_vgprs),
+                      DB_INT_ARG(o ? o->waves_per_simd : 0),
+                      DB_INT_ARG(o ? o->max_waves : 0),
+                      DB_INT_ARG(k->spill_instructions),
+                      DB_INT_ARG(k->scratch_bytes),
+                      DB_INT_ARG(k->undecodable_words > 0),
+                      DB_INT_ARG((int64_t)i)};
+        rc = run(s, ST_PUT_KERNEL, f, 16, NULL);
     }
-    if (rc == SQLITE_OK)
-        rc = put_upload(s, key, r->team, r->file_name, r->client_host, r->created_unix);
-    if (rc == SQLITE_OK) rc = step_done(store_stmt(s, ST_COMMIT));
-    if (rc != SQLITE_OK) {
-        snprintf(err, errlen, "store: index: %s", sqlite3_errmsg(s->db));
-        step_done(store_stmt(s, ST_ROLLBACK));
+    if (rc == 0) rc = put_upload(s, key, r->team, r->file_name, r->client_host, r->created_unix);
+    if (rc == 0) rc = db_commit(s->db);
+    if (rc != 0) {
+        index_error(s, err, errlen);
+        db_rollback(s->db);
         return -1;
     }
     return 0;
@@ -1070,13 +1081,7 @@ int store_index(store *s, const char *key, const char *inputs, const uint8_t *re
 int store_record_upload(store *s, const char *key, const char *team, const char *file_name,
                         const char *client_host, int64_t created_unix)
 {
-    return put_upload(s, key, team, file_name, client_host, created_unix) == SQLITE_OK ? 0 : -1;
-}
-
-static char *column_dup(sqlite3_stmt *st, int i)
-{
-    const unsigned char *v = sqlite3_column_text(st, i);
-    return strdup(v ? (const char *)v : "");
+    return put_upload(s, key, team, file_name, client_host, created_unix);
 }
 
 void store_entry_free(store_entry *e)
@@ -1088,148 +1093,124 @@ void store_entry_free(store_entry *e)
     e->file_name = e->client_host = e->team = NULL;
 }
 
-/* Steps a find statement: 1 and *e, 0, or -1. */
-static int find_row(sqlite3_stmt *st, store_entry *e)
+/* Runs a find statement: 1 and *e, 0, or -1. */
+static int find_row(store *s, int id, const db_arg *args, int nargs, store_entry *e)
 {
-    if (st == NULL) return -1;
-    int rc = sqlite3_step(st), found = -1;
-    if (rc == SQLITE_ROW) {
-        found = 1;
-        if (e != NULL) {
-            memset(e, 0, sizeof *e);
-            const unsigned char *k = sqlite3_column_text(st, 0);
-            snprintf(e->key, sizeof e->key, "%s", k ? (const char *)k : "");
-            e->file_name = column_dup(st, 1);
-            e->client_host = column_dup(st, 2);
-            e->team = column_dup(st, 3);
-            e->created_unix = sqlite3_column_int64(st, 4);
-            if (!e->file_name || !e->client_host || !e->team) {
-                store_entry_free(e);
-                found = -1;
-            }
+    db_rows *r = NULL;
+    if (run(s, id, args, nargs, &r) != 0) return -1;
+    int found = db_next(r);
+    if (found == 1 && e != NULL) {
+        memset(e, 0, sizeof *e);
+        snprintf(e->key, sizeof e->key, "%s", db_text(r, 0));
+        e->file_name = strdup(db_text(r, 1));
+        e->client_host = strdup(db_text(r, 2));
+        e->team = strdup(db_text(r, 3));
+        e->created_unix = db_int(r, 4);
+        if (!e->file_name || !e->client_host || !e->team) {
+            store_entry_free(e);
+            found = -1;
         }
-    } else if (rc == SQLITE_DONE) {
-        found = 0;
     }
-    sqlite3_reset(st);
+    db_done(r);
     return found;
 }
 
 int store_find_key(store *s, const char *key, const char *team, store_entry *e)
 {
-    sqlite3_stmt *st = store_stmt(s, ST_FIND_KEY);
-    if (st == NULL) return -1;
-    bind_text(st, 1, key);
-    bind_opt(st, 2, team);
-    return find_row(st, e);
+    db_arg a[] = {DB_TEXT_ARG(key), DB_OPT_ARG(team)};
+    return find_row(s, ST_FIND_KEY, a, 2, e);
 }
 
 int store_find_hash(store *s, const char *hash, const char *analyzer_version,
                     const char *llvm_version, const char *team, store_entry *e)
 {
-    sqlite3_stmt *st = store_stmt(s, ST_FIND_HASH);
-    if (st == NULL) return -1;
-    bind_text(st, 1, hash);
-    bind_opt(st, 2, team);
-    bind_text(st, 3, analyzer_version);
-    bind_text(st, 4, llvm_version);
-    return find_row(st, e);
+    db_arg a[] = {DB_TEXT_ARG(hash), DB_OPT_ARG(team), DB_TEXT_ARG(analyzer_version),
+                  DB_TEXT_ARG(llvm_version)};
+    return find_row(s, ST_FIND_HASH, a, 4, e);
 }
 
 int store_complete_hash(store *s, const char *prefix, const char *team,
                         char hash[STORE_HASH_HEX + 1])
 {
-    sqlite3_stmt *st = store_stmt(s, ST_PREFIX);
-    if (st == NULL) return -1;
-    bind_text(st, 1, prefix);
-    bind_opt(st, 2, team);
-    int n = 0, rc;
-    while (n < 2 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const unsigned char *h = sqlite3_column_text(st, 0);
-        if (n == 0 && h && strlen((const char *)h) == STORE_HASH_HEX)
-            memcpy(hash, h, STORE_HASH_HEX + 1);
+    db_arg a[] = {DB_TEXT_ARG(prefix), DB_OPT_ARG(team)};
+    db_rows *r = NULL;
+    if (run(s, ST_PREFIX, a, 2, &r) != 0) return -1;
+    int n = 0, rc = 0;
+    while (n < 2 && (rc = db_next(r)) == 1) {
+        const char *h = db_text(r, 0);
+        if (n == 0 && strlen(h) == STORE_HASH_HEX) memcpy(hash, h, STORE_HASH_HEX + 1);
         n++;
     }
-    if (n < 2 && rc != SQLITE_DONE) n = -1;
-    sqlite3_reset(st);
-    return n;
+    db_done(r);
+    return rc < 0 ? -1 : n;
 }
 
 /* An indexed report whose file is gone leaves the listing (its kernels
  * with it; the upload records stay, for the report's repair). */
 static void forget(store *s, const char *key)
 {
-    sqlite3_stmt *st = store_stmt(s, ST_FIND_KEY);
-    if (st == NULL) return;
-    bind_text(st, 1, key);
-    if (find_row(st, NULL) != 1) return;
-    int rc = step_done(store_stmt(s, ST_BEGIN));
-    if (rc == SQLITE_OK && (st = store_stmt(s, ST_FORGET)) != NULL) {
-        bind_text(st, 1, key);
-        rc = step_done(st);
-    }
-    if (rc == SQLITE_OK && (st = store_stmt(s, ST_DROP_KERNELS)) != NULL) {
-        bind_text(st, 1, key);
-        rc = step_done(st);
-    }
-    if (rc == SQLITE_OK) rc = step_done(store_stmt(s, ST_COMMIT));
-    if (rc != SQLITE_OK) step_done(store_stmt(s, ST_ROLLBACK));
-    log_line *o = log_begin(rc == SQLITE_OK ? "warn" : "error",
-                            rc == SQLITE_OK ? "report file missing: dropped from the index"
-                                            : "report file missing; cannot drop it from the index");
+    db_arg a[] = {DB_TEXT_ARG(key), DB_OPT_ARG(NULL)};
+    if (find_row(s, ST_FIND_KEY, a, 2, NULL) != 1) return;
+    int rc = db_begin(s->db);
+    if (rc == 0) rc = run(s, ST_FORGET, a, 1, NULL);
+    if (rc == 0) rc = run(s, ST_DROP_KERNELS, a, 1, NULL);
+    if (rc == 0) rc = db_commit(s->db);
+    if (rc != 0) db_rollback(s->db);
+    log_line *o = log_begin(rc == 0 ? "warn" : "error",
+                            rc == 0 ? "report file missing: dropped from the index"
+                                    : "report file missing; cannot drop it from the index");
     log_add_str(o, "key", key);
     log_end(o);
 }
 
 int64_t store_count(store *s)
 {
-    sqlite3_stmt *st = NULL;
+    db_rows *r = NULL;
     int64_t n = -1;
-    if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM reports", -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        n = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    if (run(s, ST_COUNT_REPORTS, NULL, 0, &r) == 0 && db_next(r) == 1) n = db_int(r, 0);
+    db_done(r);
     return n;
+}
+
+static uint32_t u32_of(int64_t n)
+{
+    return n < 0 ? 0 : n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
 static int list_kernels(store *s, store_summary *row)
 {
-    /* One statement for every row of every listing, prepared once. */
-    sqlite3_stmt *st = store_stmt(s, ST_KERNELS);
-    if (st == NULL) return -1;
-    bind_text(st, 1, row->key);
+    db_arg a[] = {DB_TEXT_ARG(row->key)};
+    db_rows *r = NULL;
+    if (run(s, ST_KERNELS, a, 1, &r) != 0) return -1;
     int rc = 0, step;
     size_t cap = 0;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((step = db_next(r)) == 1) {
         if (row->nkernels == cap) {
             cap = cap ? cap * 2 : 4;
-            store_kernel *k = realloc(row->kernels, cap * sizeof *k);
-            if (k == NULL) {
+            store_kernel *grown = realloc(row->kernels, cap * sizeof *grown);
+            if (grown == NULL) {
                 rc = -1;
                 break;
             }
-            row->kernels = k;
+            row->kernels = grown;
         }
         store_kernel *k = &row->kernels[row->nkernels];
         uint32_t *v[] = {&k->vgpr_peak,          &k->vgpr_allocated, &k->agpr_peak,
                          &k->agpr_allocated,     &k->sgpr_peak,      &k->sgpr_allocated,
                          &k->total_vgprs,        &k->waves_per_simd, &k->max_waves,
                          &k->spill_instructions, &k->scratch_bytes};
-        k->name = column_dup(st, 0);
-        k->limited_by = column_dup(st, 1);
+        k->name = strdup(db_text(r, 0));
+        k->limited_by = strdup(db_text(r, 1));
         row->nkernels++; /* freed with the row from here on */
-        for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-            int64_t n = sqlite3_column_int64(st, 2 + (int)i);
-            *v[i] = n < 0 ? 0 : n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
-        }
-        k->lower_bound = sqlite3_column_int(st, 13) != 0;
+        for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) *v[i] = u32_of(db_int(r, 2 + (int)i));
+        k->lower_bound = db_int(r, 13) != 0;
         if (k->name == NULL || k->limited_by == NULL) {
             rc = -1;
             break;
         }
     }
-    if (rc == 0 && step != SQLITE_DONE) rc = -1; /* a damaged page is an error, not a short list */
-    sqlite3_reset(st);
+    if (rc == 0 && step < 0) rc = -1; /* a damaged page is an error, not a short list */
+    db_done(r);
     return rc;
 }
 
@@ -1239,42 +1220,27 @@ static int list_page(store *s, const char *kernel, const char *target, const cha
                      uint32_t limit, uint32_t offset, store_summary *rows, size_t *count,
                      bool *more, size_t *gone)
 {
-    static const char every[] =
-        "SELECT r.key, r.hash, r.inputs, r.file_name, r.target, r.analyzer_version,"
-        " r.created_unix, r.client_host, r.team, r.provisional FROM reports r"
-        " WHERE (?1 IS NULL OR r.target = ?1) AND (?2 IS NULL OR EXISTS (SELECT 1 FROM"
-        " report_kernels k WHERE k.key = r.key AND k.name = ?2))"
-        " ORDER BY r.created_unix DESC, r.key LIMIT ?3 OFFSET ?4";
-    static const char teams[] =
-        "SELECT r.key, r.hash, r.inputs, u.file_name, r.target, r.analyzer_version,"
-        " u.created_unix, u.client_host, u.team, r.provisional FROM uploads u"
-        " JOIN reports r ON r.key = u.key"
-        " WHERE u.team = ?5 AND (?1 IS NULL OR r.target = ?1) AND (?2 IS NULL OR EXISTS (SELECT"
-        " 1 FROM report_kernels k WHERE k.key = r.key AND k.name = ?2))"
-        " ORDER BY u.created_unix DESC, r.key LIMIT ?3 OFFSET ?4";
-    sqlite3_stmt *st = NULL;
     *count = 0;
     *more = false;
     *gone = 0;
-    if (sqlite3_prepare_v2(s->db, team ? teams : every, -1, &st, NULL) != SQLITE_OK) return -1;
-    bind_opt(st, 1, target);
-    bind_opt(st, 2, kernel);
-    sqlite3_bind_int64(st, 3, (int64_t)limit + 1); /* one extra row tells whether more exist */
-    sqlite3_bind_int64(st, 4, offset);
-    if (team) bind_text(st, 5, team);
-    int rc = 0, step;
+    /* one extra row tells whether more exist */
+    db_arg a[] = {DB_OPT_ARG(target), DB_OPT_ARG(kernel), DB_INT_ARG((int64_t)limit + 1),
+                  DB_INT_ARG(offset), DB_OPT_ARG(team)};
+    db_rows *r = NULL;
+    if (run(s, team ? ST_LIST_TEAM : ST_LIST_ALL, a, team ? 5 : 4, &r) != 0) return -1;
+    int rc = 0, step = 0;
     char(*missing)[STORE_HASH_HEX + 1] = NULL;
     size_t nmissing = 0, cap = 0;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+    while (rc == 0 && (step = db_next(r)) == 1) {
         if (*count == limit) {
             *more = true;
             break;
         }
-        const unsigned char *key = sqlite3_column_text(st, 0);
+        const char *key = db_text(r, 0);
         char path[4200];
         struct stat sb;
-        if (key != NULL && report_path(s->dir, (const char *)key, path, sizeof path) == 0 &&
-            stat(path, &sb) != 0 && errno == ENOENT) {
+        if (report_path(s->dir, key, path, sizeof path) == 0 && stat(path, &sb) != 0 &&
+            errno == ENOENT) {
             if (nmissing == cap) {
                 size_t ncap = cap ? 2 * cap : 16;
                 void *grown = realloc(missing, ncap * sizeof *missing);
@@ -1285,27 +1251,27 @@ static int list_page(store *s, const char *kernel, const char *target, const cha
                 missing = grown;
                 cap = ncap;
             }
-            snprintf(missing[nmissing++], sizeof missing[0], "%s", (const char *)key);
+            snprintf(missing[nmissing++], sizeof missing[0], "%s", key);
             (*gone)++;
             continue;
         }
         store_summary *row = &rows[(*count)++];
-        row->key = column_dup(st, 0);
-        row->hash = column_dup(st, 1);
-        row->inputs = column_dup(st, 2);
-        row->file_name = column_dup(st, 3);
-        row->target = column_dup(st, 4);
-        row->analyzer_version = column_dup(st, 5);
-        row->created_unix = sqlite3_column_int64(st, 6);
-        row->client_host = column_dup(st, 7);
-        row->team = column_dup(st, 8);
-        row->provisional = sqlite3_column_int(st, 9) != 0;
+        row->key = strdup(key);
+        row->hash = strdup(db_text(r, 1));
+        row->inputs = strdup(db_text(r, 2));
+        row->file_name = strdup(db_text(r, 3));
+        row->target = strdup(db_text(r, 4));
+        row->analyzer_version = strdup(db_text(r, 5));
+        row->created_unix = db_int(r, 6);
+        row->client_host = strdup(db_text(r, 7));
+        row->team = strdup(db_text(r, 8));
+        row->provisional = db_int(r, 9) != 0;
         if (!row->key || !row->hash || !row->inputs || !row->file_name || !row->target ||
             !row->analyzer_version || !row->client_host || !row->team)
             rc = -1;
     }
-    if (rc == 0 && !*more && step != SQLITE_DONE) rc = -1; /* damaged, not short */
-    sqlite3_finalize(st);
+    if (rc == 0 && !*more && step < 0) rc = -1; /* damaged, not short */
+    db_done(r);
     for (size_t i = 0; i < nmissing; i++) forget(s, missing[i]);
     free(missing);
     for (size_t i = 0; i < *count && rc == 0; i++) rc = list_kernels(s, &rows[i]);
@@ -1362,24 +1328,91 @@ void store_summaries_free(store_summary *rows, size_t n)
 
 /* ---- startup: layout, leftovers, recovery, conversion, rebuilding ---- */
 
-static void clean_tmp(const char *dir)
+/* Removes what a crash of this instance left in its temp folder (it holds
+ * the instance's lock: no live process writes there), and old-layout
+ * leftovers in DIR/tmp itself (a server before instances wrote there)
+ * once they are ten minutes old: no write takes that long. */
+static void clean_tmp(const store *s)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/tmp", dir);
-    DIR *d = opendir(path);
-    if (d == NULL) return;
-    struct dirent *e;
     size_t removed = 0;
-    while ((e = readdir(d)) != NULL) {
+    DIR *d = opendir(s->tmp);
+    struct dirent *e;
+    while (d != NULL && (e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.') continue;
         if (unlinkat(dirfd(d), e->d_name, 0) == 0) removed++;
     }
-    closedir(d);
+    if (d != NULL) closedir(d);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tmp", s->dir);
+    time_t now = time(NULL);
+    if ((d = opendir(path)) != NULL) {
+        while ((e = readdir(d)) != NULL) {
+            struct stat st;
+            if (strncmp(e->d_name, "w.", 2) == 0 &&
+                fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                S_ISREG(st.st_mode) && now - st.st_mtime > 600 &&
+                unlinkat(dirfd(d), e->d_name, 0) == 0)
+                removed++;
+        }
+        closedir(d);
+    }
     if (removed > 0) {
         log_line *o = log_begin("warn", "removed leftover temp files");
         log_add_int(o, "count", (long long)removed);
         log_end(o);
     }
+}
+
+/* The instance's temp folder made and its lock (DIR/tmp/INSTANCE.lock)
+ * taken, held while the store is open. */
+static int take_instance(store *s, const char *instance, char *err, size_t errlen)
+{
+    char tmp[4096], lock[sizeof s->tmp + 8];
+    snprintf(s->instance, sizeof s->instance, "%s", instance);
+    snprintf(tmp, sizeof tmp, "%s/tmp", s->dir);
+    snprintf(s->tmp, sizeof s->tmp, "%s/%s", tmp, instance);
+    snprintf(lock, sizeof lock, "%s.lock", s->tmp);
+    if (ensure_dir(s->tmp, tmp) != 0 ||
+        (s->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+        snprintf(err, errlen, "store %s: %s", s->tmp, strerror(errno));
+        return -1;
+    }
+    if (flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+        snprintf(err, errlen,
+                 errno == EWOULDBLOCK
+                     ? "store %s: instance '%s' is in use by another tregd (give each server its "
+                       "own --instance)"
+                     : "store %s: cannot lock instance '%s'",
+                 s->dir, instance);
+        return -1;
+    }
+    return 0;
+}
+
+/* Another live server on the store: an instance lock in DIR/tmp held by
+ * someone else.  Its name into who. */
+static bool other_instance(const store *s, char *who, size_t len)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tmp", s->dir);
+    DIR *d = opendir(path);
+    struct dirent *e;
+    bool live = false;
+    while (!live && d != NULL && (e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n <= 5 || strcmp(e->d_name + n - 5, ".lock") != 0 ||
+            (n - 5 == strlen(s->instance) && strncmp(e->d_name, s->instance, n - 5) == 0))
+            continue;
+        int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        if (flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+            live = true;
+            snprintf(who, len, "%.*s", (int)(n - 5), e->d_name);
+        }
+        close(fd);
+    }
+    if (d != NULL) closedir(d);
+    return live;
 }
 
 static bool blob_present(const store *s, const char *hash)
@@ -1518,7 +1551,7 @@ static void convert_file(store *s, int dirfd_, const char *name, const char *has
                           .amdgcn_sha256 = asm_sha,
                           .report = packed,
                           .report_len = n};
-        if (ok && store_write_upload(s->dir, &u, err, sizeof err) != 0) {
+        if (ok && store_write_upload(s->dir, s->tmp, &u, err, sizeof err) != 0) {
             log_msg("error", err, hash);
             ok = false;
         }
@@ -1577,16 +1610,15 @@ static void recover(store *s)
     closedir(top);
 
     /* Rows whose report file is gone: collected first, dropped after. */
-    sqlite3_stmt *st = NULL;
+    db_rows *r = NULL;
     char(*gone)[STORE_HASH_HEX + 1] = NULL;
     size_t ngone = 0, cap = 0;
-    if (sqlite3_prepare_v2(s->db, "SELECT key FROM reports", -1, &st, NULL) != SQLITE_OK) return;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const unsigned char *key = sqlite3_column_text(st, 0);
+    if (run(s, ST_ALL_KEYS, NULL, 0, &r) != 0) return;
+    while (db_next(r) == 1) {
+        const char *key = db_text(r, 0);
         char file[4200];
         struct stat sb;
-        if (key == NULL || !store_valid_hash((const char *)key) ||
-            report_path(s->dir, (const char *)key, file, sizeof file) != 0 ||
+        if (!store_valid_hash(key) || report_path(s->dir, key, file, sizeof file) != 0 ||
             stat(file, &sb) == 0 || errno != ENOENT)
             continue;
         if (ngone == cap) {
@@ -1598,7 +1630,7 @@ static void recover(store *s)
         }
         memcpy(gone[ngone++], key, STORE_HASH_HEX + 1);
     }
-    sqlite3_finalize(st);
+    db_done(r);
     for (size_t i = 0; i < ngone; i++) forget(s, gone[i]);
     free(gone);
 }
@@ -1622,79 +1654,52 @@ static int make_shards(const char *dir, const char *sub)
     return created ? fsync_dir(top) : 0;
 }
 
-static bool damaged_code(int code)
+/* The schema made current: an older index's reports dropped, to be
+ * indexed again from their files (version 0's converted first); the
+ * upload records of teams are kept.  One transaction (on PostgreSQL under
+ * a lock: of several servers starting at once, one migrates). */
+static int migrate(store *s, const char *where, char *err, size_t errlen)
 {
-    code &= 0xff;
-    return code == SQLITE_CORRUPT || code == SQLITE_NOTADB;
-}
-
-/* Opens the index at path: 0; -2 when SQLite finds it damaged (why in err);
- * -1 on any other failure. */
-static int open_index(store *s, const char *path, char *err, size_t errlen)
-{
-    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-        SQLITE_OK) {
-        snprintf(err, errlen, "store %s: %s", path, s->db ? sqlite3_errmsg(s->db) : "cannot open");
-        return s->db && damaged_code(sqlite3_extended_errcode(s->db)) ? -2 : -1;
-    }
-    sqlite3_busy_timeout(s->db, 2000);
-    if (exec_sql(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err, errlen) != 0)
-        return damaged_code(sqlite3_extended_errcode(s->db)) ? -2 : -1;
-    sqlite3_stmt *st = NULL;
-    int rc = 0;
-    if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check", -1, &st, NULL) != SQLITE_OK) {
-        rc = damaged_code(sqlite3_extended_errcode(s->db)) ? -2 : -1;
-    } else {
-        /* Damaged means SQLite says so: a row other than "ok", or a
-         * CORRUPT/NOTADB error.  Anything else (busy, I/O, a full disk) is
-         * not a reason to throw the index away. */
-        int step = sqlite3_step(st);
-        const unsigned char *v = step == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
-        if (v != NULL && strcmp((const char *)v, "ok") != 0) {
-            snprintf(err, errlen, "quick_check: %s", (const char *)v);
-            rc = -2;
-        } else if (v == NULL) {
-            snprintf(err, errlen, "store %s: quick_check: %s", path, sqlite3_errmsg(s->db));
-            rc = damaged_code(sqlite3_extended_errcode(s->db)) ? -2 : -1;
-        }
-    }
-    sqlite3_finalize(st);
-    if (rc != 0) return rc;
     int version = -1;
-    if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        version = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    if (version < 0) {
-        snprintf(err, errlen, "store %s: cannot read the index version: %s", path,
-                 sqlite3_errmsg(s->db));
-        return damaged_code(sqlite3_extended_errcode(s->db)) ? -2 : -1;
+    if (db_begin_migration(s->db) != 0 || db_version(s->db, &version) != 0) {
+        snprintf(err, errlen, "store %s: %s", where, db_error(s->db));
+        db_rollback(s->db);
+        return -1;
     }
     if (version > INDEX_VERSION) {
-        snprintf(err, errlen, "store %s: index version %d is newer than this tregd's (%d)", path,
+        snprintf(err, errlen, "store %s: index version %d is newer than this tregd's (%d)", where,
                  version, INDEX_VERSION);
+        db_rollback(s->db);
         return -1;
     }
-    /* An older index is derived data like any: its reports dropped and
-     * indexed again from their files (version 0's converted first); the
-     * upload records of teams are kept. */
-    if (version < INDEX_VERSION &&
-        exec_sql(s, "DROP TABLE IF EXISTS reports; DROP TABLE IF EXISTS report_kernels;", err,
-                 errlen) != 0)
+    int rc = 0;
+    if (version < INDEX_VERSION)
+        rc = db_exec(s->db, "DROP TABLE IF EXISTS reports; DROP TABLE IF EXISTS report_kernels;");
+    if (rc == 0) rc = db_exec(s->db, schema);
+    if (rc == 0 && version < INDEX_VERSION) rc = db_set_version(s->db, INDEX_VERSION);
+    if (rc == 0) rc = db_commit(s->db);
+    if (rc != 0) {
+        snprintf(err, errlen, "store %s: %s", where, db_error(s->db));
+        db_rollback(s->db);
         return -1;
+    }
     s->upgraded = version > 0 && version < INDEX_VERSION;
-    if (exec_sql(s, schema, err, errlen) != 0)
-        return damaged_code(sqlite3_extended_errcode(s->db)) ? -2 : -1;
     return 0;
+}
+
+/* The index at where (a PostgreSQL URL, or the SQLite file): 0, -1, or
+ * -2 when SQLite says the file is damaged. */
+static int open_index(store *s, const char *where, char *err, size_t errlen)
+{
+    enum db_open_status st;
+    s->db = db_open(where, &st, err, errlen);
+    if (s->db == NULL) return st == DB_OPEN_DAMAGED ? -2 : -1;
+    return migrate(s, db_is_postgres(where) ? "index" : where, err, errlen);
 }
 
 static void close_index(store *s)
 {
-    for (int i = 0; i < ST_COUNT; i++) {
-        sqlite3_finalize(s->stmts[i]);
-        s->stmts[i] = NULL;
-    }
-    if (s->db != NULL) sqlite3_close(s->db);
+    db_close(s->db);
     s->db = NULL;
 }
 
@@ -1713,13 +1718,29 @@ static int set_aside(const char *path)
     return rc;
 }
 
-store *store_open(const char *dir, char *err, size_t errlen)
+store *store_open(const char *dir, const store_options *o, char *err, size_t errlen)
 {
     store *s = calloc(1, sizeof *s);
-    if (s != NULL) s->recheck_ms = STORE_RECHECK_MS;
+    if (s != NULL) {
+        s->recheck_ms = STORE_RECHECK_MS;
+        s->lock_fd = -1;
+    }
     if (s == NULL || (s->dir = strdup(dir)) == NULL) {
         snprintf(err, errlen, "store: out of memory");
         free(s);
+        return NULL;
+    }
+    char host[256] = "";
+    const char *instance = o && o->instance ? o->instance : NULL;
+    if (instance == NULL) {
+        if (gethostname(host, sizeof host - 1) != 0 || !store_valid_instance(host))
+            snprintf(host, sizeof host, "localhost");
+        instance = host;
+    }
+    if (!store_valid_instance(instance)) {
+        snprintf(err, errlen, "store %s: instance '%.64s' is not 1-64 of A-Z a-z 0-9 . _ -", dir,
+                 instance);
+        store_close(s);
         return NULL;
     }
     char path[4096];
@@ -1734,14 +1755,28 @@ store *store_open(const char *dir, char *err, size_t errlen)
         store_close(s);
         return NULL;
     }
-    clean_tmp(dir);
+    if (take_instance(s, instance, err, errlen) != 0) {
+        store_close(s);
+        return NULL;
+    }
+    const char *index = o && o->index ? o->index : NULL;
+    char who[80];
+    if (index == NULL && other_instance(s, who, sizeof who)) {
+        snprintf(err, errlen,
+                 "store %s: tregd instance '%s' has it open; servers sharing a store share a "
+                 "PostgreSQL index (--index postgresql://...)",
+                 dir, who);
+        store_close(s);
+        return NULL;
+    }
+    clean_tmp(s);
     snprintf(path, sizeof path, "%s/index.sqlite", dir);
-    int rc = open_index(s, path, err, errlen);
+    int rc = open_index(s, index ? index : path, err, errlen);
     if (rc == -2) {
-        log_line *o = log_begin("error", "index damaged: moved aside to index.sqlite.damaged and "
+        log_line *l = log_begin("error", "index damaged: moved aside to index.sqlite.damaged and "
                                          "rebuilt from the report files");
-        log_add_str(o, "reason", err);
-        log_end(o);
+        log_add_str(l, "reason", err);
+        log_end(l);
         close_index(s);
         s->rebuilt = true;
         if (set_aside(path) != 0) {
@@ -1758,9 +1793,9 @@ store *store_open(const char *dir, char *err, size_t errlen)
     }
     recover(s);
     if (s->converted > 0) {
-        log_line *o = log_begin("info", "converted reports to the keyed layout");
-        log_add_int(o, "count", (long long)s->converted);
-        log_end(o);
+        log_line *l = log_begin("info", "converted reports to the keyed layout");
+        log_add_int(l, "count", (long long)s->converted);
+        log_end(l);
     }
     return s;
 }
@@ -1769,6 +1804,7 @@ void store_close(store *s)
 {
     if (s == NULL) return;
     close_index(s);
+    if (s->lock_fd >= 0) close(s->lock_fd);
     while (s->oldest != NULL) cache_drop(s, s->oldest);
     free(s->uncached);
     free(s->dir);

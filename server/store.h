@@ -123,13 +123,36 @@ typedef struct store_summary {
 /* True when s is 64 lower-case hex digits. */
 bool store_valid_hash(const char *s);
 
-/* Creates the layout under dir when missing, removes DIR/tmp leftovers,
- * opens the index (rebuilding one SQLite cannot read), converts an old
+/* Where the index is and who this server is among those sharing the
+ * store folder. */
+typedef struct store_options {
+    /* NULL: DIR/index.sqlite (one server); "postgresql://..." (libpq's URI):
+     * an index several servers share */
+    const char *index;
+    /* NULL: the host's name.  Its temp files go to DIR/tmp/INSTANCE/, which
+     * it alone cleans; two live servers cannot share one. */
+    const char *instance;
+} store_options;
+
+/* Instance names: 1..64 of [A-Za-z0-9._-], not starting with '.'. */
+bool store_valid_instance(const char *name);
+
+/* Creates the layout under dir when missing, takes the instance's lock and
+ * empties its temp folder, opens the index (made or upgraded on first use;
+ * an SQLite file it cannot read is set aside and rebuilt), converts an old
  * layout, re-indexes report files the index lacks and drops rows whose
- * file is gone.  NULL on failure with a one-line message. */
-store *store_open(const char *dir, char *err, size_t errlen);
+ * file is gone: all of it safe beside other live servers on the same
+ * store and PostgreSQL index.  An SQLite index is one server's: refused
+ * while another instance holds the store.  o NULL: the defaults.  NULL on
+ * failure with a one-line message. */
+store *store_open(const char *dir, const store_options *o, char *err, size_t errlen);
 void store_close(store *s);
 const char *store_dir(const store *s);
+/* DIR/tmp/INSTANCE: where store_write_upload makes its files. */
+const char *store_tmp_dir(const store *s);
+/* "sqlite" or "postgresql"; the instance's name. */
+const char *store_index_kind(const store *s);
+const char *store_instance(const store *s);
 
 /* store_write_upload's answer when the filesystem is full (ENOSPC, a quota,
  * a file size limit): nothing is left half-written, and a retry once
@@ -139,9 +162,11 @@ const char *store_dir(const store *s);
 /* Writes the blob and texts (unless the store has them, byte for byte: a
  * damaged one is replaced) and, last, the report with its header, each
  * atomically; 0 once all of them are durable, else STORE_WRITE_FULL or -1,
- * and one line in err (naming paths: for the log, not for clients).
+ * and one line in err (naming paths: for the log, not for clients).  Temp
+ * files go to tmp_dir (store_tmp_dir), on the store's filesystem.
  * Blocks on the disk: never call it on the event loop. */
-int store_write_upload(const char *dir, const store_upload *u, char *err, size_t errlen);
+int store_write_upload(const char *dir, const char *tmp_dir, const store_upload *u, char *err,
+                       size_t errlen);
 
 /* Whether the store's filesystem has need bytes free past reserve, and a
  * few inodes: false, with what it has in why, when an analysis would only

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 struct writer {
-    char *dir;
+    char *dir, *tmp;    /* the store, and the instance's temp folder in it */
     struct event *wake; /* the loop's side of efd */
     int efd;
     pthread_mutex_t lock;
@@ -45,7 +45,7 @@ static void *run(void *arg)
         if (w->todo_head == NULL) w->todo_tail = NULL;
         pthread_mutex_unlock(&w->lock);
         r->err[0] = '\0';
-        r->rc = store_write_upload(w->dir, &r->upload, r->err, sizeof r->err);
+        r->rc = store_write_upload(w->dir, w->tmp, &r->upload, r->err, sizeof r->err);
         pthread_mutex_lock(&w->lock);
         push(&w->done_head, &w->done_tail, r);
         uint64_t one = 1;
@@ -79,13 +79,16 @@ static void on_wake(evutil_socket_t fd, short what, void *arg)
     deliver(arg);
 }
 
-writer *writer_new(struct event_base *base, const char *dir, unsigned threads, char *err,
-                   size_t errlen)
+writer *writer_new(struct event_base *base, const char *dir, const char *tmp, unsigned threads,
+                   char *err, size_t errlen)
 {
     writer *w = calloc(1, sizeof *w);
-    if (w == NULL || (w->dir = strdup(dir)) == NULL ||
+    if (w == NULL || (w->dir = strdup(dir)) == NULL || (w->tmp = strdup(tmp)) == NULL ||
         (w->threads = calloc(threads, sizeof *w->threads)) == NULL) {
-        if (w) free(w->dir);
+        if (w) {
+            free(w->dir);
+            free(w->tmp);
+        }
         free(w);
         snprintf(err, errlen, "store writers: out of memory");
         return NULL;
@@ -143,5 +146,6 @@ void writer_free(writer *w)
     pthread_mutex_destroy(&w->lock);
     free(w->threads);
     free(w->dir);
+    free(w->tmp);
     free(w);
 }

@@ -36,8 +36,10 @@ struct write_req {
 
 typedef struct writer writer;
 
-writer *writer_new(struct event_base *base, const char *dir, unsigned threads, char *err,
-                   size_t errlen);
+/* threads writing uploads into the store at dir, their temp files in tmp
+ * (store_tmp_dir). */
+writer *writer_new(struct event_base *base, const char *dir, const char *tmp, unsigned threads,
+                   char *err, size_t errlen);
 
 /* Queues req; a thread picks it up.  Loop thread only. */
 void writer_submit(writer *w, write_req *req);

@@ -84,6 +84,13 @@ token_hash=$("$TREGD" hash-token "$token" | grep -oE '[0-9a-f]{64}' | head -n1) 
   fail "tregd hash-token printed no SHA-256 hex"
 printf '# team sha256(token)\ntest %s\n' "$token_hash" >"$work/tokens"
 max_body=$((4 * 1024 * 1024))
+# TREG_TEST_INDEX (tests/support/with-postgres.sh): the same steps on a
+# PostgreSQL index.
+index=()
+if [[ -n ${TREG_TEST_INDEX:-} ]]; then
+  index=(--index "$TREG_TEST_INDEX")
+  echo "$prog: the index is PostgreSQL's ($TREG_TEST_INDEX)"
+fi
 port=""
 nlog=0
 
@@ -95,7 +102,7 @@ start_server() {
   log=$work/tregd.$nlog.log
   rm -f "$work/port"
   setsid "$TREGD" --listen 127.0.0.1:0 --port-file "$work/port" \
-    --cert "$certs/server.pem" --key "$certs/server.key" --store "$store" \
+    --cert "$certs/server.pem" --key "$certs/server.key" --store "$store" "${index[@]}" \
     --tokens-file "$work/tokens" --workers 2 --queue 64 --max-body "$max_body" \
     --timeout 60 2>"$log" &
   server_pid=$!
@@ -610,7 +617,7 @@ for f in "${present[@]}"; do
   res=$(svc check local.map h.fetch.json "(h) $b" --count 1) || fail "(h) stored report $b is not intact: $res"
 done
 LC_ALL=C sort -o h.files h.files
-leftovers=$(find "$store3/tmp" -type f 2>/dev/null | wc -l)
+leftovers=$(find "$store3/tmp" -type f ! -name "*.lock" 2>/dev/null | wc -l)
 echo "$prog: (h) ${#present[@]} report files in the store, all whole and equal to treg-analyze's; $leftovers temp files left in tmp/"
 # Every page of the listing.
 offset=0

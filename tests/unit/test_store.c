@@ -20,12 +20,14 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <sqlite3.h>
 
+#include "db.h"
 #include "report_key.h"
 #include "store.h"
 #include "testutil.h"
@@ -35,8 +37,64 @@ typedef struct fixture {
     char dir[256];
 } fixture;
 
+/* The index under test: TREG_TEST_INDEX (a PostgreSQL URL: the same
+ * tests against PostgreSQL, tests/CMakeLists.txt) or the store's own
+ * SQLite file. */
+static const char *test_index(void)
+{
+    const char *v = getenv("TREG_TEST_INDEX");
+    return v && *v ? v : NULL;
+}
+
+/* The tests' server is instance "test": its temp files in DIR/tmp/test. */
+static store *open_as(const char *dir, const char *instance, char *err, size_t len)
+{
+    store_options o = {.index = test_index(), .instance = instance};
+    return store_open(dir, &o, err, len);
+}
+
+static store *open_at(const char *dir, char *err, size_t len)
+{
+    return open_as(dir, "test", err, len);
+}
+
+static void tmp_of(const char *dir, char *path, size_t len)
+{
+    snprintf(path, len, "%s/tmp/test", dir);
+}
+
+/* The index's engine, to change it behind the store's back: the
+ * PostgreSQL index, or DIR/index.sqlite. */
+static db *raw_index(const char *dir)
+{
+    char path[600], err[256] = "";
+    enum db_open_status st;
+    snprintf(path, sizeof path, "%s/index.sqlite", dir);
+    db *d = db_open(test_index() ? test_index() : path, &st, err, sizeof err);
+    if (d == NULL) fail_msg("%s", err);
+    return d;
+}
+
+/* Tests of SQLite's own file (damage, its rebuild) say so and skip. */
+#define SQLITE_ONLY()                                                                              \
+    do {                                                                                           \
+        if (test_index()) {                                                                        \
+            print_message("skipped: a test of the SQLite index file\n");                           \
+            skip();                                                                                \
+        }                                                                                          \
+    } while (0)
+
 static int setup(void **state)
 {
+    /* Each test starts from an empty PostgreSQL index as from an empty
+     * folder. */
+    if (test_index()) {
+        db *d = raw_index("/nonexistent");
+        if (db_exec(d, "DROP TABLE IF EXISTS reports; DROP TABLE IF EXISTS report_kernels;"
+                       "DROP TABLE IF EXISTS uploads; DROP TABLE IF EXISTS treg_schema;") != 0)
+            fail_msg("%s", db_error(d));
+        db_close(d);
+    }
     fixture *f = calloc(1, sizeof *f);
     assert_non_null(f);
     snprintf(f->dir, sizeof f->dir, "/tmp/treg-store-XXXXXX");
@@ -179,7 +237,10 @@ static int write_made(const char *dir, const made *m)
                       .amdgcn_sha256 = m->asm_sha,
                       .report = m->packed,
                       .report_len = m->len};
-    return store_write_upload(dir, &u, err, sizeof err);
+    char tmp[512];
+    tmp_of(dir, tmp, sizeof tmp);
+    mkdir(tmp, 0755); /* written before any open, in some tests */
+    return store_write_upload(dir, tmp, &u, err, sizeof err);
 }
 
 /* Writes the files for one report (no index row). */
@@ -204,7 +265,7 @@ static void test_atomic_write_and_index(void **state)
 {
     fixture *f = *state;
     char err[256] = "", path[512];
-    store *s = store_open(f->dir, err, sizeof err);
+    store *s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     /* Every shard directory exists from the start: uploads never create one. */
     static const char *const subs[] = {"blobs", "texts", "reports"};
@@ -240,7 +301,7 @@ static void test_atomic_write_and_index(void **state)
     assert_file_equals(path, m.json, strlen(m.json));
     snprintf(path, sizeof path, "%s/texts/%.2s/%s", f->dir, m.asm_sha, m.asm_sha);
     assert_file_equals(path, m.amdgcn, strlen(m.amdgcn));
-    snprintf(path, sizeof path, "%s/tmp", f->dir);
+    tmp_of(f->dir, path, sizeof path);
     assert_int_equal(count_entries(path), 0); /* every temp file was renamed */
 
     /* Files alone are not indexed: the lookup does not see them yet. */
@@ -289,7 +350,7 @@ static void test_keyed_by_inputs(void **state)
 {
     fixture *f = *state;
     char err[256] = "", path[512];
-    store *s = store_open(f->dir, err, sizeof err);
+    store *s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     const char *kernels[] = {"k"};
     made a = {.kernels = kernels, .nkernels = 1, .created = 10};
@@ -343,7 +404,7 @@ static void test_uploads_and_visibility(void **state)
 {
     fixture *f = *state;
     char err[256] = "";
-    store *s = store_open(f->dir, err, sizeof err);
+    store *s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     const char *kernels[] = {"k"};
     made a = {.kernels = kernels, .nkernels = 1, .created = 10};
@@ -403,7 +464,7 @@ static void test_list_filters_and_pages(void **state)
 {
     fixture *f = *state;
     char err[256] = "";
-    store *s = store_open(f->dir, err, sizeof err);
+    store *s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     const char *k1[] = {"matmul", "add"}, *k2[] = {"add"}, *k3[] = {"softmax"};
     made m[3] = {
@@ -474,7 +535,7 @@ static void test_hash_prefix(void **state)
 {
     fixture *f = *state;
     char err[256] = "", full[STORE_HASH_HEX + 1] = "";
-    store *s = store_open(f->dir, err, sizeof err);
+    store *s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     const char *k[] = {"add"};
     made m[4] = {{.kernels = k, .nkernels = 1, .created = 1},
@@ -504,7 +565,7 @@ static void test_recovery_after_crash(void **state)
 {
     fixture *f = *state;
     char err[256] = "", path[512];
-    store *s = store_open(f->dir, err, sizeof err);
+    store *s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_recovered(s), 0);
     const char *kernels[] = {"attn_fwd", "attn_bwd"};
@@ -516,17 +577,18 @@ static void test_recovery_after_crash(void **state)
     made lost = {.kernels = kernels, .nkernels = 2, .created = 42, .team = "team-z"};
     write_report(f->dir, &lost, 'b');
     store_close(s);
-    snprintf(path, sizeof path, "%s/tmp/w.half", f->dir);
+    tmp_of(f->dir, path, sizeof path);
+    strcat(path, "/w.half");
     FILE *half = fopen(path, "w");
     assert_non_null(half);
     fputs("half a report", half);
     fclose(half);
 
-    s = store_open(f->dir, err, sizeof err);
+    s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_recovered(s), 1); /* only the unindexed one */
     assert_false(store_rebuilt(s));
-    snprintf(path, sizeof path, "%s/tmp", f->dir);
+    tmp_of(f->dir, path, sizeof path);
     assert_int_equal(count_entries(path), 0);
     assert_int_equal(store_find_key(s, lost.key, NULL, NULL), 1);
     assert_int_equal(store_count(s), 2);
@@ -547,7 +609,7 @@ static void test_recovery_after_crash(void **state)
     store_close(s);
 
     /* A third open finds nothing more to do. */
-    s = store_open(f->dir, err, sizeof err);
+    s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_recovered(s), 0);
     store_close(s);
@@ -645,7 +707,7 @@ static void test_summary_cache(void **state)
 {
     fixture *f = *state;
     char err[256] = "", path[512];
-    store *s = store_open(f->dir, err, sizeof err);
+    store *s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     const char *kernels[] = {"first", "second"};
     size_t got_len;
@@ -714,7 +776,7 @@ static void test_checksums_and_repair(void **state)
 {
     fixture *f = *state;
     char err[256] = "", path[512], blob_path[512];
-    store *s = store_open(f->dir, err, sizeof err);
+    store *s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     store_set_recheck_ms(s, 0);
     const char *kernels[] = {"k"};
@@ -776,7 +838,7 @@ static void test_checksums_and_repair(void **state)
     store_close(s);
     report_file(f->dir, other.key, path, sizeof path);
     assert_int_equal(unlink(path), 0);
-    s = store_open(f->dir, err, sizeof err);
+    s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_count(s), 0);
     store_close(s);
@@ -794,7 +856,7 @@ static void test_recovery_refuses_strangers(void **state)
     const char *kernels[] = {"k"};
     made m = {.kernels = kernels, .nkernels = 1, .created = 3};
     made d = {.kernels = kernels, .nkernels = 1, .created = 4};
-    store *s = store_open(f->dir, err, sizeof err);
+    store *s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     store_close(s);
     write_report(f->dir, &m, '1');
@@ -806,7 +868,7 @@ static void test_recovery_refuses_strangers(void **state)
     assert_int_equal(rename(path, moved), 0);
     report_file(f->dir, d.key, path, sizeof path);
     flip_byte(path, -1);
-    s = store_open(f->dir, err, sizeof err);
+    s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_recovered(s), 0);
     assert_int_equal(store_count(s), 0);
@@ -819,11 +881,12 @@ static void test_recovery_refuses_strangers(void **state)
  * is moved aside and rebuilt from the report files at start. */
 static void test_rebuilds_damaged_index(void **state)
 {
+    SQLITE_ONLY();
     fixture *f = *state;
     char err[256] = "", path[512];
     const char *kernels[] = {"k", "j"};
     made m[20];
-    store *s = store_open(f->dir, err, sizeof err);
+    store *s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     for (int i = 0; i < 20; i++) {
         /* The last four: other inputs for four of the blobs. */
@@ -845,7 +908,7 @@ static void test_rebuilds_damaged_index(void **state)
         assert_int_equal(fseek(fp, round == 0 ? 0 : 4096, SEEK_SET), 0);
         for (long i = 0; i < (round == 0 ? 100 : st.st_size - 4096); i++) fputc(0xa5, fp);
         fclose(fp);
-        s = store_open(f->dir, err, sizeof err);
+        s = open_at(f->dir, err, sizeof err);
         assert_non_null(s);
         assert_true(store_rebuilt(s));
         assert_int_equal(store_recovered(s), 20);
@@ -855,7 +918,7 @@ static void test_rebuilds_damaged_index(void **state)
         snprintf(aside, sizeof aside, "%s.damaged", path);
         assert_true(tu_exists(aside));
         store_close(s);
-        s = store_open(f->dir, err, sizeof err); /* whole again */
+        s = open_at(f->dir, err, sizeof err); /* whole again */
         assert_non_null(s);
         assert_false(store_rebuilt(s));
         assert_int_equal(store_recovered(s), 0);
@@ -907,7 +970,7 @@ static void test_converts_old_layout(void **state)
         assert_int_equal(fwrite(files[i].data, 1, files[i].len, fp), files[i].len);
         fclose(fp);
     }
-    store *s = store_open(f->dir, err, sizeof err);
+    store *s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_converted(s), 1);
     assert_int_equal(store_find_key(s, m.key, NULL, NULL), 1);
@@ -924,7 +987,7 @@ static void test_converts_old_layout(void **state)
     snprintf(path, sizeof path, "%s/texts/%.2s/%s", f->dir, m.json_sha, m.json_sha);
     assert_file_equals(path, m.json, strlen(m.json));
     store_close(s);
-    s = store_open(f->dir, err, sizeof err);
+    s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_converted(s), 0);
     assert_int_equal(store_count(s), 1);
@@ -933,13 +996,13 @@ static void test_converts_old_layout(void **state)
     free(m.packed);
 
     /* A newer tregd's index: refused with a line that says so. */
-    char cmd[800];
-    snprintf(cmd, sizeof cmd, "sqlite3 '%s/index.sqlite' 'PRAGMA user_version = 7' 2>/dev/null",
-             f->dir);
-    if (system(cmd) == 0) {
-        assert_null(store_open(f->dir, err, sizeof err));
-        assert_non_null(strstr(err, "index version 7 is newer"));
-    }
+    db *d = raw_index(f->dir);
+    assert_int_equal(db_begin_migration(d), 0);
+    assert_int_equal(db_set_version(d, 7), 0);
+    assert_int_equal(db_commit(d), 0);
+    db_close(d);
+    assert_null(open_at(f->dir, err, sizeof err));
+    assert_non_null(strstr(err, "index version 7 is newer"));
 }
 
 /* An index of version 1 (kernel names without figures): its reports are
@@ -948,10 +1011,10 @@ static void test_converts_old_layout(void **state)
 static void test_upgrades_version_1(void **state)
 {
     fixture *f = *state;
-    char err[256] = "", path[512];
+    char err[256] = "";
     const char *kernels[] = {"matmul", "add"};
     made m = {.kernels = kernels, .nkernels = 2, .created = 12, .provisional = true};
-    store *s = store_open(f->dir, err, sizeof err);
+    store *s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     assert_false(store_upgraded(s));
     write_report(f->dir, &m, '9');
@@ -960,21 +1023,18 @@ static void test_upgrades_version_1(void **state)
     store_close(s);
 
     /* What a version-1 tregd left: names only, no provisional column. */
-    sqlite3 *db = NULL;
-    snprintf(path, sizeof path, "%s/index.sqlite", f->dir);
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db,
-                                  "DROP TABLE report_kernels;"
-                                  "CREATE TABLE report_kernels(key TEXT NOT NULL, name TEXT NOT "
-                                  "NULL);"
-                                  "INSERT INTO report_kernels SELECT key, 'matmul' FROM reports;"
-                                  "ALTER TABLE reports DROP COLUMN provisional;"
-                                  "PRAGMA user_version = 1;",
-                                  NULL, NULL, NULL),
-                     SQLITE_OK);
-    sqlite3_close(db);
+    db *d = raw_index(f->dir);
+    assert_int_equal(db_begin_migration(d), 0);
+    if (db_exec(d, "DROP TABLE report_kernels;"
+                   "CREATE TABLE report_kernels(key TEXT NOT NULL, name TEXT NOT NULL);"
+                   "INSERT INTO report_kernels SELECT key, 'matmul' FROM reports;"
+                   "ALTER TABLE reports DROP COLUMN provisional;") != 0)
+        fail_msg("%s", db_error(d));
+    assert_int_equal(db_set_version(d, 1), 0);
+    assert_int_equal(db_commit(d), 0);
+    db_close(d);
 
-    s = store_open(f->dir, err, sizeof err);
+    s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     assert_true(store_upgraded(s));
     assert_false(store_rebuilt(s));
@@ -996,7 +1056,7 @@ static void test_upgrades_version_1(void **state)
     store_close(s);
 
     /* Once upgraded, an open is an ordinary one. */
-    s = store_open(f->dir, err, sizeof err);
+    s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     assert_false(store_upgraded(s));
     assert_int_equal(store_recovered(s), 0);
@@ -1012,13 +1072,13 @@ static void test_recovery_without_blob(void **state)
     char err[256] = "", path[512];
     const char *kernels[] = {"k"};
     made m = {.kernels = kernels, .nkernels = 1, .created = 9};
-    store *s = store_open(f->dir, err, sizeof err);
+    store *s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     store_close(s);
     write_report(f->dir, &m, 'e');
     snprintf(path, sizeof path, "%s/blobs/ee/%s", f->dir, m.hash);
     assert_int_equal(unlink(path), 0);
-    s = store_open(f->dir, err, sizeof err);
+    s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_recovered(s), 0);
     assert_int_equal(store_find_key(s, m.key, NULL, NULL), 0);
@@ -1035,7 +1095,7 @@ static void test_full_store(void **state)
 {
     fixture *f = *state;
     char err[600] = "", path[512];
-    store *s = store_open(f->dir, err, sizeof err);
+    store *s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     const char *kernels[] = {"k"};
     made m = {.kernels = kernels, .nkernels = 1, .created = 3};
@@ -1049,7 +1109,7 @@ static void test_full_store(void **state)
     assert_int_equal(setrlimit(RLIMIT_FSIZE, &was), 0);
     signal(SIGXFSZ, old);
     assert_int_equal(rc, STORE_WRITE_FULL);
-    snprintf(path, sizeof path, "%s/tmp", f->dir);
+    tmp_of(f->dir, path, sizeof path);
     assert_int_equal(count_entries(path), 0);
     report_file(f->dir, m.key, path, sizeof path);
     assert_false(tu_exists(path));
@@ -1068,7 +1128,7 @@ static void test_bad_names(void **state)
 {
     fixture *f = *state;
     char err[256] = "";
-    store *s = store_open(f->dir, err, sizeof err);
+    store *s = open_at(f->dir, err, sizeof err);
     assert_non_null(s);
     uint8_t *read = NULL;
     size_t len;
@@ -1083,14 +1143,75 @@ static void test_bad_names(void **state)
                       .amdgcn_sha256 = "",
                       .report = (const uint8_t *)"r",
                       .report_len = 1};
-    assert_int_not_equal(store_write_upload(f->dir, &u, err, sizeof err), 0);
+    assert_int_not_equal(store_write_upload(f->dir, store_tmp_dir(s), &u, err, sizeof err), 0);
     store_close(s);
+}
+
+/* Servers sharing a store: each instance has its own temp folder, which
+ * its open alone empties; one instance name is one live server; an SQLite
+ * index is one server's, a PostgreSQL index everyone's. */
+static void test_instances(void **state)
+{
+    fixture *f = *state;
+    char err[256] = "", path[600], other[600];
+    store *a = open_as(f->dir, "a", err, sizeof err);
+    assert_non_null(a);
+    snprintf(path, sizeof path, "%s/tmp/a", f->dir);
+    assert_string_equal(store_tmp_dir(a), path);
+    assert_string_equal(store_instance(a), "a");
+    /* A second server named a: refused while a is open. */
+    assert_null(open_as(f->dir, "a", err, sizeof err));
+    assert_non_null(strstr(err, "instance 'a' is in use by another tregd"));
+    assert_null(open_as(f->dir, "../x", err, sizeof err));
+    assert_non_null(strstr(err, "instance '../x' is not"));
+
+    /* b beside a: with SQLite refused, naming a; with PostgreSQL opened,
+     * and a's temp file in flight survives b's start. */
+    snprintf(other, sizeof other, "%s/w.in-flight", store_tmp_dir(a));
+    FILE *fp = fopen(other, "w");
+    assert_non_null(fp);
+    fclose(fp);
+    store *b = open_as(f->dir, "b", err, sizeof err);
+    if (test_index() == NULL) {
+        assert_null(b);
+        assert_non_null(strstr(err, "tregd instance 'a' has it open"));
+        assert_non_null(strstr(err, "--index postgresql://"));
+    } else {
+        assert_non_null(b);
+        assert_string_equal(store_index_kind(b), "postgresql");
+        store_close(b);
+    }
+    assert_true(tu_exists(other));
+    store_close(a);
+
+    /* Once a is gone, b opens (a's leftovers are a's to clean); an
+     * old-layout leftover in DIR/tmp goes once ten minutes old. */
+    char old_fresh[600], old_stale[600];
+    snprintf(old_fresh, sizeof old_fresh, "%s/tmp/w.1.1", f->dir);
+    snprintf(old_stale, sizeof old_stale, "%s/tmp/w.1.2", f->dir);
+    assert_non_null(fp = fopen(old_fresh, "w"));
+    fclose(fp);
+    assert_non_null(fp = fopen(old_stale, "w"));
+    fclose(fp);
+    struct timespec times[2] = {{.tv_sec = time(NULL) - 3600}, {.tv_sec = time(NULL) - 3600}};
+    assert_int_equal(utimensat(AT_FDCWD, old_stale, times, 0), 0);
+    b = open_as(f->dir, "b", err, sizeof err);
+    assert_non_null(b);
+    assert_true(tu_exists(other));
+    assert_true(tu_exists(old_fresh));
+    assert_false(tu_exists(old_stale));
+    store_close(b);
+    /* a again: its own leftover is removed. */
+    a = open_as(f->dir, "a", err, sizeof err);
+    assert_non_null(a);
+    assert_false(tu_exists(other));
+    store_close(a);
 }
 
 static void test_unusable_dir(void **state)
 {
     char err[256] = "";
-    store *s = store_open("/proc/treg-no-such-store", err, sizeof err);
+    store *s = open_at("/proc/treg-no-such-store", err, sizeof err);
     (void)state;
     assert_null(s);
     assert_non_null(strstr(err, "/proc/treg-no-such-store"));
@@ -1115,6 +1236,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_upgrades_version_1, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_store, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_instances, setup, teardown),
         cmocka_unit_test(test_unusable_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
