@@ -59,6 +59,7 @@ enum { EXIT_USAGE = 2 };
 
 typedef struct cli {
     int json, html, rows, reanalyze;
+    int no_source;            /* --no-source: the Python files are not sent */
     const char *output;       /* -o FILE for --format html, else stdout */
     Treg__V1__Report **pages; /* --format html: every report, shown at the end */
     size_t npages;
@@ -107,6 +108,8 @@ static void usage(FILE *f)
         "                               -o DIR/: a site, DIR/index.html and a page per report\n"
         "  --no-rows                    leave per-instruction rows out of the JSON\n"
         "  --reanalyze                  upload: analyze again even if the server has a report\n"
+        "  --no-source                  upload: do not send the kernel's source files for its\n"
+        "                               page on the server (https://SERVER/r/HASH)\n"
         "  --timeout SECONDS            per request (default %d)\n"
         "  --write-baseline FILE        upload, fetch, diff: the kernels' figures (diff: NEW's)\n"
         "                               to FILE, for diff --baseline\n"
@@ -251,9 +254,19 @@ static Treg__V1__UploadResponse *unpack_upload_response(const uint8_t *b, size_t
     return up;
 }
 
-/* stored_before: -1 for a fetched report, else UploadResponse's flag. */
-static void add_report(cli *c, const Treg__V1__Report *r, int stored_before)
+/* The report's page on the server, an absolute URL (link: the server's
+ * path, /r/...), into out. */
+static void page_url(const cli *c, const char *link, char *out, size_t len)
 {
+    snprintf(out, len, "https://%s%s", c->https.hostport, link);
+}
+
+/* stored_before: -1 for a fetched report, else UploadResponse's flag; link:
+ * the report's page on the server (a path), or NULL. */
+static void add_report(cli *c, const Treg__V1__Report *r, int stored_before, const char *link)
+{
+    char url[600] = "";
+    if (link != NULL && *link) page_url(c, link, url, sizeof url);
     if (!c->analyzer_version && r->analyzer_version[0])
         c->analyzer_version = strdup(r->analyzer_version);
     if (c->diff && treg_diff_add(c->diff, c->side, r) != 0)
@@ -275,8 +288,8 @@ static void add_report(cli *c, const Treg__V1__Report *r, int stored_before)
                    k->vgpr ? k->vgpr->allocated : 0, o ? o->waves_per_simd : 0,
                    o ? o->max_waves : 0);
             treg_print_clean(stdout, o && o->limited_by[0] ? o->limited_by : "?");
-            printf(")  spills %u  %.12s%s\n", k->spill_instructions, r->hash,
-                   stored_before > 0 ? "  (stored before)" : "");
+            printf(")  spills %u  %.12s%s%s%s\n", k->spill_instructions, r->hash,
+                   stored_before > 0 ? "  (stored before)" : "", url[0] ? "  " : "", url);
         }
         fflush(stdout);
         return;
@@ -302,7 +315,7 @@ static void add_report(cli *c, const Treg__V1__Report *r, int stored_before)
         return;
     }
     if (c->json) {
-        treg_json_doc_report(&c->doc, r, c->rows, stored_before);
+        treg_json_doc_report(&c->doc, r, c->rows, stored_before, url[0] ? url : NULL);
     } else if (c->tally) {
         if (stored_before > 0)
             c->n_stored++;
@@ -311,6 +324,7 @@ static void add_report(cli *c, const Treg__V1__Report *r, int stored_before)
     } else {
         treg_render_views(stdout, r, &c->text.options);
         if (stored_before > 0) printf("  (the server had this report: not analyzed again)\n");
+        if (url[0]) printf("  page: %s\n", url);
     }
 }
 
@@ -336,6 +350,67 @@ enum { GO_ON = 0, STOP = 1, NOT_STORED = 2 };
 static int wants_rows(const cli *c)
 {
     return (c->json && c->rows) || c->html || (c->text.options.views & TREG_VIEW_ASM);
+}
+
+/* The report's source files this node can read (its DWARF paths, through
+ * --source-dir/--source-map), sent once for its page: POST /v1/sources.
+ * Best effort: a file that cannot be read, or past the server's bounds (1
+ * MiB a file, 8 MiB and 64 files a report), is left out; a refusal is one
+ * line on stderr, not a failure of the upload. */
+static void send_sources(cli *c, const Treg__V1__Report *r, const char *inputs, const char *path)
+{
+    if (c->no_source || r->hash == NULL || !*r->hash) return;
+    size_t max = r->n_source_files, n = 0, total = 0;
+    if (max > 64) max = 64;
+    if (max == 0) return;
+    treg_sources *own = NULL, *src = c->text.options.sources;
+    if (src == NULL && (src = own = treg_sources_new()) == NULL) return;
+    Treg__V1__SourceText *texts = calloc(max, sizeof *texts);
+    Treg__V1__SourceText **ptrs = calloc(max, sizeof *ptrs);
+    for (size_t i = 0; texts && ptrs && i < max; i++) {
+        size_t len = 0;
+        char *t = treg_sources_read(src, r->source_files[i], &len);
+        if (t == NULL) continue;
+        if (len > (1u << 20) || total + len > (8u << 20)) {
+            free(t);
+            continue;
+        }
+        total += len;
+        treg__v1__source_text__init(&texts[n]);
+        texts[n].path = r->source_files[i];
+        texts[n].text.data = (uint8_t *)t;
+        texts[n].text.len = len;
+        ptrs[n] = &texts[n];
+        n++;
+    }
+    treg_sources_free(own);
+    if (n > 0) {
+        Treg__V1__SourcesRequest req = TREG__V1__SOURCES_REQUEST__INIT;
+        req.hash = r->hash;
+        req.inputs = (char *)inputs;
+        req.files = ptrs;
+        req.n_files = n;
+        size_t len = treg__v1__sources_request__get_packed_size(&req);
+        uint8_t *packed = malloc(len ? len : 1);
+        tregc_response resp = {0};
+        if (packed != NULL) {
+            char err[600] = "";
+            treg__v1__sources_request__pack(&req, packed);
+            if (tregc_https_request(&c->https, "/v1/sources", packed, len, &resp, err,
+                                    sizeof err) != TREGC_NET_OK)
+                fprintf(stderr, "tregc: %s: its source files were not sent: %s\n", path, err);
+            else if (resp.status != 200) {
+                server_message(&resp, err, sizeof err);
+                fprintf(stderr, "tregc: %s: the server did not keep its source files: %s (%d)\n",
+                        path, err, resp.status);
+            }
+        }
+        tregc_response_free(&resp);
+        free(packed);
+    }
+    for (size_t i = 0; i < n; i++) free(texts[i].text.data);
+    free(texts);
+    free(ptrs);
 }
 
 /* Asks whether the server has the report for hash and these inputs: GO_ON
@@ -365,9 +440,12 @@ static int try_stored(cli *c, const char *path, const char *entry, const char *h
             char *stored_name = r->file_name, *stored_entry = r->bundle_entry;
             r->file_name = (char *)path;
             r->bundle_entry = (char *)(entry ? entry : "");
-            add_report(c, r, 1);
+            char link[200];
+            snprintf(link, sizeof link, "/r/%s?inputs=%s", hash, inputs);
+            add_report(c, r, 1, link);
             r->file_name = stored_name;
             r->bundle_entry = stored_entry;
+            send_sources(c, r, inputs, path);
             treg__v1__report__free_unpacked(r, NULL);
             outcome = GO_ON;
         }
@@ -385,16 +463,16 @@ static int try_stored(cli *c, const char *path, const char *entry, const char *h
 static int upload_blob(cli *c, const char *path, const char *entry, const uint8_t *bytes,
                        size_t len, const char *triton_json, const char *amdgcn)
 {
+    char hash[TREG_DIGEST_HEX + 1], json_sha[TREG_DIGEST_HEX + 1];
+    char asm_sha[TREG_DIGEST_HEX + 1], inputs[TREG_DIGEST_HEX + 1];
+    if (treg_sha256_hex(bytes, len, hash) != 0 ||
+        treg_text_sha256(triton_json, triton_json ? strlen(triton_json) : 0, json_sha) != 0 ||
+        treg_text_sha256(amdgcn, amdgcn ? strlen(amdgcn) : 0, asm_sha) != 0 ||
+        treg_inputs_digest(entry ? entry : "", json_sha, asm_sha, inputs) != 0) {
+        item_failed(c, "file", path, "out of memory");
+        return GO_ON;
+    }
     if (!c->reanalyze) {
-        char hash[TREG_DIGEST_HEX + 1], json_sha[TREG_DIGEST_HEX + 1];
-        char asm_sha[TREG_DIGEST_HEX + 1], inputs[TREG_DIGEST_HEX + 1];
-        if (treg_sha256_hex(bytes, len, hash) != 0 ||
-            treg_text_sha256(triton_json, triton_json ? strlen(triton_json) : 0, json_sha) != 0 ||
-            treg_text_sha256(amdgcn, amdgcn ? strlen(amdgcn) : 0, asm_sha) != 0 ||
-            treg_inputs_digest(entry ? entry : "", json_sha, asm_sha, inputs) != 0) {
-            item_failed(c, "file", path, "out of memory");
-            return GO_ON;
-        }
         int asked = try_stored(c, path, entry, hash, inputs);
         if (asked != NOT_STORED) return asked;
     }
@@ -434,9 +512,10 @@ static int upload_blob(cli *c, const char *path, const char *entry, const uint8_
             char *stored_name = up->report->file_name, *stored_entry = up->report->bundle_entry;
             up->report->file_name = (char *)path;
             up->report->bundle_entry = (char *)(entry ? entry : "");
-            add_report(c, up->report, up->stored_before);
+            add_report(c, up->report, up->stored_before, up->link);
             up->report->file_name = stored_name;
             up->report->bundle_entry = stored_entry;
+            if (!c->reanalyze) send_sources(c, up->report, inputs, path);
             treg__v1__upload_response__free_unpacked(up, NULL);
         } else {
             item_failed(c, "file", path, why);
@@ -684,7 +763,9 @@ static void fetch_one(cli *c, const char *hash_arg)
         char why[200];
         Treg__V1__Report *r = unpack_report(resp.body, resp.len, why, sizeof why);
         if (r) {
-            add_report(c, r, -1);
+            char link[200];
+            snprintf(link, sizeof link, "/r/%s", r->hash);
+            add_report(c, r, -1, link);
             treg__v1__report__free_unpacked(r, NULL);
         } else {
             item_failed(c, "hash", hash, why);
@@ -963,6 +1044,7 @@ static int run(cli *c, int argc, char **argv)
                                              {"ca", required_argument, NULL, 'c'},
                                              {"format", required_argument, NULL, 'f'},
                                              {"no-rows", no_argument, NULL, 'R'},
+                                             {"no-source", no_argument, NULL, 'S'},
                                              {"timeout", required_argument, NULL, 'T'},
                                              {"kernel", required_argument, NULL, 'k'},
                                              {"target", required_argument, NULL, 'g'},
@@ -996,6 +1078,9 @@ static int run(cli *c, int argc, char **argv)
         case 'R':
             c->rows = 0;
             seen |= OPT_REPORTS;
+            break;
+        case 'S':
+            c->no_source = 1;
             break;
         case 'T':
             if (parse_count("--timeout", optarg, 1, 86400, &timeout)) return EXIT_USAGE;

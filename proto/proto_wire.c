@@ -19,9 +19,10 @@ static size_t put_varint(uint8_t *p, uint64_t v)
 }
 
 int treg_pb_pack_upload_response(const uint8_t *report, size_t report_len, bool stored_before,
-                                 uint8_t **out, size_t *len)
+                                 const char *link, uint8_t **out, size_t *len)
 {
-    uint8_t *buf = malloc(1 + 10 + report_len + 2);
+    size_t link_len = link ? strlen(link) : 0;
+    uint8_t *buf = malloc(1 + 10 + report_len + 2 + 1 + 10 + link_len);
     if (!buf) return -1;
     size_t n = 0;
     buf[n++] = (1 << 3) | 2; /* field 1, length-delimited */
@@ -31,6 +32,12 @@ int treg_pb_pack_upload_response(const uint8_t *report, size_t report_len, bool 
     if (stored_before) {
         buf[n++] = 2 << 3; /* field 2, wire type 0: varint */
         buf[n++] = 1;
+    }
+    if (link_len) {
+        buf[n++] = (3 << 3) | 2; /* field 3: link */
+        n += put_varint(buf + n, link_len);
+        memcpy(buf + n, link, link_len);
+        n += link_len;
     }
     *out = buf;
     *len = n;

@@ -9,12 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* UploadResponse{report = <report bytes>, stored_before}: an embedded
+/* UploadResponse{report = <report bytes>, stored_before, link (NULL: none)}: an embedded
  * message is a length-delimited field, so the packed bytes are copied in
  * behind field 1's tag and length.  *out is malloc'd; 0 on success, -1 when
  * out of memory. */
 int treg_pb_pack_upload_response(const uint8_t *report, size_t report_len, bool stored_before,
-                                 uint8_t **out, size_t *len);
+                                 const char *link, uint8_t **out, size_t *len);
 
 /* What one field of a message may be: its number, its wire type (0
  * varint, 1 fixed64, 2 length-delimited, 5 fixed32) and, when

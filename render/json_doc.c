@@ -18,10 +18,10 @@ void treg_json_doc_begin(treg_json_doc *d, FILE *out)
 }
 
 void treg_json_doc_report(treg_json_doc *d, const Treg__V1__Report *r, int with_rows,
-                          int stored_before)
+                          int stored_before, const char *link)
 {
     if (d->reports++) put(d, ",");
-    if (treg_render_json_write(d->out, r, with_rows, stored_before) != 0) d->failed = 1;
+    if (treg_render_json_write(d->out, r, with_rows, stored_before, link) != 0) d->failed = 1;
 }
 
 void treg_json_doc_raw(treg_json_doc *d, const char *json, size_t len)

@@ -12,8 +12,10 @@
 /* One report as JSON, written to out: {"file", "hash" (when known),
  * "target", ..., "kernels": [...]}; with_rows 0 leaves out the
  * per-instruction rows; stored_before 0 or 1 adds "stored_before" (tregc's
- * upload), -1 leaves it out.  -1 when a write failed. */
-int treg_render_json_write(FILE *out, const Treg__V1__Report *r, int with_rows, int stored_before);
+ * upload), -1 leaves it out; link, when not NULL, adds "link" (the report's
+ * page on the server).  -1 when a write failed. */
+int treg_render_json_write(FILE *out, const Treg__V1__Report *r, int with_rows, int stored_before,
+                           const char *link);
 /* The same, read back as a json-c object (NULL when out of memory). */
 json_object *treg_render_json(const Treg__V1__Report *r, int with_rows);
 
@@ -29,7 +31,7 @@ typedef struct treg_json_doc {
 } treg_json_doc;
 void treg_json_doc_begin(treg_json_doc *d, FILE *out);
 void treg_json_doc_report(treg_json_doc *d, const Treg__V1__Report *r, int with_rows,
-                          int stored_before);
+                          int stored_before, const char *link);
 /* A report already written as JSON (by treg_render_json_write elsewhere). */
 void treg_json_doc_raw(treg_json_doc *d, const char *json, size_t len);
 void treg_json_doc_member(treg_json_doc *d, const char *key, json_object *value);
@@ -60,6 +62,15 @@ int treg_sources_add_dir(treg_sources *s, const char *dir, char *err, size_t err
  * cannot be read locally or is shorter.  Valid until treg_sources_free. */
 const char *treg_sources_line(treg_sources *s, const char *file, unsigned line);
 int treg_sources_readable(treg_sources *s, const char *file);
+/* A set that holds only the texts given to it (tregd: a report's names are
+ * never read as this machine's files). */
+treg_sources *treg_sources_new_texts(void);
+/* file's text as it is: 0, or -1 (out of memory, too large); a name given
+ * twice keeps its first text. */
+int treg_sources_add_text(treg_sources *s, const char *file, const char *text, size_t len);
+/* The whole of file as this set finds it (malloc'd, NUL-terminated, *len
+ * bytes), NULL when it cannot. */
+char *treg_sources_read(const treg_sources *s, const char *file, size_t *len);
 
 /* --- text views -------------------------------------------------------------------- */
 

@@ -443,7 +443,8 @@ static void escape_files(jw *w)
     }
 }
 
-int treg_render_json_write(FILE *out, const Treg__V1__Report *r, int with_rows, int stored_before)
+int treg_render_json_write(FILE *out, const Treg__V1__Report *r, int with_rows, int stored_before,
+                           const char *link)
 {
     jw *w = malloc(sizeof *w);
     if (!w) return -1;
@@ -495,6 +496,7 @@ int treg_render_json_write(FILE *out, const Treg__V1__Report *r, int with_rows, 
     for (size_t i = 0; i < r->n_kernels; i++) kernel_json(w, r->kernels[i], with_rows);
     close_(w, ']');
     if (stored_before >= 0) put_bool(w, "stored_before", stored_before);
+    if (link != NULL) put_str(w, "link", link);
     close_(w, '}');
     flush(w);
     int failed = w->failed;
@@ -512,7 +514,7 @@ json_object *treg_render_json(const Treg__V1__Report *r, int with_rows)
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
     if (!m) return NULL;
-    int rc = treg_render_json_write(m, r, with_rows, -1);
+    int rc = treg_render_json_write(m, r, with_rows, -1, NULL);
     if (fclose(m) != 0) rc = -1;
     json_object *o = rc == 0 ? json_tokener_parse(text) : NULL;
     free(text);

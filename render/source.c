@@ -30,11 +30,19 @@ struct treg_sources {
     size_t n_dirs;
     source_file *files;
     size_t n_files, cap_files;
+    int texts_only; /* treg_sources_new_texts: never a file of this machine */
 };
 
 treg_sources *treg_sources_new(void)
 {
     return calloc(1, sizeof(treg_sources));
+}
+
+treg_sources *treg_sources_new_texts(void)
+{
+    treg_sources *s = calloc(1, sizeof(treg_sources));
+    if (s) s->texts_only = 1;
+    return s;
 }
 
 void treg_sources_free(treg_sources *s)
@@ -146,6 +154,7 @@ static char *try_join(const char *a, const char *b, size_t *len)
 
 static char *resolve(const treg_sources *s, const char *name, size_t *len)
 {
+    if (s->texts_only) return NULL; /* a report's names are not this machine's files */
     char *text = read_regular(name, len);
     for (size_t i = 0; !text && i < s->n_maps; i++) {
         size_t n = strlen(s->map_from[i]);
@@ -212,6 +221,38 @@ static source_file *lookup(treg_sources *s, const char *name)
         f->text = NULL;
     }
     return f;
+}
+
+char *treg_sources_read(const treg_sources *s, const char *file, size_t *len)
+{
+    if (!s || !file || !file[0]) return NULL;
+    return resolve(s, file, len);
+}
+
+int treg_sources_add_text(treg_sources *s, const char *file, const char *text, size_t len)
+{
+    for (size_t i = 0; i < s->n_files; i++)
+        if (strcmp(s->files[i].name, file) == 0) return 0; /* the first one stays */
+    if (len > SOURCE_MAX_BYTES) return -1;
+    char *copy = malloc(len + 1);
+    if (!copy) return -1;
+    memcpy(copy, text, len);
+    copy[len] = 0;
+    int keep = s->texts_only;
+    s->texts_only = 1; /* lookup makes the entry without reading a file */
+    source_file *f = lookup(s, file);
+    s->texts_only = keep;
+    if (!f) {
+        free(copy);
+        return -1;
+    }
+    f->text = copy;
+    if (split_lines(f, len) != 0) {
+        free(f->text);
+        f->text = NULL;
+        return -1;
+    }
+    return 0;
 }
 
 const char *treg_sources_line(treg_sources *s, const char *file, unsigned line)

@@ -111,21 +111,32 @@ int auth_load_file(auth_set *set, const char *path, char *err, size_t errlen)
     return rc;
 }
 
+const auth_entry *auth_find_hash(const auth_set *set, const uint8_t hash[AUTH_HASH_LEN])
+{
+    const auth_entry *found = NULL;
+    for (size_t i = 0; i < set->n; i++) {
+        /* No break: every entry is compared whatever matched before. */
+        if (CRYPTO_memcmp(hash, set->entries[i].hash, AUTH_HASH_LEN) == 0 && found == NULL)
+            found = &set->entries[i];
+    }
+    return found;
+}
+
+const auth_entry *auth_find_token(const auth_set *set, const char *token)
+{
+    uint8_t h[AUTH_HASH_LEN];
+    if (token == NULL || *token == '\0' || sha256(set->sha256, token, strlen(token), h) != 0)
+        return NULL;
+    return auth_find_hash(set, h);
+}
+
 const char *auth_check(const auth_set *set, const char *authorization)
 {
     if (authorization == NULL || strncasecmp(authorization, "Bearer ", 7) != 0) return NULL;
     const char *token = authorization + 7;
     while (*token == ' ') token++;
-    if (*token == '\0') return NULL;
-    uint8_t h[AUTH_HASH_LEN];
-    if (sha256(set->sha256, token, strlen(token), h) != 0) return NULL;
-    const char *team = NULL;
-    for (size_t i = 0; i < set->n; i++) {
-        /* No break: every entry is compared whatever matched before. */
-        if (CRYPTO_memcmp(h, set->entries[i].hash, AUTH_HASH_LEN) == 0 && team == NULL)
-            team = set->entries[i].team;
-    }
-    return team;
+    const auth_entry *e = auth_find_token(set, token);
+    return e ? e->team : NULL;
 }
 
 void auth_free(auth_set *set)

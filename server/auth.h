@@ -39,6 +39,12 @@ int auth_load_file(auth_set *set, const char *path, char *err, size_t errlen);
  * NULL when the header is absent, malformed or the token unknown. */
 const char *auth_check(const auth_set *set, const char *authorization);
 
+/* The entry of a plain token, or of a token's SHA-256 (a browser session
+ * keeps the hash of the token it was made with: gone from the set, the
+ * session is too); NULL when none.  Constant time in the match. */
+const auth_entry *auth_find_token(const auth_set *set, const char *token);
+const auth_entry *auth_find_hash(const auth_set *set, const uint8_t hash[AUTH_HASH_LEN]);
+
 void auth_free(auth_set *set);
 
 #endif

@@ -20,14 +20,20 @@
 typedef enum gate_state {
     G_HEAD,    /* reading a request head */
     G_DISCARD, /* dropping the body of a head without a valid token */
+    G_FORM,    /* handing evhttp the small body of a sign-in form (POST /login) */
     G_PASS     /* a valid token was seen, or a head evhttp will refuse: hands off */
 } gate_state;
+
+/* A browser's sign-in form carries the token in its body: its head has
+ * none.  Up to this many bytes of such a body pass (http.c refuses more). */
+#define GATE_FORM_MAX 4096
 
 struct gate {
     const auth_set *auth;
     gate_state state;
     bool busy;             /* in the callback: our own changes to the buffer call it again */
-    uint64_t discard_left; /* body bytes still to drop; UINT64_MAX until the connection ends */
+    uint64_t discard_left; /* body bytes still to drop (G_FORM: to pass); UINT64_MAX until the
+                            * connection ends */
     size_t scanned, line;  /* of the head being read: bytes looked at, where the last line starts */
     struct evbuffer *hold; /* bytes not yet handed to evhttp (a head, what follows it) */
     struct evbuffer *front;  /* scratch */
@@ -95,13 +101,15 @@ static bool parse_header(const char *line, size_t len, header *h)
 
 /* What a head says: whether it has a valid token, and what body it
  * announces (0 none; UINT64_MAX of unknown length). */
-static void judge(const gate *g, const char *p, size_t n, bool *trusted, uint64_t *body)
+static void judge(const gate *g, const char *p, size_t n, bool *trusted, uint64_t *body, bool *form)
 {
     size_t at = 0, len;
     const char *line;
     *trusted = false;
     *body = 0;
     next_line(p, n, &at, &line, &len); /* the request line */
+    *form = (len >= 12 && memcmp(line, "POST /login ", 12) == 0) ||
+            (len >= 12 && memcmp(line, "POST /login?", 12) == 0);
     while (next_line(p, n, &at, &line, &len) && len > 0) {
         header h;
         if (!parse_header(line, len, &h)) continue;
@@ -172,6 +180,13 @@ static void judge_held(gate *g, struct evbuffer *in)
             evbuffer_add_buffer(in, g->hold);
             return;
         }
+        if (g->state == G_FORM) {
+            size_t d = g->discard_left < n ? (size_t)g->discard_left : n;
+            evbuffer_remove_buffer(g->hold, in, d); /* the form's bytes, to evhttp */
+            g->discard_left -= d;
+            if (g->discard_left == 0) g->state = G_HEAD;
+            continue;
+        }
         if (g->state == G_DISCARD) {
             size_t d = g->discard_left < n ? (size_t)g->discard_left : n;
             evbuffer_drain(g->hold, d);
@@ -187,11 +202,17 @@ static void judge_held(gate *g, struct evbuffer *in)
             g->state = G_PASS; /* too long for a head: evhttp's to refuse */
             continue;
         }
-        bool trusted;
+        bool trusted, form;
         uint64_t body;
-        judge(g, p, end, &trusted, &body);
+        judge(g, p, end, &trusted, &body, &form);
         if (trusted) {
             g->state = G_PASS;
+            continue;
+        }
+        if (form && body > 0 && body <= GATE_FORM_MAX) { /* the head, then its body */
+            evbuffer_remove_buffer(g->hold, in, end);
+            g->state = G_FORM;
+            g->discard_left = body;
             continue;
         }
         if (body == 0) { /* nothing to hold back: evhttp answers it (401, or health) */

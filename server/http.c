@@ -49,8 +49,11 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 
+#include <openssl/rand.h>
+
 #include "gate.h"
 #include "log.h"
+#include "web.h"
 #include "peers.h"
 #include "proto_wire.h"
 #include "report_key.h"
@@ -74,6 +77,7 @@ typedef struct request {
     /* A copy: a SIGHUP may reload the tokens while the request waits. */
     char team[sizeof(((auth_entry *)0)->team)];
     char hash[STORE_HASH_HEX + 1];
+    char inputs[STORE_HASH_HEX + 1]; /* an upload's inputs digest (its page's link) */
     char *file_name, *client_host;
     int64_t created_unix;
     bool joined;    /* waited for another upload's analysis of the same blob */
@@ -177,10 +181,10 @@ static void request_free(request *r)
 }
 
 /* Sends the reply, logs the request line, frees r. */
-static void reply(request *r, int status, const uint8_t *body, size_t len)
+static void reply_typed(request *r, int status, const char *type, const uint8_t *body, size_t len)
 {
     struct evkeyvalq *out = evhttp_request_get_output_headers(r->req);
-    evhttp_add_header(out, "Content-Type", "application/x-protobuf");
+    evhttp_add_header(out, "Content-Type", type);
     struct evbuffer *buf = evbuffer_new();
     if (buf != NULL && len > 0) evbuffer_add(buf, body, len);
     struct evhttp_connection *evcon = evhttp_request_get_connection(r->req);
@@ -216,6 +220,11 @@ static void reply(request *r, int status, const uint8_t *body, size_t len)
     request_free(r);
 }
 
+static void reply(request *r, int status, const uint8_t *body, size_t len)
+{
+    reply_typed(r, status, "application/x-protobuf", body, len);
+}
+
 static void reply_error(request *r, int status, const char *message)
 {
     Treg__V1__Error e = TREG__V1__ERROR__INIT;
@@ -233,7 +242,9 @@ static void reply_upload(request *r, const uint8_t *report, size_t len, bool sto
 {
     uint8_t *out = NULL;
     size_t out_len = 0;
-    if (treg_pb_pack_upload_response(report, len, stored_before, &out, &out_len) != 0) {
+    char link[200] = "";
+    if (r->inputs[0]) snprintf(link, sizeof link, "/r/%s?inputs=%s", r->hash, r->inputs);
+    if (treg_pb_pack_upload_response(report, len, stored_before, link, &out, &out_len) != 0) {
         reply_error(r, 500, "out of memory");
         return;
     }
@@ -738,6 +749,7 @@ static void handle_analyze(request *r)
         reply_error(r, 500, "out of memory");
         return;
     }
+    memcpy(r->inputs, inputs, sizeof r->inputs);
 
     /* Stored already: answer from the store, no analysis.  Reanalyzing
      * answers a fresh analysis and stores nothing, unless the stored one is
@@ -826,6 +838,438 @@ static void handle_analyze(request *r)
 
 /* ---- routing ---- */
 
+/* ---- the browser's pages (web.h) and POST /v1/sources ---- */
+
+static void reply_html(request *r, int status, char *page, size_t len, const char *cookie,
+                       const char *location)
+{
+    struct evkeyvalq *out = evhttp_request_get_output_headers(r->req);
+    for (const char *const *h = web_headers; *h != NULL; h += 2) evhttp_add_header(out, h[0], h[1]);
+    if (cookie != NULL) evhttp_add_header(out, "Set-Cookie", cookie);
+    if (location != NULL) evhttp_add_header(out, "Location", location);
+    if (page == NULL) {
+        static const char oom[] = "out of memory";
+        reply_typed(r, 500, "text/plain; charset=utf-8", (const uint8_t *)oom, sizeof oom - 1);
+        return;
+    }
+    reply_typed(r, status, "text/html; charset=utf-8", (const uint8_t *)page, len);
+    free(page);
+}
+
+static void reply_message(request *r, int status, const char *title, const char *message)
+{
+    char *page = NULL;
+    size_t len = 0;
+    web_message_page(title, message, &page, &len);
+    reply_html(r, status, page, len, NULL, NULL);
+}
+
+/* The login form as the answer to a request without a session: 401, no
+ * report data; next brings the browser back here after the login. */
+static void reply_login(request *r, int status, const char *next, const char *message)
+{
+    char *page = NULL;
+    size_t len = 0;
+    web_login_page(next, message, &page, &len);
+    reply_html(r, status, page, len, NULL, NULL);
+}
+
+/* The team of a browser request: its bearer token, else its session cookie
+ * (whose token must still be one of the server's); sets r->team. */
+static bool web_team(request *r)
+{
+    struct evkeyvalq *in = evhttp_request_get_input_headers(r->req);
+    const char *team = auth_check(r->srv->cfg.auth, evhttp_find_header(in, "Authorization"));
+    char id[65], id_sha[STORE_HASH_HEX + 1];
+    store_session ss;
+    if (team == NULL && web_session_id(evhttp_find_header(in, "Cookie"), id) &&
+        treg_sha256_hex(id, 64, id_sha) == 0 &&
+        store_session_get(r->srv->cfg.store, id_sha, &ss) == 1 &&
+        ss.expires_unix > (int64_t)time(NULL)) {
+        uint8_t h[AUTH_HASH_LEN];
+        bool hex = strlen(ss.token_sha256) == 2 * AUTH_HASH_LEN;
+        for (size_t i = 0; hex && i < AUTH_HASH_LEN; i++) {
+            unsigned v;
+            hex = sscanf(ss.token_sha256 + 2 * i, "%2x", &v) == 1;
+            h[i] = (uint8_t)v;
+        }
+        const auth_entry *e = hex ? auth_find_hash(r->srv->cfg.auth, h) : NULL;
+        if (e != NULL && strcmp(e->team, ss.team) == 0) team = e->team;
+    }
+    if (team != NULL) snprintf(r->team, sizeof r->team, "%s", team);
+    return team != NULL;
+}
+
+/* The request's path and query, where a login should return to. */
+static void here(request *r, const char *query, char *out, size_t len)
+{
+    snprintf(out, len, "%s%s%s", r->path, query && *query ? "?" : "", query ? query : "");
+}
+
+static void handle_login_post(request *r)
+{
+    struct evbuffer *body = evhttp_request_get_input_buffer(r->req);
+    size_t n = body ? evbuffer_get_length(body) : 0;
+    if (n > 4096) {
+        reply_login(r, 413, "/", "that form is too large");
+        return;
+    }
+    char form[4097];
+    if (n > 0) evbuffer_copyout(body, form, n);
+    form[n] = '\0';
+    struct evkeyvalq params;
+    params.tqh_first = NULL;
+    params.tqh_last = &params.tqh_first;
+    const char *token = NULL, *next = "/";
+    if (evhttp_parse_query_str(form, &params) == 0) {
+        token = evhttp_find_header(&params, "token");
+        const char *nx = evhttp_find_header(&params, "next");
+        if (web_safe_next(nx)) next = nx;
+    }
+    const auth_entry *e = auth_find_token(r->srv->cfg.auth, token);
+    if (e == NULL) {
+        log_msg("warn", "browser login refused: not a token of this server", r->peer);
+        reply_login(r, 401, next, "That token is not one this server knows.");
+        evhttp_clear_headers(&params);
+        OPENSSL_cleanse(form, sizeof form);
+        return;
+    }
+    uint8_t raw[32];
+    char id[65], id_sha[STORE_HASH_HEX + 1], token_sha[2 * AUTH_HASH_LEN + 1];
+    for (size_t i = 0; i < AUTH_HASH_LEN; i++) snprintf(token_sha + 2 * i, 3, "%02x", e->hash[i]);
+    int64_t now = (int64_t)time(NULL);
+    bool ok = RAND_bytes(raw, sizeof raw) == 1;
+    for (size_t i = 0; ok && i < sizeof raw; i++) snprintf(id + 2 * i, 3, "%02x", raw[i]);
+    ok = ok && treg_sha256_hex(id, 64, id_sha) == 0 &&
+         store_session_put(r->srv->cfg.store, id_sha, e->team, token_sha,
+                           now + WEB_SESSION_HOURS * 3600, now) == 0;
+    snprintf(r->team, sizeof r->team, "%s", e->team);
+    char location[600], cookie[256];
+    snprintf(location, sizeof location, "%s", next);
+    evhttp_clear_headers(&params);
+    OPENSSL_cleanse(form, sizeof form);
+    if (!ok) {
+        reply_message(r, 500, "treg: sign in", "cannot open a session (the index)");
+        return;
+    }
+    snprintf(cookie, sizeof cookie,
+             WEB_COOKIE "=%s; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=%d", id,
+             WEB_SESSION_HOURS * 3600);
+    char *page = NULL;
+    size_t len = 0;
+    web_message_page("treg: signed in", "Signed in.", &page, &len);
+    reply_html(r, 303, page, len, cookie, location);
+}
+
+static void handle_logout(request *r)
+{
+    char id[65], id_sha[STORE_HASH_HEX + 1];
+    struct evkeyvalq *in = evhttp_request_get_input_headers(r->req);
+    if (web_session_id(evhttp_find_header(in, "Cookie"), id) &&
+        treg_sha256_hex(id, 64, id_sha) == 0)
+        store_session_drop(r->srv->cfg.store, id_sha);
+    char *page = NULL;
+    size_t len = 0;
+    web_login_page("/", "Signed out.", &page, &len);
+    reply_html(r, 303, page, len,
+               WEB_COOKIE "=; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=0", "/login");
+}
+
+static void handle_web_list(request *r, const char *query)
+{
+    struct evkeyvalq params;
+    params.tqh_first = NULL;
+    params.tqh_last = &params.tqh_first;
+    if (query != NULL && *query && evhttp_parse_query_str(query, &params) != 0) {
+        evhttp_clear_headers(&params);
+        reply_message(r, 400, "treg", "malformed query string");
+        return;
+    }
+    const char *kernel = evhttp_find_header(&params, "kernel");
+    const char *target = evhttp_find_header(&params, "target");
+    const char *offset_s = evhttp_find_header(&params, "offset");
+    uint32_t offset = 0;
+    if (offset_s && *offset_s && parse_u32(offset_s, &offset) != 0) offset = 0;
+    store_summary *rows = NULL;
+    size_t n = 0;
+    bool more = false;
+    int rc = store_list(r->srv->cfg.store, kernel && *kernel ? kernel : NULL,
+                        target && *target ? target : NULL, team_filter(r), WEB_LIST_LIMIT, offset,
+                        &rows, &n, &more);
+    char *page = NULL;
+    size_t len = 0;
+    if (rc == 0)
+        web_list_page(rows, n, r->team, kernel ? kernel : "", target ? target : "", offset, more,
+                      &page, &len);
+    store_summaries_free(rows, n);
+    evhttp_clear_headers(&params);
+    if (rc != 0) {
+        reply_message(r, 500, "treg", "cannot query the index");
+        return;
+    }
+    reply_html(r, 200, page, len, NULL, NULL);
+}
+
+/* The report under hash (and ?inputs=) as this request may see it: 1 and
+ * *e, else answered (0). */
+static int web_find(request *r, const char *hash_text, const char *query, store_entry *e)
+{
+    char hash[STORE_HASH_HEX + 1] = "", inputs[STORE_HASH_HEX + 1] = "";
+    size_t n = strlen(hash_text);
+    for (size_t i = 0; i < n && i < STORE_HASH_HEX; i++)
+        hash[i] = (char)tolower((unsigned char)hash_text[i]);
+    if (n != STORE_HASH_HEX || !store_valid_hash(hash)) {
+        reply_message(r, 400, "treg", "not a SHA-256 hash (64 hex digits)");
+        return 0;
+    }
+    memcpy(r->hash, hash, sizeof hash);
+    struct evkeyvalq params;
+    params.tqh_first = NULL;
+    params.tqh_last = &params.tqh_first;
+    const char *inputs_v = NULL;
+    if (query != NULL && *query && evhttp_parse_query_str(query, &params) == 0)
+        inputs_v = evhttp_find_header(&params, "inputs");
+    for (size_t i = 0; inputs_v && inputs_v[i] && i < STORE_HASH_HEX; i++)
+        inputs[i] = (char)tolower((unsigned char)inputs_v[i]);
+    bool inputs_ok =
+        inputs_v == NULL || (strlen(inputs_v) == STORE_HASH_HEX && store_valid_hash(inputs));
+    evhttp_clear_headers(&params);
+    if (!inputs_ok) {
+        reply_message(r, 400, "treg", "inputs must be 64 hex digits");
+        return 0;
+    }
+    int found;
+    if (inputs_v != NULL) {
+        char key[STORE_HASH_HEX + 1];
+        found = treg_report_key(hash, inputs, TREG_ANALYZER_VERSION, treg_llvm_version(), key) == 0
+                    ? store_find_key(r->srv->cfg.store, key, team_filter(r), e)
+                    : -1;
+    } else {
+        found = store_find_hash(r->srv->cfg.store, hash, TREG_ANALYZER_VERSION, treg_llvm_version(),
+                                team_filter(r), e);
+    }
+    if (found == 1) return 1;
+    if (found == 0)
+        reply_message(r, 404, "treg: no such report", "No report for that code object here.");
+    else
+        reply_message(r, 500, "treg", "cannot query the index");
+    return 0;
+}
+
+static void handle_web_report(request *r, const char *hash_text, const char *query)
+{
+    store_entry e = {0};
+    if (web_find(r, hash_text, query, &e) != 1) return;
+    served out;
+    int rc = load_report(r, &e, true, &out);
+    store_source *files = NULL;
+    size_t nfiles = 0;
+    if (rc == STORE_FOUND && store_read_sources(r->srv->cfg.store, e.key, &files, &nfiles) != 0)
+        nfiles = 0; /* damaged (logged): the page without them */
+    store_entry_free(&e);
+    if (rc != STORE_FOUND) {
+        reply_message(r, rc == STORE_MISSING ? 404 : 500, "treg: no such report",
+                      rc == STORE_MISSING ? "No report for that code object here."
+                                          : "The stored report cannot be read.");
+        return;
+    }
+    Treg__V1__Report *rep = treg__v1__report__unpack(NULL, out.len, out.bytes);
+    free(out.owned);
+    char *page = NULL;
+    size_t len = 0;
+    if (rep != NULL) web_report_page(rep, files, nfiles, &page, &len);
+    if (rep != NULL) treg__v1__report__free_unpacked(rep, NULL);
+    store_sources_free(files, nfiles);
+    if (page == NULL) {
+        reply_message(r, 500, "treg", "cannot render the report");
+        return;
+    }
+    /* The renderer's page carries its own Content-Security-Policy. */
+    reply_html(r, 200, page, len, NULL, NULL);
+}
+
+/* Routes a browser page; false when path is not one. */
+static bool route_web(request *r, enum evhttp_cmd_type cmd, const char *query)
+{
+    const char *p = r->path;
+    bool get = cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD, post = cmd == EVHTTP_REQ_POST;
+    if (strcmp(p, "/login") == 0) {
+        if (post)
+            handle_login_post(r);
+        else if (get)
+            reply_login(r, 200, query && strncmp(query, "next=", 5) == 0 ? NULL : "/", NULL);
+        else
+            reply_message(r, 405, "treg", "use GET or POST");
+        return true;
+    }
+    if (strcmp(p, "/logout") == 0) {
+        if (post)
+            handle_logout(r);
+        else
+            reply_message(r, 405, "treg", "use POST");
+        return true;
+    }
+    if (strcmp(p, "/") != 0 && strncmp(p, "/r/", 3) != 0) return false;
+    if (!get) {
+        reply_message(r, 405, "treg", "use GET");
+        return true;
+    }
+    if (!web_team(r)) {
+        char next[600];
+        here(r, query, next, sizeof next);
+        reply_login(r, 401, next, NULL);
+        return true;
+    }
+    if (strcmp(p, "/") == 0)
+        handle_web_list(r, query);
+    else
+        handle_web_report(r, p + 3, query);
+    return true;
+}
+
+/* POST /v1/sources: SourcesRequest -> SourcesResponse. */
+typedef struct sources_job {
+    write_req write;
+    request *r;
+    store_source *files;
+    size_t n;
+    Treg__V1__SourcesRequest *req;
+    char key[STORE_HASH_HEX + 1];
+    char link[200];
+} sources_job;
+
+static void reply_sources(request *r, uint32_t stored, const char *link)
+{
+    Treg__V1__SourcesResponse resp = TREG__V1__SOURCES_RESPONSE__INIT;
+    resp.stored = stored;
+    resp.link = (char *)link;
+    uint8_t buf[300];
+    size_t len = treg__v1__sources_response__get_packed_size(&resp);
+    if (len > sizeof buf) {
+        reply_error(r, 500, "answer too large");
+        return;
+    }
+    treg__v1__sources_response__pack(&resp, buf);
+    reply(r, 200, buf, len);
+}
+
+static void sources_written(write_req *w)
+{
+    sources_job *j = (sources_job *)w;
+    if (w->rc == 0)
+        reply_sources(j->r, (uint32_t)j->n, j->link);
+    else {
+        log_msg("error", w->err, j->key);
+        reply_error(j->r, w->rc == STORE_WRITE_FULL ? 507 : 500, "cannot store the source files");
+    }
+    free(j->files);
+    treg__v1__sources_request__free_unpacked(j->req, NULL);
+    free(j);
+}
+
+static const treg_pb_rule sources_rules[] = {
+    {1, 2, 64, "hash"},
+    {2, 2, 64, "inputs"},
+    {3, 2, STORE_SOURCE_MAX_BYTES + 8192, "files"},
+};
+
+static void handle_sources(request *r)
+{
+    struct evbuffer *body = evhttp_request_get_input_buffer(r->req);
+    size_t n = body ? evbuffer_get_length(body) : 0;
+    const uint8_t *bytes = n ? evbuffer_pullup(body, -1) : NULL;
+    char why[200] = "";
+    if (n > STORE_SOURCES_MAX_BYTES + 65536 ||
+        treg_pb_check(bytes, n, "SourcesRequest", sources_rules,
+                      sizeof sources_rules / sizeof sources_rules[0], why, sizeof why) != 0) {
+        reply_error(r, 400, why[0] ? why : "SourcesRequest too large");
+        return;
+    }
+    Treg__V1__SourcesRequest *req = treg__v1__sources_request__unpack(NULL, n, bytes);
+    if (req == NULL || !store_valid_hash(req->hash) || !store_valid_hash(req->inputs) ||
+        req->n_files == 0 || req->n_files > STORE_SOURCES_MAX) {
+        if (req) treg__v1__sources_request__free_unpacked(req, NULL);
+        reply_error(r, 400, "a SourcesRequest names a report (hash, inputs) and 1-64 files");
+        return;
+    }
+    memcpy(r->hash, req->hash, sizeof r->hash);
+    char key[STORE_HASH_HEX + 1];
+    store_entry e = {0};
+    int found = treg_report_key(req->hash, req->inputs, TREG_ANALYZER_VERSION, treg_llvm_version(),
+                                key) == 0
+                    ? store_find_key(r->srv->cfg.store, key, team_filter(r), &e)
+                    : -1;
+    store_entry_free(&e);
+    if (found != 1) {
+        treg__v1__sources_request__free_unpacked(req, NULL);
+        if (found == 0)
+            reply_error(r, 404, "no report for those inputs: upload the code object first");
+        else
+            reply_error(r, 500, "cannot query the index");
+        return;
+    }
+    char link[200];
+    snprintf(link, sizeof link, "/r/%s?inputs=%s", req->hash, req->inputs);
+    if (store_has_sources(r->srv->cfg.store, key)) {
+        treg__v1__sources_request__free_unpacked(req, NULL);
+        reply_sources(r, 0, link);
+        return;
+    }
+    /* Only the files the report names, each once, within the bounds. */
+    const uint8_t *summary = NULL;
+    size_t slen = 0;
+    Treg__V1__Report *rep =
+        store_read_summary(r->srv->cfg.store, key, &summary, &slen) == STORE_FOUND
+            ? treg__v1__report__unpack(NULL, slen, summary)
+            : NULL;
+    size_t total = 0;
+    const char *bad = rep == NULL ? "the stored report cannot be read" : NULL;
+    for (size_t i = 0; bad == NULL && i < req->n_files; i++) {
+        const Treg__V1__SourceText *f = req->files[i];
+        bool named = false;
+        for (size_t k = 0; k < rep->n_source_files; k++)
+            named = named || strcmp(rep->source_files[k], f->path) == 0;
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(req->files[k]->path, f->path) == 0) bad = "a file is sent twice";
+        total += f->text.len;
+        if (!named)
+            bad = "a file the report does not name as a source";
+        else if (f->text.len > STORE_SOURCE_MAX_BYTES)
+            bad = "a source file over 1 MiB";
+        else if (total > STORE_SOURCES_MAX_BYTES)
+            bad = "source files over 8 MiB in all";
+    }
+    if (rep != NULL) treg__v1__report__free_unpacked(rep, NULL);
+    if (bad != NULL) {
+        treg__v1__sources_request__free_unpacked(req, NULL);
+        reply_error(r, 400, bad);
+        return;
+    }
+    sources_job *j = calloc(1, sizeof *j);
+    store_source *files = calloc(req->n_files, sizeof *files);
+    if (j == NULL || files == NULL) {
+        free(j);
+        free(files);
+        treg__v1__sources_request__free_unpacked(req, NULL);
+        reply_error(r, 500, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < req->n_files; i++)
+        files[i] =
+            (store_source){req->files[i]->path, req->files[i]->text.data, req->files[i]->text.len};
+    j->r = r;
+    j->files = files;
+    j->n = req->n_files;
+    j->req = req;
+    memcpy(j->key, key, sizeof j->key);
+    memcpy(j->link, link, sizeof link);
+    j->write.sources = files;
+    j->write.nsources = req->n_files;
+    j->write.sources_key = j->key;
+    j->write.done = sources_written;
+    pool_write(r->srv->cfg.pool, &j->write);
+}
+
 static void route(struct evhttp_request *req, void *arg)
 {
     http_server *s = arg;
@@ -873,6 +1317,7 @@ static void route(struct evhttp_request *req, void *arg)
         handle_health(r);
         return;
     }
+    if (route_web(r, cmd, query)) return;
 
     const char *team = auth_check(
         s->cfg.auth, evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization"));
@@ -896,6 +1341,15 @@ static void route(struct evhttp_request *req, void *arg)
     if (strcmp(r->path, "/v1/reports") == 0) {
         if (cmd != EVHTTP_REQ_GET) goto wrong_method_get;
         handle_list(r, query);
+        return;
+    }
+    if (strcmp(r->path, "/v1/sources") == 0) {
+        if (cmd != EVHTTP_REQ_POST) {
+            evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", "POST");
+            reply_error(r, 405, "use POST for /v1/sources");
+            return;
+        }
+        handle_sources(r);
         return;
     }
     if (strncmp(r->path, "/v1/reports/", 12) == 0) {

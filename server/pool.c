@@ -549,6 +549,11 @@ int pool_submit(pool *p, const pool_job_spec *s, pool_done_fn done, void *arg)
     return 0;
 }
 
+void pool_write(pool *p, write_req *req)
+{
+    writer_submit(p->writer, req);
+}
+
 unsigned pool_workers(const pool *p)
 {
     return p->nworkers;

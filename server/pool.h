@@ -23,6 +23,8 @@
 
 #include <event2/event.h>
 
+#include "writer.h"
+
 typedef enum pool_outcome {
     POOL_OK,         /* report packed and stored (its files durable; with
                       * store false, packed only) */
@@ -83,6 +85,10 @@ pool *pool_new(struct event_base *base, unsigned workers, unsigned queue_max,
 /* 0: running or queued (the spec is copied); -1: the queue is full;
  * -2: shutting down or out of memory. */
 int pool_submit(pool *p, const pool_job_spec *spec, pool_done_fn done, void *arg);
+
+/* Hands a write that is not an analysis's (a report's source files) to the
+ * store writers; req->done runs on the loop thread. */
+void pool_write(pool *p, write_req *req);
 
 unsigned pool_workers(const pool *p);
 unsigned pool_queued(const pool *p);

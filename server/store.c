@@ -51,10 +51,13 @@
 #define SUMMARY_BUCKETS 4096
 
 /* The index's schema version (PRAGMA user_version, or PostgreSQL's
- * treg_schema): 3 orders a report's kernels by their own column and
+ * treg_schema): 4 adds browser sessions, 3 orders a report's kernels by their own column and
  * keeps 64-bit numbers, 2 kept each kernel's figures for listings, 1 keyed
  * reports by their inputs, 0 was one report per code object. */
-#define INDEX_VERSION 3
+#define INDEX_VERSION 4
+/* The oldest schema whose report tables this code reads: older ones are
+ * dropped and indexed again from the report files. */
+#define INDEX_REPORTS_VERSION 3
 
 typedef struct summary summary;
 
@@ -74,6 +77,10 @@ enum {
     ST_LIST_TEAM,
     ST_COUNT_REPORTS,
     ST_ALL_KEYS,
+    ST_SESSION_PUT,
+    ST_SESSION_GET,
+    ST_SESSION_DROP,
+    ST_SESSION_PURGE,
     ST_COUNT
 };
 
@@ -133,6 +140,11 @@ static const char *const stmt_sql[ST_COUNT] = {
                      " ORDER BY u.created_unix DESC, r.key LIMIT $3 OFFSET $4",
     [ST_COUNT_REPORTS] = "SELECT count(*) FROM reports",
     [ST_ALL_KEYS] = "SELECT key FROM reports",
+    [ST_SESSION_PUT] = "INSERT INTO sessions(id_sha256, team, token_sha256, expires_unix)"
+                       " VALUES($1, $2, $3, $4)",
+    [ST_SESSION_GET] = "SELECT team, token_sha256, expires_unix FROM sessions WHERE id_sha256 = $1",
+    [ST_SESSION_DROP] = "DELETE FROM sessions WHERE id_sha256 = $1",
+    [ST_SESSION_PURGE] = "DELETE FROM sessions WHERE expires_unix < $1",
 };
 
 struct store {
@@ -170,7 +182,9 @@ static const char schema[] =
     "CREATE INDEX IF NOT EXISTS reports_created ON reports(created_unix);"
     "CREATE INDEX IF NOT EXISTS report_kernels_key ON report_kernels(key);"
     "CREATE INDEX IF NOT EXISTS report_kernels_name ON report_kernels(name);"
-    "CREATE INDEX IF NOT EXISTS uploads_team ON uploads(team, created_unix);";
+    "CREATE INDEX IF NOT EXISTS uploads_team ON uploads(team, created_unix);"
+    "CREATE TABLE IF NOT EXISTS sessions(id_sha256 TEXT PRIMARY KEY, team TEXT NOT NULL,"
+    " token_sha256 TEXT NOT NULL, expires_unix BIGINT NOT NULL);";
 
 bool store_valid_hash(const char *s)
 {
@@ -395,63 +409,27 @@ static int write_failed(int why)
     return why == ENOSPC || why == EDQUOT || why == EFBIG ? STORE_WRITE_FULL : -1;
 }
 
-int store_write_upload(const char *dir, const char *tmp_dir, const store_upload *u, char *err,
-                       size_t errlen)
+/* Writes want[0..n) in order, each to a temp file in tmp_dir, synced,
+ * then renamed into its final path; then fsyncs the directory of each of
+ * sync[0..nsync) once, in order: also those of files found present, since
+ * the rename that put one there may be another upload's not yet synced.
+ * what names the write in messages.  0, STORE_WRITE_FULL or -1. */
+static int put_files(const char *tmp_dir, const piece *want, size_t n, const char *const *sync,
+                     size_t nsync, const char *what, char *err, size_t errlen)
 {
-    int why = 0; /* errno of the step that failed */
-    char shard[4096];
-    char blob_path[4200], json_path[4200], asm_path[4200], rpath[4200];
-    if (!store_valid_hash(u->hash) || !store_valid_hash(u->key) ||
-        !valid_text_hash(u->json_sha256, u->json_len) ||
-        !valid_text_hash(u->amdgcn_sha256, u->amdgcn_len)) {
-        snprintf(err, errlen, "store: not a hash");
+    int why = 0, rc = 0;
+    pending *p = calloc(n ? n : 1, sizeof *p);
+    if (p == NULL) {
+        snprintf(err, errlen, "store: out of memory");
         return -1;
     }
-    if (shard_dir(dir, "blobs", u->hash, shard, sizeof shard) != 0 ||
-        (u->json_len > 0 && shard_dir(dir, "texts", u->json_sha256, shard, sizeof shard) != 0) ||
-        (u->amdgcn_len > 0 &&
-         shard_dir(dir, "texts", u->amdgcn_sha256, shard, sizeof shard) != 0) ||
-        shard_dir(dir, "reports", u->key, shard, sizeof shard) != 0) {
-        why = errno;
-        snprintf(err, errlen, "store: cannot create directories under %s: %s", dir, strerror(why));
-        return write_failed(why);
-    }
-    snprintf(blob_path, sizeof blob_path, "%s/blobs/%.2s/%s", dir, u->hash, u->hash);
-    snprintf(json_path, sizeof json_path, "%s/texts/%.2s/%s", dir, u->json_sha256, u->json_sha256);
-    snprintf(asm_path, sizeof asm_path, "%s/texts/%.2s/%s", dir, u->amdgcn_sha256,
-             u->amdgcn_sha256);
-    report_path(dir, u->key, rpath, sizeof rpath);
-
-    uint8_t header[STORE_REPORT_HEADER];
-    memcpy(header, STORE_REPORT_MAGIC, 8);
-    if (treg_sha256(u->report, u->report_len, header + 8) != 0) {
-        snprintf(err, errlen, "store: cannot checksum the report: out of memory");
-        return -1;
-    }
-
-    /* In rename order: the blob and texts first, the report last.  A
-     * content-addressed file the store holds whole is kept; one that is
-     * missing or damaged is written again (the repair of the next upload). */
-    piece want[4];
-    size_t n = 0;
-    if (u->blob != NULL && !holds(blob_path, u->blob, u->blob_len))
-        want[n++] = (piece){NULL, 0, u->blob, u->blob_len, blob_path};
-    if (u->json_len > 0 && !holds(json_path, u->json, u->json_len))
-        want[n++] = (piece){NULL, 0, u->json, u->json_len, json_path};
-    if (u->amdgcn_len > 0 && strcmp(u->amdgcn_sha256, u->json_sha256) != 0 &&
-        !holds(asm_path, u->amdgcn, u->amdgcn_len))
-        want[n++] = (piece){NULL, 0, u->amdgcn, u->amdgcn_len, asm_path};
-    want[n++] = (piece){header, sizeof header, u->report, u->report_len, rpath};
-
-    pending p[4];
     size_t made = 0, renamed = 0;
-    int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         p[i].final = want[i].final;
         p[i].fd = tmp_create(tmp_dir, p[i].tmp, sizeof p[i].tmp);
         if (p[i].fd < 0) {
             why = errno;
-            snprintf(err, errlen, "store: cannot create a temp file in %s/tmp: %s", dir,
+            snprintf(err, errlen, "store: cannot create a temp file in %s: %s", tmp_dir,
                      strerror(why));
             rc = -1;
             break;
@@ -486,23 +464,17 @@ int store_write_upload(const char *dir, const char *tmp_dir, const store_upload 
         }
     }
     for (size_t i = renamed; i < made; i++) unlink(p[i].tmp);
+    free(p);
     if (rc != 0) return write_failed(why);
-    /* One fsync per shard directory of the upload, each once, the report's
-     * last: also those of a blob or text found present, since the rename
-     * that put it there may be another upload's not yet synced, and a
-     * report whose blob a crash undid is removed at start as never
-     * acknowledged. */
-    const char *dirs_of[4];
-    size_t ndirs = 0;
-    if (u->blob != NULL) dirs_of[ndirs++] = blob_path;
-    if (u->json_len > 0) dirs_of[ndirs++] = json_path;
-    if (u->amdgcn_len > 0) dirs_of[ndirs++] = asm_path;
-    dirs_of[ndirs++] = rpath;
-    char synced[4][4200];
+    char(*synced)[4200] = calloc(nsync ? nsync : 1, sizeof *synced);
+    if (synced == NULL) {
+        snprintf(err, errlen, "store: out of memory");
+        return -1;
+    }
     size_t nsynced = 0;
-    for (size_t i = 0; i < ndirs; i++) {
+    for (size_t i = 0; i < nsync && rc == 0; i++) {
         char d[4200];
-        snprintf(d, sizeof d, "%s", dirs_of[i]);
+        snprintf(d, sizeof d, "%s", sync[i]);
         char *slash = strrchr(d, '/');
         if (slash != NULL) *slash = '\0';
         bool seen = false;
@@ -510,12 +482,227 @@ int store_write_upload(const char *dir, const char *tmp_dir, const store_upload 
         if (seen) continue;
         if (fsync_dir(d) != 0) {
             why = errno;
-            snprintf(err, errlen, "store: cannot sync the directories of %s: %s", rpath,
+            snprintf(err, errlen, "store: cannot sync the directories of %s: %s", what,
                      strerror(why));
-            return write_failed(why);
+            rc = write_failed(why);
+            break;
         }
         memcpy(synced[nsynced++], d, sizeof d);
     }
+    free(synced);
+    return rc;
+}
+
+int store_write_upload(const char *dir, const char *tmp_dir, const store_upload *u, char *err,
+                       size_t errlen)
+{
+    char shard[4096];
+    char blob_path[4200], json_path[4200], asm_path[4200], rpath[4200];
+    if (!store_valid_hash(u->hash) || !store_valid_hash(u->key) ||
+        !valid_text_hash(u->json_sha256, u->json_len) ||
+        !valid_text_hash(u->amdgcn_sha256, u->amdgcn_len)) {
+        snprintf(err, errlen, "store: not a hash");
+        return -1;
+    }
+    if (shard_dir(dir, "blobs", u->hash, shard, sizeof shard) != 0 ||
+        (u->json_len > 0 && shard_dir(dir, "texts", u->json_sha256, shard, sizeof shard) != 0) ||
+        (u->amdgcn_len > 0 &&
+         shard_dir(dir, "texts", u->amdgcn_sha256, shard, sizeof shard) != 0) ||
+        shard_dir(dir, "reports", u->key, shard, sizeof shard) != 0) {
+        int why = errno;
+        snprintf(err, errlen, "store: cannot create directories under %s: %s", dir, strerror(why));
+        return write_failed(why);
+    }
+    snprintf(blob_path, sizeof blob_path, "%s/blobs/%.2s/%s", dir, u->hash, u->hash);
+    snprintf(json_path, sizeof json_path, "%s/texts/%.2s/%s", dir, u->json_sha256, u->json_sha256);
+    snprintf(asm_path, sizeof asm_path, "%s/texts/%.2s/%s", dir, u->amdgcn_sha256,
+             u->amdgcn_sha256);
+    report_path(dir, u->key, rpath, sizeof rpath);
+
+    uint8_t header[STORE_REPORT_HEADER];
+    memcpy(header, STORE_REPORT_MAGIC, 8);
+    if (treg_sha256(u->report, u->report_len, header + 8) != 0) {
+        snprintf(err, errlen, "store: cannot checksum the report: out of memory");
+        return -1;
+    }
+
+    /* In rename order: the blob and texts first, the report last.  A
+     * content-addressed file the store holds whole is kept; one that is
+     * missing or damaged is written again (the repair of the next upload). */
+    piece want[4];
+    size_t n = 0;
+    if (u->blob != NULL && !holds(blob_path, u->blob, u->blob_len))
+        want[n++] = (piece){NULL, 0, u->blob, u->blob_len, blob_path};
+    if (u->json_len > 0 && !holds(json_path, u->json, u->json_len))
+        want[n++] = (piece){NULL, 0, u->json, u->json_len, json_path};
+    if (u->amdgcn_len > 0 && strcmp(u->amdgcn_sha256, u->json_sha256) != 0 &&
+        !holds(asm_path, u->amdgcn, u->amdgcn_len))
+        want[n++] = (piece){NULL, 0, u->amdgcn, u->amdgcn_len, asm_path};
+    want[n++] = (piece){header, sizeof header, u->report, u->report_len, rpath};
+
+    const char *sync[4];
+    size_t nsync = 0;
+    if (u->blob != NULL) sync[nsync++] = blob_path;
+    if (u->json_len > 0) sync[nsync++] = json_path;
+    if (u->amdgcn_len > 0) sync[nsync++] = asm_path;
+    sync[nsync++] = rpath;
+    return put_files(tmp_dir, want, n, sync, nsync, rpath, err, errlen);
+}
+
+/* ---- a report's source files ----
+ *
+ * reports/ab/<key>.sources: a SourceManifest naming each file and the
+ * SHA-256 of its text, stored content-addressed in texts/ like Triton's
+ * texts (written first, the manifest last: a manifest names only texts that
+ * are durable). */
+
+static int read_fd(int fd, size_t size, uint8_t **out, size_t *len);
+static void log_key(const char *level, const char *msg, const char *key);
+
+static void sources_path(const char *dir, const char *key, char *path, size_t len)
+{
+    snprintf(path, len, "%s/reports/%.2s/%s.sources", dir, key, key);
+}
+
+bool store_has_sources(const store *s, const char *key)
+{
+    char path[4200];
+    if (!store_valid_hash(key)) return false;
+    sources_path(s->dir, key, path, sizeof path);
+    return access(path, F_OK) == 0;
+}
+
+int store_write_sources(const char *dir, const char *tmp_dir, const char *key,
+                        const store_source *files, size_t n, char *err, size_t errlen)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) total += files[i].len;
+    if (!store_valid_hash(key) || n == 0 || n > STORE_SOURCES_MAX ||
+        total > STORE_SOURCES_MAX_BYTES) {
+        snprintf(err, errlen, "store: not a source set");
+        return -1;
+    }
+    char(*sha)[STORE_HASH_HEX + 1] = calloc(n, sizeof *sha);
+    char(*paths)[4200] = calloc(n + 1, sizeof *paths);
+    piece *want = calloc(n + 1, sizeof *want);
+    const char **sync = calloc(n + 1, sizeof *sync);
+    Treg__V1__SourceManifest m = TREG__V1__SOURCE_MANIFEST__INIT;
+    Treg__V1__SourceManifest__Entry *e = calloc(n, sizeof *e), **ep = calloc(n, sizeof *ep);
+    uint8_t *packed = NULL;
+    int rc = -1;
+    if (!sha || !paths || !want || !sync || !e || !ep) {
+        snprintf(err, errlen, "store: out of memory");
+        goto out;
+    }
+    size_t nwant = 0;
+    char shard[4096];
+    for (size_t i = 0; i < n; i++) {
+        if (treg_text_sha256((const char *)files[i].text, files[i].len, sha[i]) != 0 ||
+            shard_dir(dir, "texts", sha[i], shard, sizeof shard) != 0) {
+            snprintf(err, errlen, "store: cannot place a source text: %s", strerror(errno));
+            goto out;
+        }
+        snprintf(paths[i], sizeof paths[i], "%s/texts/%.2s/%s", dir, sha[i], sha[i]);
+        sync[i] = paths[i];
+        if (files[i].len > 0 && !holds(paths[i], files[i].text, files[i].len))
+            want[nwant++] = (piece){NULL, 0, files[i].text, files[i].len, paths[i]};
+        treg__v1__source_manifest__entry__init(&e[i]);
+        e[i].path = (char *)files[i].path;
+        e[i].sha256 = sha[i];
+        e[i].size = files[i].len;
+        ep[i] = &e[i];
+    }
+    m.files = ep;
+    m.n_files = n;
+    size_t len = treg__v1__source_manifest__get_packed_size(&m);
+    if ((packed = malloc(len ? len : 1)) == NULL) {
+        snprintf(err, errlen, "store: out of memory");
+        goto out;
+    }
+    treg__v1__source_manifest__pack(&m, packed);
+    sources_path(dir, key, paths[n], sizeof paths[n]);
+    want[nwant++] = (piece){NULL, 0, packed, len, paths[n]};
+    sync[n] = paths[n];
+    rc = put_files(tmp_dir, want, nwant, sync, n + 1, paths[n], err, errlen);
+out:
+    free(packed);
+    free(ep);
+    free(e);
+    free(sync);
+    free(want);
+    free(paths);
+    free(sha);
+    return rc;
+}
+
+void store_sources_free(store_source *files, size_t n)
+{
+    for (size_t i = 0; files != NULL && i < n; i++) {
+        free((char *)files[i].path);
+        free((uint8_t *)files[i].text);
+    }
+    free(files);
+}
+
+int store_read_sources(store *s, const char *key, store_source **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    char path[4200];
+    if (!store_valid_hash(key)) return -1;
+    sources_path(s->dir, key, path, sizeof path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? 0 : -1;
+    struct stat st;
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    int ok = fstat(fd, &st) == 0 && st.st_size <= (1 << 20) &&
+             read_fd(fd, (size_t)st.st_size, &bytes, &len) == 0;
+    close(fd);
+    Treg__V1__SourceManifest *m = ok ? treg__v1__source_manifest__unpack(NULL, len, bytes) : NULL;
+    free(bytes);
+    int rc = -1;
+    store_source *files = NULL;
+    size_t got = 0, total = 0;
+    if (m == NULL || m->n_files > STORE_SOURCES_MAX) goto out;
+    if ((files = calloc(m->n_files ? m->n_files : 1, sizeof *files)) == NULL) goto out;
+    for (size_t i = 0; i < m->n_files; i++) {
+        const Treg__V1__SourceManifest__Entry *e = m->files[i];
+        char text[4200], sha[STORE_HASH_HEX + 1];
+        total += e->size;
+        if (!store_valid_hash(e->sha256) || e->size > STORE_SOURCE_MAX_BYTES ||
+            total > STORE_SOURCES_MAX_BYTES)
+            goto out;
+        snprintf(text, sizeof text, "%s/texts/%.2s/%s", s->dir, e->sha256, e->sha256);
+        uint8_t *t = NULL;
+        size_t tlen = 0;
+        if (e->size > 0) {
+            if ((fd = open(text, O_RDONLY | O_CLOEXEC)) < 0) goto out;
+            ok = read_fd(fd, (size_t)e->size, &t, &tlen) == 0 && tlen == e->size;
+            close(fd);
+            /* a text is named by its SHA-256: one that differs is damaged */
+            if (!ok || treg_text_sha256((const char *)t, tlen, sha) != 0 ||
+                strcmp(sha, e->sha256) != 0) {
+                free(t);
+                goto out;
+            }
+        }
+        files[got].path = strdup(e->path);
+        files[got].text = t;
+        files[got].len = tlen;
+        got++;
+        if (files[got - 1].path == NULL) goto out;
+    }
+    rc = 0;
+out:
+    if (m != NULL) treg__v1__source_manifest__free_unpacked(m, NULL);
+    if (rc != 0) {
+        store_sources_free(files, got);
+        log_key("error", "a report's source files are damaged or unreadable: not served", key);
+        return -1;
+    }
+    *out = files;
+    *n = got;
     return 0;
 }
 
@@ -1326,6 +1513,39 @@ void store_summaries_free(store_summary *rows, size_t n)
     free(rows);
 }
 
+/* ---- browser sessions ---- */
+
+int store_session_put(store *s, const char *id_sha256, const char *team, const char *token_sha256,
+                      int64_t expires_unix, int64_t now_unix)
+{
+    db_arg purge[] = {DB_INT_ARG(now_unix)};
+    db_arg a[] = {DB_TEXT_ARG(id_sha256), DB_TEXT_ARG(team), DB_TEXT_ARG(token_sha256),
+                  DB_INT_ARG(expires_unix)};
+    if (run(s, ST_SESSION_PURGE, purge, 1, NULL) != 0) return -1;
+    return run(s, ST_SESSION_PUT, a, 4, NULL);
+}
+
+int store_session_get(store *s, const char *id_sha256, store_session *out)
+{
+    db_arg a[] = {DB_TEXT_ARG(id_sha256)};
+    db_rows *r = NULL;
+    if (run(s, ST_SESSION_GET, a, 1, &r) != 0) return -1;
+    int found = db_next(r);
+    if (found == 1) {
+        snprintf(out->team, sizeof out->team, "%s", db_text(r, 0));
+        snprintf(out->token_sha256, sizeof out->token_sha256, "%s", db_text(r, 1));
+        out->expires_unix = db_int(r, 2);
+    }
+    db_done(r);
+    return found;
+}
+
+int store_session_drop(store *s, const char *id_sha256)
+{
+    db_arg a[] = {DB_TEXT_ARG(id_sha256)};
+    return run(s, ST_SESSION_DROP, a, 1, NULL);
+}
+
 /* ---- startup: layout, leftovers, recovery, conversion, rebuilding ---- */
 
 /* Removes what a crash of this instance left in its temp folder (it holds
@@ -1673,7 +1893,8 @@ static int migrate(store *s, const char *where, char *err, size_t errlen)
         return -1;
     }
     int rc = 0;
-    if (version < INDEX_VERSION)
+    bool reindex = version < INDEX_REPORTS_VERSION;
+    if (reindex)
         rc = db_exec(s->db, "DROP TABLE IF EXISTS reports; DROP TABLE IF EXISTS report_kernels;");
     if (rc == 0) rc = db_exec(s->db, schema);
     if (rc == 0 && version < INDEX_VERSION) rc = db_set_version(s->db, INDEX_VERSION);
@@ -1683,7 +1904,7 @@ static int migrate(store *s, const char *where, char *err, size_t errlen)
         db_rollback(s->db);
         return -1;
     }
-    s->upgraded = version > 0 && version < INDEX_VERSION;
+    s->upgraded = version > 0 && reindex;
     return 0;
 }
 

@@ -168,6 +168,33 @@ const char *store_instance(const store *s);
 int store_write_upload(const char *dir, const char *tmp_dir, const store_upload *u, char *err,
                        size_t errlen);
 
+/* A report's source files, as the uploading node read them (POST
+ * /v1/sources), for its page. */
+typedef struct store_source {
+    const char *path; /* a name from the report's source_files */
+    const uint8_t *text;
+    size_t len;
+} store_source;
+
+#define STORE_SOURCES_MAX       64         /* files per report */
+#define STORE_SOURCE_MAX_BYTES  (1u << 20) /* one file */
+#define STORE_SOURCES_MAX_BYTES (8u << 20) /* all of a report's */
+
+/* Whether the report under key has its source files stored. */
+bool store_has_sources(const store *s, const char *key);
+
+/* Writes the texts (content-addressed in texts/) and, last, the manifest
+ * reports/ab/KEY.sources, each atomically and durably; 0, STORE_WRITE_FULL or
+ * -1 with one line in err.  Blocks on the disk: never on the event loop. */
+int store_write_sources(const char *dir, const char *tmp_dir, const char *key,
+                        const store_source *files, size_t n, char *err, size_t errlen);
+
+/* The source files stored for key: 0 with *files (store_sources_free) and
+ * *n, 0 of them when none are stored; -1 (logged) when the manifest or a
+ * text is damaged.  Bounded by the limits above. */
+int store_read_sources(store *s, const char *key, store_source **files, size_t *n);
+void store_sources_free(store_source *files, size_t n);
+
 /* Whether the store's filesystem has need bytes free past reserve, and a
  * few inodes: false, with what it has in why, when an analysis would only
  * fail at its write (tregd answers 507 without analyzing).  True when it
@@ -246,6 +273,22 @@ int64_t store_count(store *s);
 int store_list(store *s, const char *kernel, const char *target, const char *team, uint32_t limit,
                uint32_t offset, store_summary **out, size_t *n, bool *more);
 void store_summaries_free(store_summary *rows, size_t n);
+
+/* A browser session (web.c): kept by the SHA-256 of its cookie's id, with
+ * the team and the SHA-256 of the token it was opened with, in the index so
+ * that every server sharing it knows the session. */
+typedef struct store_session {
+    char team[64];
+    char token_sha256[STORE_HASH_HEX + 1];
+    int64_t expires_unix;
+} store_session;
+
+/* Records a session (and forgets those expired by now_unix); 0 or -1. */
+int store_session_put(store *s, const char *id_sha256, const char *team, const char *token_sha256,
+                      int64_t expires_unix, int64_t now_unix);
+/* 1 and *out, 0 when there is none, -1 on error. */
+int store_session_get(store *s, const char *id_sha256, store_session *out);
+int store_session_drop(store *s, const char *id_sha256);
 
 /* What the last store_open did (for logs and tests): report files
  * re-indexed, converted from the old layout, whether the index was rebuilt

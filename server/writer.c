@@ -45,7 +45,10 @@ static void *run(void *arg)
         if (w->todo_head == NULL) w->todo_tail = NULL;
         pthread_mutex_unlock(&w->lock);
         r->err[0] = '\0';
-        r->rc = store_write_upload(w->dir, w->tmp, &r->upload, r->err, sizeof r->err);
+        r->rc = r->sources != NULL
+                    ? store_write_sources(w->dir, w->tmp, r->sources_key, r->sources, r->nsources,
+                                          r->err, sizeof r->err)
+                    : store_write_upload(w->dir, w->tmp, &r->upload, r->err, sizeof r->err);
         pthread_mutex_lock(&w->lock);
         push(&w->done_head, &w->done_tail, r);
         uint64_t one = 1;

@@ -26,6 +26,11 @@ typedef struct write_req write_req;
  * valid until done runs. */
 struct write_req {
     store_upload upload;
+    /* Or, when sources is not NULL, a report's source files under
+     * sources_key (store_write_sources) instead of an upload. */
+    const store_source *sources;
+    size_t nsources;
+    const char *sources_key;
     /* Called on the loop thread once the files are durable (rc 0) or the
      * write failed (rc -1, err holds one line). */
     void (*done)(write_req *req);

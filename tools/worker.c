@@ -142,7 +142,7 @@ static int render_here(Treg__V1__Report *pr, void *ctx)
     FILE *m = fopencookie(NULL, "w", (cookie_io_functions_t){.write = jbuf_write});
     if (!m) return -1;
     setvbuf(m, NULL, _IONBF, 0); /* the renderer buffers its writes itself */
-    int rc = treg_render_json_write(m, pr, o->with_rows, -1);
+    int rc = treg_render_json_write(m, pr, o->with_rows, -1, NULL);
     if (fclose(m) != 0 || rc != 0) return -1;
     o->json = jbuf;
     o->json_len = jlen;

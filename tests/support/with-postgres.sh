@@ -31,6 +31,7 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/treg-pg.XXXXXX")
 ((EUID == 0)) && chown postgres "$dir"
 chmod 700 "$dir"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# shellcheck disable=SC2317 # called by the EXIT trap
 stop() {
   "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
   rm -rf "$dir"

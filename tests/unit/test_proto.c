@@ -133,10 +133,13 @@ static void roundtrip(const char *rel)
     for (int stored = 0; stored < 2; stored++) {
         uint8_t *resp;
         size_t rlen;
-        assert_int_equal(treg_pb_pack_upload_response(packed, plen, stored, &resp, &rlen), 0);
+        assert_int_equal(treg_pb_pack_upload_response(packed, plen, stored, stored ? "/r/x" : NULL,
+                                                      &resp, &rlen),
+                         0);
         Treg__V1__UploadResponse *u = treg__v1__upload_response__unpack(NULL, rlen, resp);
         assert_non_null(u);
         assert_int_equal(u->stored_before, stored);
+        assert_string_equal(u->link, stored ? "/r/x" : "");
         same_report(u->report, r);
         treg__v1__upload_response__free_unpacked(u, NULL);
         free(resp);

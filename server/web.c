@@ -1,0 +1,282 @@
+/* tregd's browser pages (web.h). */
+#include "web.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "render.h"
+
+const char *const web_headers[] = {"Cache-Control",
+                                   "no-store",
+                                   "X-Content-Type-Options",
+                                   "nosniff",
+                                   "Referrer-Policy",
+                                   "no-referrer",
+                                   "X-Frame-Options",
+                                   "DENY",
+                                   NULL};
+
+/* The pages' own style: no script, no request leaves the page. */
+static const char head_start[] =
+    "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+    "style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'\">\n"
+    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
+static const char head_end[] =
+    "</title>\n<style>\n"
+    "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;"
+    "color:#111827}\n"
+    "h1{font-size:20px}table{border-collapse:collapse;width:100%}"
+    "th,td{text-align:left;padding:4px 8px;border-bottom:1px solid #e5e7eb;white-space:nowrap}\n"
+    "td.num,th.num{text-align:right}a{color:#1d4ed8}.note{color:#6b7280}"
+    ".err{color:#b91c1c}\n"
+    "form.login input[type=password]{width:28em;padding:6px}form{margin:1em 0}"
+    "input,button{font:inherit}\n"
+    "</style></head><body>\n";
+
+/* s as HTML text: the five markup characters and every control character
+ * (C0, DEL) escaped or dropped. */
+static void esc(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        switch (*p) {
+        case '&':
+            fputs("&amp;", f);
+            break;
+        case '<':
+            fputs("&lt;", f);
+            break;
+        case '>':
+            fputs("&gt;", f);
+            break;
+        case '"':
+            fputs("&quot;", f);
+            break;
+        case '\'':
+            fputs("&#39;", f);
+            break;
+        default:
+            if (*p >= 0x20 && *p != 0x7f)
+                fputc(*p, f);
+            else
+                fputc('?', f);
+        }
+    }
+}
+
+/* s percent-encoded for a query value. */
+static void url(FILE *f, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            *p == '-' || *p == '_' || *p == '.' || *p == '~' || *p == '/')
+            fputc(*p, f);
+        else
+            fprintf(f, "%%%c%c", hex[*p >> 4], hex[*p & 15]);
+    }
+}
+
+static FILE *page(char **out, size_t *len, const char *title)
+{
+    *out = NULL;
+    *len = 0;
+    FILE *f = open_memstream(out, len);
+    if (f == NULL) return NULL;
+    fputs(head_start, f);
+    esc(f, title);
+    fputs(head_end, f);
+    return f;
+}
+
+static int finish(FILE *f, char **out, size_t *len)
+{
+    fputs("</body></html>\n", f);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || *out == NULL) {
+        free(*out);
+        *out = NULL;
+        *len = 0;
+        return -1;
+    }
+    return 0;
+}
+
+int web_login_page(const char *next, const char *message, char **out, size_t *len)
+{
+    FILE *f = page(out, len, "treg: sign in");
+    if (f == NULL) return -1;
+    fputs("<h1>treg</h1>\n", f);
+    if (message && *message) {
+        fputs("<p class=\"err\">", f);
+        esc(f, message);
+        fputs("</p>\n", f);
+    }
+    fputs("<p>Sign in with your team's token (the one tregc uses: TREG_TOKEN, or "
+          "<code>token =</code> in client.conf).</p>\n"
+          "<form class=\"login\" method=\"post\" action=\"/login\">\n"
+          "<input type=\"password\" name=\"token\" autocomplete=\"current-password\" "
+          "placeholder=\"team token\" required autofocus>\n",
+          f);
+    fputs("<input type=\"hidden\" name=\"next\" value=\"", f);
+    esc(f, web_safe_next(next) ? next : "/");
+    fputs("\">\n<button type=\"submit\">Sign in</button>\n</form>\n", f);
+    fprintf(f,
+            "<p class=\"note\">The session lasts %d hours and ends when the token is "
+            "revoked.</p>\n",
+            WEB_SESSION_HOURS);
+    return finish(f, out, len);
+}
+
+int web_message_page(const char *title, const char *message, char **out, size_t *len)
+{
+    FILE *f = page(out, len, title);
+    if (f == NULL) return -1;
+    fputs("<h1>", f);
+    esc(f, title);
+    fputs("</h1>\n<p>", f);
+    esc(f, message);
+    fputs("</p>\n<p><a href=\"/\">recent uploads</a></p>\n", f);
+    return finish(f, out, len);
+}
+
+static void figures(FILE *f, const store_kernel *k)
+{
+    const char *ge = k->lower_bound ? "&ge;" : "";
+    fprintf(f, "<td class=\"num\">%s%u / %u</td>", ge, k->vgpr_peak, k->vgpr_allocated);
+    if (k->agpr_peak || k->agpr_allocated)
+        fprintf(f, "<td class=\"num\">%s%u / %u</td>", ge, k->agpr_peak, k->agpr_allocated);
+    else
+        fputs("<td class=\"num\">-</td>", f);
+    fprintf(f, "<td class=\"num\">%u / %u</td><td class=\"num\">%u</td>", k->waves_per_simd,
+            k->max_waves, k->spill_instructions);
+}
+
+int web_list_page(const store_summary *rows, size_t n, const char *team, const char *kernel,
+                  const char *target, uint32_t offset, bool more, char **out, size_t *len)
+{
+    FILE *f = page(out, len, "treg: recent uploads");
+    if (f == NULL) return -1;
+    fputs(
+        "<h1>Recent uploads</h1>\n<form method=\"get\" action=\"/\">kernel <input name=\"kernel\" "
+        "value=\"",
+        f);
+    esc(f, kernel);
+    fputs("\"> target <input name=\"target\" size=\"8\" value=\"", f);
+    esc(f, target);
+    fputs("\"> <button type=\"submit\">filter</button></form>\n", f);
+    fputs("<form method=\"post\" action=\"/logout\"><span class=\"note\">signed in as ", f);
+    esc(f, team);
+    fputs("</span> <button type=\"submit\">sign out</button></form>\n", f);
+    if (n == 0) {
+        fputs("<p>No reports.</p>\n", f);
+        return finish(f, out, len);
+    }
+    fputs("<table><thead><tr><th>kernel</th><th>target</th><th class=\"num\">VGPR</th>"
+          "<th class=\"num\">AGPR</th><th class=\"num\">waves</th><th class=\"num\">spills</th>"
+          "<th>uploaded</th><th>team</th><th>file</th><th>hash</th></tr></thead><tbody>\n",
+          f);
+    for (size_t i = 0; i < n; i++) {
+        const store_summary *s = &rows[i];
+        char when[32] = "-";
+        time_t t = (time_t)s->created_unix;
+        struct tm tm;
+        if (t > 0 && gmtime_r(&t, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
+        size_t nk = s->nkernels ? s->nkernels : 1;
+        for (size_t k = 0; k < nk; k++) {
+            fputs("<tr><td><a href=\"/r/", f);
+            url(f, s->hash);
+            fputs("?inputs=", f);
+            url(f, s->inputs);
+            fputs("\">", f);
+            esc(f, s->nkernels ? s->kernels[k].name : "(no kernels)");
+            fputs("</a></td><td>", f);
+            esc(f, s->target);
+            if (s->provisional) fputs("*", f);
+            fputs("</td>", f);
+            if (s->nkernels)
+                figures(f, &s->kernels[k]);
+            else
+                fputs("<td></td><td></td><td></td><td></td>", f);
+            fprintf(f, "<td>%s</td><td>", when);
+            esc(f, s->team);
+            fputs("</td><td>", f);
+            esc(f, s->file_name);
+            fputs("</td><td><code>", f);
+            fprintf(f, "%.12s", s->hash);
+            fputs("</code></td></tr>\n", f);
+        }
+    }
+    fputs("</tbody></table>\n<p class=\"note\">* provisional target: its register file and "
+          "occupancy rules are unconfirmed. &ge; a lower bound: words no one could decode.</p>\n",
+          f);
+    if (more) {
+        fputs("<p><a href=\"/?kernel=", f);
+        url(f, kernel);
+        fputs("&amp;target=", f);
+        url(f, target);
+        fprintf(f, "&amp;offset=%u\">older uploads</a></p>\n", offset + (uint32_t)n);
+    }
+    return finish(f, out, len);
+}
+
+int web_report_page(const Treg__V1__Report *r, const store_source *files, size_t nfiles, char **out,
+                    size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    treg_sources *src = treg_sources_new_texts();
+    if (src == NULL) return -1;
+    for (size_t i = 0; i < nfiles; i++)
+        if (treg_sources_add_text(src, files[i].path, (const char *)files[i].text, files[i].len) !=
+            0) {
+            treg_sources_free(src);
+            return -1;
+        }
+    FILE *f = open_memstream(out, len);
+    int rc = -1;
+    if (f != NULL) {
+        const Treg__V1__Report *one[1] = {r};
+        char title[300];
+        snprintf(title, sizeof title, "%s", r->file_name && *r->file_name ? r->file_name : r->hash);
+        rc = treg_render_html(f, one, 1, src, title);
+        if (fclose(f) != 0) rc = -1;
+    }
+    treg_sources_free(src);
+    if (rc != 0) {
+        free(*out);
+        *out = NULL;
+        *len = 0;
+    }
+    return rc;
+}
+
+bool web_session_id(const char *cookie_header, char id[65])
+{
+    const size_t name_len = strlen(WEB_COOKIE);
+    for (const char *p = cookie_header; p != NULL && *p;) {
+        while (*p == ' ' || *p == ';') p++;
+        const char *end = strchr(p, ';');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == name_len + 1 + 64 && strncmp(p, WEB_COOKIE, name_len) == 0 && p[name_len] == '=') {
+            memcpy(id, p + name_len + 1, 64);
+            id[64] = '\0';
+            return strspn(id, "0123456789abcdef") == 64;
+        }
+        p = end;
+    }
+    return false;
+}
+
+bool web_safe_next(const char *next)
+{
+    if (next == NULL || next[0] != '/' || next[1] == '/' || next[1] == '\\') return false;
+    if (strcmp(next, "/") != 0 && strncmp(next, "/r/", 3) != 0 && strncmp(next, "/?", 2) != 0)
+        return false;
+    for (const unsigned char *p = (const unsigned char *)next; *p; p++)
+        if (*p < 0x21 || *p == 0x7f || *p == '"' || *p == '<' || *p == '>' || *p == '\\')
+            return false;
+    return strlen(next) < 512;
+}
