@@ -763,8 +763,12 @@ static void fetch_one(cli *c, const char *hash_arg)
         char why[200];
         Treg__V1__Report *r = unpack_report(resp.body, resp.len, why, sizeof why);
         if (r) {
-            char link[200];
-            snprintf(link, sizeof link, "/r/%s", r->hash);
+            char link[200], inputs[TREG_DIGEST_HEX + 1];
+            if (treg_inputs_digest(r->bundle_entry, r->triton_json_sha256, r->amdgcn_sha256,
+                                   inputs) == 0)
+                snprintf(link, sizeof link, "/r/%s?inputs=%s", r->hash, inputs);
+            else
+                snprintf(link, sizeof link, "/r/%s", r->hash);
             add_report(c, r, -1, link);
             treg__v1__report__free_unpacked(r, NULL);
         } else {
@@ -1238,9 +1242,13 @@ static int run(cli *c, int argc, char **argv)
     }
 
     const char *conflict = NULL;
-    if (c->json && (c->text.explicit_views || c->text.sources_given))
+    /* upload: --source-dir and --source-map also say where the files to send are */
+    if (c->json &&
+        (c->text.explicit_views ||
+         (c->text.sources_given && strcmp(cmd, "upload") != 0 && strcmp(cmd, "watch") != 0)))
         conflict = "--lines, --peak, --asm, --summary, --regs, --source-dir and --source-map are "
-                   "for text output, not --format json";
+                   "for text output, not --format json (upload: --source-dir, --source-map say "
+                   "which files to send)";
     else if (c->html && c->text.explicit_views)
         conflict = "--lines, --peak, --asm, --summary and --regs are text views: the HTML page "
                    "has them all";

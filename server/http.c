@@ -840,11 +840,12 @@ static void handle_analyze(request *r)
 
 /* ---- the browser's pages (web.h) and POST /v1/sources ---- */
 
-static void reply_html(request *r, int status, char *page, size_t len, const char *cookie,
-                       const char *location)
+static void reply_html_csp(request *r, int status, char *page, size_t len, const char *cookie,
+                           const char *location, const char *csp)
 {
     struct evkeyvalq *out = evhttp_request_get_output_headers(r->req);
     for (const char *const *h = web_headers; *h != NULL; h += 2) evhttp_add_header(out, h[0], h[1]);
+    evhttp_add_header(out, "Content-Security-Policy", csp);
     if (cookie != NULL) evhttp_add_header(out, "Set-Cookie", cookie);
     if (location != NULL) evhttp_add_header(out, "Location", location);
     if (page == NULL) {
@@ -854,6 +855,12 @@ static void reply_html(request *r, int status, char *page, size_t len, const cha
     }
     reply_typed(r, status, "text/html; charset=utf-8", (const uint8_t *)page, len);
     free(page);
+}
+
+static void reply_html(request *r, int status, char *page, size_t len, const char *cookie,
+                       const char *location)
+{
+    reply_html_csp(r, status, page, len, cookie, location, web_csp_pages);
 }
 
 static void reply_message(request *r, int status, const char *title, const char *message)
@@ -1085,7 +1092,7 @@ static void handle_web_report(request *r, const char *hash_text, const char *que
         return;
     }
     /* The renderer's page carries its own Content-Security-Policy. */
-    reply_html(r, 200, page, len, NULL, NULL);
+    reply_html_csp(r, 200, page, len, NULL, NULL, web_csp_report);
 }
 
 /* Routes a browser page; false when path is not one. */
@@ -1210,11 +1217,6 @@ static void handle_sources(request *r)
     }
     char link[200];
     snprintf(link, sizeof link, "/r/%s?inputs=%s", req->hash, req->inputs);
-    if (store_has_sources(r->srv->cfg.store, key)) {
-        treg__v1__sources_request__free_unpacked(req, NULL);
-        reply_sources(r, 0, link);
-        return;
-    }
     /* Only the files the report names, each once, within the bounds. */
     const uint8_t *summary = NULL;
     size_t slen = 0;
@@ -1243,6 +1245,11 @@ static void handle_sources(request *r)
     if (bad != NULL) {
         treg__v1__sources_request__free_unpacked(req, NULL);
         reply_error(r, 400, bad);
+        return;
+    }
+    if (store_has_sources(r->srv->cfg.store, key)) { /* the first set stays */
+        treg__v1__sources_request__free_unpacked(req, NULL);
+        reply_sources(r, 0, link);
         return;
     }
     sources_job *j = calloc(1, sizeof *j);

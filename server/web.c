@@ -18,11 +18,19 @@ const char *const web_headers[] = {"Cache-Control",
                                    "DENY",
                                    NULL};
 
+/* The sign-in form, the list and the messages: no script at all (the same
+ * in their <meta>, which cannot say frame-ancestors). */
+const char web_csp_pages[] = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
+                             "frame-ancestors 'none'";
+/* A report's page: its own policy is in its <meta> (render_html.c); the
+ * header adds what a <meta> cannot say. */
+const char web_csp_report[] = "frame-ancestors 'none'";
+
 /* The pages' own style: no script, no request leaves the page. */
 static const char head_start[] =
     "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
     "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-    "style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'\">\n"
+    "style-src 'unsafe-inline'; form-action 'self'\">\n"
     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
 static const char head_end[] =
     "</title>\n<style>\n"
@@ -202,8 +210,12 @@ int web_list_page(const store_summary *rows, size_t n, const char *team, const c
                 fputs("<td></td><td></td><td></td><td></td>", f);
             fprintf(f, "<td>%s</td><td>", when);
             esc(f, s->team);
-            fputs("</td><td>", f);
+            /* the file's name; its whole path on hover */
+            const char *slash = strrchr(s->file_name, '/');
+            fputs("</td><td title=\"", f);
             esc(f, s->file_name);
+            fputs("\">", f);
+            esc(f, slash ? slash + 1 : s->file_name);
             fputs("</td><td><code>", f);
             fprintf(f, "%.12s", s->hash);
             fputs("</code></td></tr>\n", f);

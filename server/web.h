@@ -32,6 +32,8 @@
 
 /* Security headers every page carries, name/value pairs, NULL-terminated. */
 extern const char *const web_headers[];
+/* The Content-Security-Policy headers of the pages and of a report's page. */
+extern const char web_csp_pages[], web_csp_report[];
 
 /* Each page is malloc'd into *out (its length in *len): 0, or -1 when out of
  * memory. */

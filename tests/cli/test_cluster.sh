@@ -103,7 +103,7 @@ cat >same.py <<'PY'
 order, with the same value for each of its keys, kernels field by field (the file's
 name and what only a server's answer carries aside)."""
 import json, sys
-IGNORE = {"file", "hash", "stored_before"}
+IGNORE = {"file", "hash", "stored_before", "link"}
 def load(path):
     doc = json.load(open(path))
     if doc.get("errors"):

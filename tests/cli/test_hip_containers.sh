@@ -256,7 +256,7 @@ served = json.load(open(f"{out}/tc-app.json"))
 objs = served["containers"][0]["code_objects"]
 if len(served["reports"]) != 8 or len(objs) != 8:
     sys.exit(f"tregc upload app: {len(served['reports'])} reports, {len(objs)} code objects")
-strip = lambda r: {k: v for k, v in r.items() if k not in ("file", "hash", "stored_before")}
+strip = lambda r: {k: v for k, v in r.items() if k not in ("file", "hash", "stored_before", "link")}
 for r, o, l in zip(served["reports"], objs, local["reports"]):
     bundle = re.search(r"bundle (\d+)", o["where"]).group(1)
     want = twins[("app", bundle, r["bundle_entry"])]

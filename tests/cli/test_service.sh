@@ -153,7 +153,7 @@ cat >"$work/svc.py" <<'PY'
 """
 import hashlib, json, sys
 
-IGNORE = {"file", "hash", "stored_before"}  # stored_before: upload answers only
+IGNORE = {"file", "hash", "stored_before", "link"}  # upload answers; the server's address
 
 
 def load(path):
