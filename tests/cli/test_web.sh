@@ -35,7 +35,11 @@ hip_src=$TREG_SOURCE_ROOT/tests/fixtures/src
 work=$(mktemp -d "${TMPDIR:-/tmp}/treg-web.XXXXXX")
 out=${TREG_TEST_OUTPUT:-$work}/web
 mkdir -p "$out"
-start_tregd "$work" --workers 1
+# TREG_TEST_INDEX (tests/support/with-postgres.sh): the sessions and the
+# listing on a PostgreSQL index.
+index=()
+[[ -z ${TREG_TEST_INDEX:-} ]] || index=(--index "$TREG_TEST_INDEX")
+start_tregd "$work" --workers 1 "${index[@]}"
 trap 'rm -rf "$work"; [[ -z ${server_pid:-} ]] || kill -KILL -- "-$server_pid" 2>/dev/null || true' EXIT
 cd "$work"
 base=https://127.0.0.1:$port

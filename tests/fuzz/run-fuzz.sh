@@ -9,6 +9,8 @@
 #                 evhttp (seeds: a few heads written here)
 #   fuzz_container  the container reader (seeds: the HIP fixtures' executables,
 #                 libraries and bundles, small ones, and their hostile variants)
+#   fuzz_web      tregd's browser pages: cookies, the login form's next, report
+#                 names (seeds: a few written here)
 #   fuzz_render   a server's answer as tregc takes it: unpack a Report, draw
 #                 every text view, the HTML page and the JSON (seeds: the
 #                 .hsaco seeds analyzed and packed by report_seeds)
@@ -34,7 +36,7 @@ seconds=${2:-60}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=${TREG_CORPUS:-$src/../shared/corpus}
 cc=${CC:-clang-22}
-read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze fuzz_asm fuzz_container fuzz_render fuzz_gate}"
+read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze fuzz_asm fuzz_container fuzz_render fuzz_gate fuzz_web}"
 read -r -a extra <<<"${FUZZ_ARGS:-}"
 
 cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER="$cc" -DTREG_FUZZ=ON \
@@ -103,6 +105,13 @@ printf '\x03\x02POST /v1/analyze HTTP/1.1\r\nAuthorization: Bearer fuzz-token\r\
 printf '\x11\x05POST / HTTP/1.1\nTransfer-Encoding: chunked\nExpect: 100-continue\n\n5\r\nhello\r\n0\r\n\r\n' >"$gate_seeds/chunked-lf"
 printf '\x00\x00GET /v1/reports HTTP/1.1\r\nAuthorization: Bearer wrong\r\nContent-Length: 999999999999\r\nContent-Length: 1\r\n\r\nx' >"$gate_seeds/conflict"
 
+# Web seeds: cookie, next, message, then names, a line each.
+web_seeds=$build/fuzz-seeds-web
+mkdir -p "$web_seeds"
+printf 'a=1; treg_session=%s\n/r/abc?inputs=x\nsigned out\nmatmul\nvgpr\n%s\n%s\nk.hsaco\ngfx942\n' \
+  "$(printf '%064d' 7)" "$(printf '%064d' 1)" "$(printf '%064d' 2)" >"$web_seeds/plain"
+printf 'treg_session=<script>\n//evil.example\n<script>alert(1)</script>\n<b>\n"\n&amp;\n\x01\n</td>\n\n' >"$web_seeds/hostile"
+
 for t in "${targets[@]}"; do
   mkdir -p "$build/fuzz-corpus/$t" "$build/fuzz-artifacts/$t"
   seed_dir=$seeds
@@ -116,6 +125,9 @@ for t in "${targets[@]}"; do
   elif [[ $t == fuzz_gate ]]; then
     seed_dir=$gate_seeds
     maxlen=262144 # past GATE_HEAD_MAX (80 KiB)
+  elif [[ $t == fuzz_web ]]; then
+    seed_dir=$web_seeds
+    maxlen=16384
   elif [[ $t == fuzz_container ]]; then
     seed_dir=$container_seeds
     maxlen=262144 # the executables run to ~96 KB
