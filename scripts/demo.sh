@@ -69,7 +69,7 @@ ld.lld-22 -shared "$out/$kernel.o" -o "$out/cache/$kernel/$kernel.hsaco"
 cp "examples/triton/$kernel/$kernel.json" "$out/cache/$kernel/"
 
 echo "== tregc upload $kernel (analyzed by tregd)"
-timeout 120 "$tregc" upload "$out/cache/$kernel" | tee "$out/upload.txt"
+timeout 120 "$tregc" upload --summary "$out/cache/$kernel" | tee "$out/upload.txt"
 hash=$(grep -oE '\[[0-9a-f]{64}\]' "$out/upload.txt" | head -n1 | tr -d '[]')
 [[ -n $hash ]] || { echo "demo: tregc printed no hash" >&2; exit 1; }
 
