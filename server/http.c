@@ -1103,9 +1103,16 @@ static bool route_web(request *r, enum evhttp_cmd_type cmd, const char *query)
     if (strcmp(p, "/login") == 0) {
         if (post)
             handle_login_post(r);
-        else if (get)
-            reply_login(r, 200, query && strncmp(query, "next=", 5) == 0 ? NULL : "/", NULL);
-        else
+        else if (get) {
+            struct evkeyvalq params;
+            params.tqh_first = NULL;
+            params.tqh_last = &params.tqh_first;
+            const char *next = NULL;
+            if (query != NULL && evhttp_parse_query_str(query, &params) == 0)
+                next = evhttp_find_header(&params, "next");
+            reply_login(r, 200, next, NULL); /* web_login_page keeps only a safe next */
+            evhttp_clear_headers(&params);
+        } else
             reply_message(r, 405, "treg", "use GET or POST");
         return true;
     }

@@ -107,8 +107,8 @@ enum {
 static const char *const stmt_sql[ST_COUNT] = {
     [ST_PUT_REPORT] =
         "INSERT INTO reports(key, hash, inputs, file_name, target, analyzer_version,"
-        " llvm_version, created_unix, client_host, team, provisional)"
-        " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT(key) DO UPDATE SET"
+        " llvm_version, created_unix, client_host, team, provisional, indexed_us)"
+        " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT(key) DO UPDATE SET"
         " hash = excluded.hash, inputs = excluded.inputs, file_name = excluded.file_name,"
         " target = excluded.target, analyzer_version = excluded.analyzer_version,"
         " llvm_version = excluded.llvm_version, created_unix = excluded.created_unix,"
@@ -123,7 +123,7 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_FIND_KEY] = "SELECT " ENTRY_COLUMNS " WHERE r.key = $1 AND " ANY_TEAM,
     [ST_FIND_HASH] = "SELECT " ENTRY_COLUMNS " WHERE r.hash = $1 AND " ANY_TEAM
                      " ORDER BY (r.analyzer_version = $3 AND r.llvm_version = $4) DESC,"
-                     " r.created_unix, r.key LIMIT 1",
+                     " r.created_unix, r.indexed_us, r.key LIMIT 1",
     [ST_FORGET] = "DELETE FROM reports WHERE key = $1",
     [ST_KERNELS] =
         "SELECT name, " KERNEL_FIGURES " FROM report_kernels WHERE key = $1 ORDER BY ord",
@@ -168,7 +168,7 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS reports(key TEXT PRIMARY KEY, hash TEXT NOT NULL,"
     " inputs TEXT NOT NULL, file_name TEXT, target TEXT, analyzer_version TEXT,"
     " llvm_version TEXT, created_unix BIGINT, client_host TEXT, team TEXT,"
-    " provisional BIGINT NOT NULL DEFAULT 0);"
+    " provisional BIGINT NOT NULL DEFAULT 0, indexed_us BIGINT NOT NULL DEFAULT 0);"
     "CREATE TABLE IF NOT EXISTS report_kernels(key TEXT NOT NULL, ord BIGINT NOT NULL,"
     " name TEXT NOT NULL, limited_by TEXT NOT NULL, vgpr_peak BIGINT NOT NULL,"
     " vgpr_allocated BIGINT NOT NULL, agpr_peak BIGINT NOT NULL, agpr_allocated BIGINT NOT NULL,"
@@ -1199,6 +1199,15 @@ static int put_upload(store *s, const char *key, const char *team, const char *f
     return run(s, ST_PUT_UPLOAD, a, 5, NULL);
 }
 
+/* The wall clock in microseconds: among reports made in the same second,
+ * which was indexed first (a repair keeps the first time). */
+static int64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 /* The index rows of report r, stored under key. */
 static int index_rows(store *s, const char *key, const char *inputs, const Treg__V1__Report *r,
                       char *err, size_t errlen)
@@ -1217,8 +1226,9 @@ static int index_rows(store *s, const char *key, const char *inputs, const Treg_
                   DB_INT_ARG(r->created_unix),
                   DB_TEXT_ARG(r->client_host),
                   DB_TEXT_ARG(r->team),
-                  DB_INT_ARG(r->provisional != 0)};
-    int rc = run(s, ST_PUT_REPORT, a, 11, NULL);
+                  DB_INT_ARG(r->provisional != 0),
+                  DB_INT_ARG(now_us())};
+    int rc = run(s, ST_PUT_REPORT, a, 12, NULL);
     if (rc == 0) rc = run(s, ST_DROP_KERNELS, a, 1, NULL); /* a[0]: the key */
     for (size_t i = 0; i < r->n_kernels && rc == 0; i++) {
         const Treg__V1__Kernel *k = r->kernels[i];

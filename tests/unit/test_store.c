@@ -392,6 +392,24 @@ static void test_keyed_by_inputs(void **state)
     fake_hash('2', other);
     assert_int_equal(store_find_hash(s, other, "9.9.9", "22.1.0", NULL, &e), 0);
     assert_int_equal(store_count(s), 3);
+    /* Made in the same second: the first indexed, whatever the keys' order
+     * (each pair tried both ways round). */
+    const char *jsons[] = {"{\"num_warps\": 1}", "{\"num_warps\": 2}", "{\"num_warps\": 3}",
+                           "{\"num_warps\": 4}"};
+    for (int round = 0; round < 2; round++) {
+        made x = {.kernels = kernels, .nkernels = 1, .created = 77, .json = jsons[2 * round]};
+        made y = {.kernels = kernels, .nkernels = 1, .created = 77, .json = jsons[2 * round + 1]};
+        made *first = round == 0 ? &x : &y, *second = round == 0 ? &y : &x;
+        write_report(f->dir, first, '3' + round);
+        write_report(f->dir, second, '3' + round);
+        index_made(s, first);
+        index_made(s, second);
+        assert_int_equal(store_find_hash(s, x.hash, "9.9.9", "22.1.0", NULL, &e), 1);
+        assert_string_equal(e.key, first->key);
+        store_entry_free(&e);
+        free(x.packed);
+        free(y.packed);
+    }
     free(a.packed);
     free(b.packed);
     free(old.packed);
