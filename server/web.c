@@ -217,7 +217,9 @@ int web_list_page(const store_summary *rows, size_t n, const char *team, const c
             fputs("\">", f);
             esc(f, slash ? slash + 1 : s->file_name);
             fputs("</td><td><code>", f);
-            fprintf(f, "%.12s", s->hash);
+            char prefix[13];
+            snprintf(prefix, sizeof prefix, "%s", s->hash);
+            esc(f, prefix);
             fputs("</code></td></tr>\n", f);
         }
     }
