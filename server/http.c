@@ -252,6 +252,20 @@ static void reply_upload(request *r, const uint8_t *report, size_t len, bool sto
     free(out);
 }
 
+/* A 200 with message m, packed. */
+static void reply_pb(request *r, const ProtobufCMessage *m)
+{
+    size_t len = protobuf_c_message_get_packed_size(m);
+    uint8_t *buf = malloc(len ? len : 1);
+    if (buf == NULL) {
+        reply_error(r, 500, "out of memory");
+        return;
+    }
+    protobuf_c_message_pack(m, buf);
+    reply(r, 200, buf, len);
+    free(buf);
+}
+
 /* ---- GET /v1/health ---- */
 
 static void handle_health(request *r)
@@ -264,14 +278,7 @@ static void handle_health(request *r)
     h.queued = pool_queued(r->srv->cfg.pool);
     int64_t n = store_count(r->srv->cfg.store);
     h.reports = n > 0 ? (uint64_t)n : 0;
-    uint8_t buf[512];
-    size_t len = treg__v1__health__get_packed_size(&h);
-    if (len > sizeof buf) {
-        reply_error(r, 500, "health message too large");
-        return;
-    }
-    treg__v1__health__pack(&h, buf);
-    reply(r, 200, buf, len);
+    reply_pb(r, (const ProtobufCMessage *)&h);
 }
 
 /* ---- serving a stored report ---- */
@@ -1157,14 +1164,7 @@ static void reply_sources(request *r, uint32_t stored, const char *link)
     Treg__V1__SourcesResponse resp = TREG__V1__SOURCES_RESPONSE__INIT;
     resp.stored = stored;
     resp.link = (char *)link;
-    uint8_t buf[300];
-    size_t len = treg__v1__sources_response__get_packed_size(&resp);
-    if (len > sizeof buf) {
-        reply_error(r, 500, "answer too large");
-        return;
-    }
-    treg__v1__sources_response__pack(&resp, buf);
-    reply(r, 200, buf, len);
+    reply_pb(r, (const ProtobufCMessage *)&resp);
 }
 
 static void sources_written(write_req *w)

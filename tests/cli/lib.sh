@@ -59,6 +59,20 @@ stop_server() {
   pid=
 }
 
+# require_tregd TOOL...: TREGD and TREGC (next to treg-analyze's build unless
+# set) and the commands named; skips (77) without any of them.
+require_tregd() {
+  require_analyzer
+  local build t
+  build=$(cd "$(dirname "$TREG_ANALYZE")/.." && pwd)
+  TREGD=${TREGD:-$build/server/tregd}
+  TREGC=${TREGC:-$build/client/tregc}
+  [[ -x $TREGD && -x $TREGC ]] || skip "tregd or tregc is not built (looked for $TREGD, $TREGC)"
+  for t in "$@"; do
+    command -v "$t" >/dev/null 2>&1 || skip "$t is not installed (scripts/install-deps.sh)"
+  done
+}
+
 # start_tregd DIR [TREGD ARGS...]: a tregd of its own on 127.0.0.1 (a fresh CA
 # and certificate from deploy/make-certs.sh, a random token, store DIR/store,
 # log DIR/tregd.log), in its own process group, killed by an EXIT trap; sets

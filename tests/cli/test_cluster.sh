@@ -23,14 +23,7 @@ prog=test_cluster
 # shellcheck source=tests/cli/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-require_analyzer
-build=$(cd "$(dirname "$TREG_ANALYZE")/.." && pwd)
-TREGD=${TREGD:-$build/server/tregd}
-TREGC=${TREGC:-$build/client/tregc}
-[[ -x $TREGD && -x $TREGC ]] || skip "tregd or tregc is not built"
-for tool in haproxy openssl python3 setsid timeout; do
-  command -v "$tool" >/dev/null 2>&1 || skip "$tool is not installed (scripts/install-deps.sh)"
-done
+require_tregd haproxy openssl python3 setsid timeout
 # PostgreSQL: a throwaway one around this very script.
 if [[ -z ${TREG_TEST_INDEX:-} ]]; then
   exec "$TREG_SOURCE_ROOT/tests/support/with-postgres.sh" bash "${BASH_SOURCE[0]}"

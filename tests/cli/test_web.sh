@@ -17,14 +17,7 @@ prog=test_web
 # shellcheck source=tests/cli/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-require_analyzer
-build=$(cd "$(dirname "$TREG_ANALYZE")/.." && pwd)
-TREGD=${TREGD:-$build/server/tregd}
-TREGC=${TREGC:-$build/client/tregc}
-[[ -x $TREGD && -x $TREGC ]] || skip "tregd or tregc is not built"
-for tool in openssl curl setsid python3 node; do
-  command -v "$tool" >/dev/null 2>&1 || skip "$tool is not installed (scripts/install-deps.sh)"
-done
+require_tregd openssl curl setsid python3 node
 browser_dir=$TREG_SOURCE_ROOT/tests/browser
 [[ -x ${TREG_CHROMIUM:-/usr/bin/chromium} ]] || skip "no chromium (scripts/install-deps.sh)"
 [[ -d $browser_dir/node_modules/playwright-core ]] || skip "playwright-core not installed (scripts/install-deps.sh)"

@@ -26,6 +26,9 @@ if ((EUID == 0)); then
   }
   as=(runuser -u postgres --)
 fi
+# PostgreSQL's tools run from its own folder: the caller's may be closed to the
+# postgres user (a checkout under /root).
+pg() { (cd "$dir" && "${as[@]}" "$@"); }
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/treg-pg.XXXXXX")
 ((EUID == 0)) && chown postgres "$dir"
@@ -33,20 +36,20 @@ chmod 700 "$dir"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 # shellcheck disable=SC2317 # called by the EXIT trap
 stop() {
-  "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+  pg "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
   rm -rf "$dir"
 }
 trap stop EXIT
-"${as[@]}" "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 || {
+pg "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 || {
   echo "$prog: initdb failed: $(tail -n3 "$dir/initdb.log")" >&2
   exit 1
 }
-"${as[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
   -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off" start >/dev/null || {
   echo "$prog: PostgreSQL did not start: $(tail -n3 "$dir/server.log")" >&2
   exit 1
 }
-"${as[@]}" "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres treg
+pg "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres treg
 export TREG_TEST_INDEX="postgresql://postgres@127.0.0.1:$port/treg"
 export TREG_TEST_PG_LOG=$dir/server.log
 echo "$prog: PostgreSQL $("$bin/postgres" --version | grep -oE '[0-9]+(\.[0-9]+)+' | head -n1) on 127.0.0.1:$port"
