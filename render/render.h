@@ -164,6 +164,10 @@ json_object *treg_cross_json(treg_cross *x);
 
 /* --- HTML ------------------------------------------------------------------------- */
 
+/* s as HTML text or an attribute value (quoted with " or '): the five markup
+ * characters escaped, control characters (C0, DEL) shown as '?'. */
+void treg_html_text(FILE *out, const char *s);
+
 /* One self-contained page (inline CSS and script, no network: its
  * Content-Security-Policy forbids any) over n reports: summary cards, a
  * pressure plot, the source with heat bars (from src, when the files are

@@ -325,11 +325,10 @@ static void j_sources(FILE *out, const Treg__V1__Report *const *reports, size_t 
     fputc('}', out);
 }
 
-/* Text for an HTML element's content. */
-static void h_text(FILE *out, const char *s)
+void treg_html_text(FILE *out, const char *s)
 {
-    for (; s && *s; s++) {
-        switch (*s) {
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        switch (*p) {
         case '<':
             fputs("&lt;", out);
             break;
@@ -342,8 +341,11 @@ static void h_text(FILE *out, const char *s)
         case '"':
             fputs("&quot;", out);
             break;
+        case '\'':
+            fputs("&#39;", out);
+            break;
         default:
-            fputc(*s, out);
+            fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, out);
         }
     }
 }
@@ -356,7 +358,7 @@ int treg_render_html(FILE *out, const Treg__V1__Report *const *reports, size_t n
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
           "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n<title>",
           out);
-    h_text(out, title);
+    treg_html_text(out, title);
     fputs(" — treg</title>\n<style>\n", out);
     fputs(treg_html_css, out);
     fputs("</style>\n</head>\n<body>\n<noscript>This report needs JavaScript.</noscript>\n"

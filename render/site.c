@@ -157,26 +157,6 @@ oom:
     return -1;
 }
 
-/* Text for HTML content or an attribute value. */
-static void h(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '<')
-            fputs("&lt;", out);
-        else if (c == '>')
-            fputs("&gt;", out);
-        else if (c == '&')
-            fputs("&amp;", out);
-        else if (c == '"')
-            fputs("&quot;", out);
-        else if (c < 0x20 || c == 0x7f)
-            fputc('?', out);
-        else
-            fputc(c, out);
-    }
-}
-
 static void num_cell(FILE *out, int64_t v)
 {
     if (v < 0)
@@ -242,11 +222,11 @@ static void write_group(FILE *out, const site_row *rows, const size_t *members, 
         best[i] = !beaten;
     }
     fprintf(out, "<section id=\"g%zu\"><h2>", group);
-    h(out, first->name);
+    treg_html_text(out, first->name);
     fprintf(out, " <span class=\"src\">%zu variant%s", count, count == 1 ? "" : "s");
     if (first->source[0]) {
         fputs(" · ", out);
-        h(out, first->source);
+        treg_html_text(out, first->source);
     }
     fputs("</span></h2>\n<table class=\"variants\"><thead><tr>"
           "<th>target</th><th class=\"num\">num_warps</th><th class=\"num\">num_stages</th>"
@@ -259,7 +239,7 @@ static void write_group(FILE *out, const site_row *rows, const size_t *members, 
     for (size_t i = 0; i < count; i++) {
         const site_row *r = &rows[members[i]];
         fprintf(out, "<tr%s><td>", best && best[i] ? " class=\"best\"" : "");
-        h(out, r->target);
+        treg_html_text(out, r->target);
         if (r->provisional) fputs("*", out);
         fputs("</td>", out);
         num_cell(out, r->num_warps);
@@ -269,7 +249,7 @@ static void write_group(FILE *out, const site_row *rows, const size_t *members, 
         num_cell(out, r->kpack);
         num_cell(out, r->shared);
         fputs("<td>", out);
-        h(out, r->constexprs[0] ? r->constexprs : "—");
+        treg_html_text(out, r->constexprs[0] ? r->constexprs : "—");
         fprintf(out, "</td><td class=\"num\" data-v=\"%lld\" title=\"peak %s%lld\">%lld</td>",
                 (long long)r->vgpr, r->lower_bound ? "≥" : "", (long long)r->vgpr_peak,
                 (long long)r->vgpr);
@@ -280,9 +260,9 @@ static void write_group(FILE *out, const site_row *rows, const size_t *members, 
                 (long long)r->spills, (long long)r->spills);
         num_cell(out, r->scratch);
         fputs("<td><a href=\"", out);
-        h(out, r->href);
+        treg_html_text(out, r->href);
         fputs("\" title=\"", out);
-        h(out, r->file);
+        treg_html_text(out, r->file);
         fputs("\">open</a></td></tr>\n", out);
     }
     fputs("</tbody></table></section>\n", out);
@@ -295,9 +275,9 @@ static int write_index(FILE *out, const treg_site *s, const char *title)
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
           "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n<title>",
           out);
-    h(out, title);
+    treg_html_text(out, title);
     fprintf(out, " — treg</title>\n<style>%s</style>\n</head>\n<body>\n<header><h1>", index_css);
-    h(out, title);
+    treg_html_text(out, title);
     size_t groups = 0;
     bool *done = s->n ? calloc(s->n, sizeof *done) : NULL;
     size_t *members = s->n ? malloc(s->n * sizeof *members) : NULL;

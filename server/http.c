@@ -17,6 +17,10 @@
  * --visibility team a team reads only the reports it uploaded (a GET of
  * another team's is a 404), each with its own upload's names.
  *   GET  /v1/health             Health (no auth)
+ *   POST /v1/sources            SourcesRequest -> SourcesResponse: a report's
+ *                               source files for its page (written on the
+ *                               store's writer threads)
+ *   GET  /, /r/{hash}, /login; POST /login, /logout: the browser's pages (web.h)
  *
  * Every failure is the HTTP status plus a treg.v1.Error body.  The one
  * exception is a body over --max-body: libevent 2.1 answers that 413 itself
@@ -25,10 +29,12 @@
  *
  * Everything here runs on the event loop thread.  Per request it does only
  * bounded work: unpacking the upload and hashing it (proportional to the
- * body, which --max-body caps), one indexed SQLite statement, and reading
- * one stored report file, which is usually in the page cache, or, for a
- * report without rows, one stat() and a cache lookup (a miss reads and
- * strips the report once). */
+ * body, which --max-body caps), one indexed statement (SQLite, or a round
+ * trip to PostgreSQL), and reading one stored report file, which is
+ * usually in the page cache, or, for a report without rows, one stat() and
+ * a cache lookup (a miss reads and strips the report once).  A report's
+ * page also reads its source files (at most 8 MiB, bounded by store.h) and
+ * renders the page here: tens of milliseconds for a 1 MB page. */
 #include "http.h"
 
 #include <ctype.h>
@@ -344,6 +350,34 @@ static void reply_load_error(request *r, int rc)
 
 /* ---- GET /v1/reports/{hash} ---- */
 
+/* An inputs= value (64 hex digits, any case) lower-cased into out; NULL
+ * (absent) is fine and leaves out empty. */
+static bool parse_inputs(const char *v, char out[STORE_HASH_HEX + 1])
+{
+    out[0] = '\0';
+    if (v == NULL) return true;
+    size_t n = strlen(v);
+    if (n != STORE_HASH_HEX) return false;
+    for (size_t i = 0; i < n; i++) out[i] = (char)tolower((unsigned char)v[i]);
+    out[n] = '\0';
+    return store_valid_hash(out);
+}
+
+/* The report this request may see for the code object hash: the one for
+ * inputs (by this analyzer) when given, else the first stored.  1 and *e,
+ * 0 none, -1 on error. */
+static int find_report(request *r, const char *hash, const char *inputs, store_entry *e)
+{
+    if (inputs != NULL && *inputs) {
+        char key[STORE_HASH_HEX + 1];
+        return treg_report_key(hash, inputs, TREG_ANALYZER_VERSION, treg_llvm_version(), key) == 0
+                   ? store_find_key(r->srv->cfg.store, key, team_filter(r), e)
+                   : -1;
+    }
+    return store_find_hash(r->srv->cfg.store, hash, TREG_ANALYZER_VERSION, treg_llvm_version(),
+                           team_filter(r), e);
+}
+
 static void handle_fetch(request *r, const char *hash_text, const char *query)
 {
     char hash[STORE_HASH_HEX + 1];
@@ -390,11 +424,8 @@ static void handle_fetch(request *r, const char *hash_text, const char *query)
                : strcmp(rows_v, "0") == 0 ? 0
                : strcmp(rows_v, "1") == 0 ? 1
                                           : -1;
-    char inputs[STORE_HASH_HEX + 1] = "";
-    for (size_t i = 0; inputs_v != NULL && inputs_v[i] != '\0' && i < STORE_HASH_HEX; i++)
-        inputs[i] = (char)tolower((unsigned char)inputs_v[i]);
-    bool inputs_ok =
-        inputs_v == NULL || (strlen(inputs_v) == STORE_HASH_HEX && store_valid_hash(inputs));
+    char inputs[STORE_HASH_HEX + 1];
+    bool inputs_ok = parse_inputs(inputs_v, inputs);
     evhttp_clear_headers(&params);
     if (rows < 0) {
         reply_error(r, 400, "rows must be 0 or 1");
@@ -405,16 +436,7 @@ static void handle_fetch(request *r, const char *hash_text, const char *query)
         return;
     }
     store_entry e = {0};
-    int found;
-    if (inputs_v != NULL) {
-        char key[STORE_HASH_HEX + 1];
-        found = treg_report_key(hash, inputs, TREG_ANALYZER_VERSION, treg_llvm_version(), key) == 0
-                    ? store_find_key(r->srv->cfg.store, key, team_filter(r), &e)
-                    : -1;
-    } else {
-        found = store_find_hash(r->srv->cfg.store, hash, TREG_ANALYZER_VERSION, treg_llvm_version(),
-                                team_filter(r), &e);
-    }
+    int found = find_report(r, hash, inputs, &e);
     if (found != 1) {
         if (found == 0)
             reply_load_error(r, STORE_MISSING);
@@ -1043,25 +1065,13 @@ static int web_find(request *r, const char *hash_text, const char *query, store_
     const char *inputs_v = NULL;
     if (query != NULL && *query && evhttp_parse_query_str(query, &params) == 0)
         inputs_v = evhttp_find_header(&params, "inputs");
-    for (size_t i = 0; inputs_v && inputs_v[i] && i < STORE_HASH_HEX; i++)
-        inputs[i] = (char)tolower((unsigned char)inputs_v[i]);
-    bool inputs_ok =
-        inputs_v == NULL || (strlen(inputs_v) == STORE_HASH_HEX && store_valid_hash(inputs));
+    bool inputs_ok = parse_inputs(inputs_v, inputs);
     evhttp_clear_headers(&params);
     if (!inputs_ok) {
         reply_message(r, 400, "treg", "inputs must be 64 hex digits");
         return 0;
     }
-    int found;
-    if (inputs_v != NULL) {
-        char key[STORE_HASH_HEX + 1];
-        found = treg_report_key(hash, inputs, TREG_ANALYZER_VERSION, treg_llvm_version(), key) == 0
-                    ? store_find_key(r->srv->cfg.store, key, team_filter(r), e)
-                    : -1;
-    } else {
-        found = store_find_hash(r->srv->cfg.store, hash, TREG_ANALYZER_VERSION, treg_llvm_version(),
-                                team_filter(r), e);
-    }
+    int found = find_report(r, hash, inputs, e);
     if (found == 1) return 1;
     if (found == 0)
         reply_message(r, 404, "treg: no such report", "No report for that code object here.");

@@ -44,36 +44,6 @@ static const char head_end[] =
     "input,button{font:inherit}\n"
     "</style></head><body>\n";
 
-/* s as HTML text: the five markup characters and every control character
- * (C0, DEL) escaped or dropped. */
-static void esc(FILE *f, const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        switch (*p) {
-        case '&':
-            fputs("&amp;", f);
-            break;
-        case '<':
-            fputs("&lt;", f);
-            break;
-        case '>':
-            fputs("&gt;", f);
-            break;
-        case '"':
-            fputs("&quot;", f);
-            break;
-        case '\'':
-            fputs("&#39;", f);
-            break;
-        default:
-            if (*p >= 0x20 && *p != 0x7f)
-                fputc(*p, f);
-            else
-                fputc('?', f);
-        }
-    }
-}
-
 /* s percent-encoded for a query value. */
 static void url(FILE *f, const char *s)
 {
@@ -94,7 +64,7 @@ static FILE *page(char **out, size_t *len, const char *title)
     FILE *f = open_memstream(out, len);
     if (f == NULL) return NULL;
     fputs(head_start, f);
-    esc(f, title);
+    treg_html_text(f, title);
     fputs(head_end, f);
     return f;
 }
@@ -119,7 +89,7 @@ int web_login_page(const char *next, const char *message, char **out, size_t *le
     fputs("<h1>treg</h1>\n", f);
     if (message && *message) {
         fputs("<p class=\"err\">", f);
-        esc(f, message);
+        treg_html_text(f, message);
         fputs("</p>\n", f);
     }
     fputs("<p>Sign in with your team's token (the one tregc uses: TREG_TOKEN, or "
@@ -129,7 +99,7 @@ int web_login_page(const char *next, const char *message, char **out, size_t *le
           "placeholder=\"team token\" required autofocus>\n",
           f);
     fputs("<input type=\"hidden\" name=\"next\" value=\"", f);
-    esc(f, web_safe_next(next) ? next : "/");
+    treg_html_text(f, web_safe_next(next) ? next : "/");
     fputs("\">\n<button type=\"submit\">Sign in</button>\n</form>\n", f);
     fprintf(f,
             "<p class=\"note\">The session lasts %d hours and ends when the token is "
@@ -143,9 +113,9 @@ int web_message_page(const char *title, const char *message, char **out, size_t 
     FILE *f = page(out, len, title);
     if (f == NULL) return -1;
     fputs("<h1>", f);
-    esc(f, title);
+    treg_html_text(f, title);
     fputs("</h1>\n<p>", f);
-    esc(f, message);
+    treg_html_text(f, message);
     fputs("</p>\n<p><a href=\"/\">recent uploads</a></p>\n", f);
     return finish(f, out, len);
 }
@@ -171,12 +141,12 @@ int web_list_page(const store_summary *rows, size_t n, const char *team, const c
         "<h1>Recent uploads</h1>\n<form method=\"get\" action=\"/\">kernel <input name=\"kernel\" "
         "value=\"",
         f);
-    esc(f, kernel);
+    treg_html_text(f, kernel);
     fputs("\"> target <input name=\"target\" size=\"8\" value=\"", f);
-    esc(f, target);
+    treg_html_text(f, target);
     fputs("\"> <button type=\"submit\">filter</button></form>\n", f);
     fputs("<form method=\"post\" action=\"/logout\"><span class=\"note\">signed in as ", f);
-    esc(f, team);
+    treg_html_text(f, team);
     fputs("</span> <button type=\"submit\">sign out</button></form>\n", f);
     if (n == 0) {
         fputs("<p>No reports.</p>\n", f);
@@ -199,9 +169,9 @@ int web_list_page(const store_summary *rows, size_t n, const char *team, const c
             fputs("?inputs=", f);
             url(f, s->inputs);
             fputs("\">", f);
-            esc(f, s->nkernels ? s->kernels[k].name : "(no kernels)");
+            treg_html_text(f, s->nkernels ? s->kernels[k].name : "(no kernels)");
             fputs("</a></td><td>", f);
-            esc(f, s->target);
+            treg_html_text(f, s->target);
             if (s->provisional) fputs("*", f);
             fputs("</td>", f);
             if (s->nkernels)
@@ -209,17 +179,17 @@ int web_list_page(const store_summary *rows, size_t n, const char *team, const c
             else
                 fputs("<td></td><td></td><td></td><td></td>", f);
             fprintf(f, "<td>%s</td><td>", when);
-            esc(f, s->team);
+            treg_html_text(f, s->team);
             /* the file's name; its whole path on hover */
             const char *slash = strrchr(s->file_name, '/');
             fputs("</td><td title=\"", f);
-            esc(f, s->file_name);
+            treg_html_text(f, s->file_name);
             fputs("\">", f);
-            esc(f, slash ? slash + 1 : s->file_name);
+            treg_html_text(f, slash ? slash + 1 : s->file_name);
             fputs("</td><td><code>", f);
             char prefix[13];
             snprintf(prefix, sizeof prefix, "%s", s->hash);
-            esc(f, prefix);
+            treg_html_text(f, prefix);
             fputs("</code></td></tr>\n", f);
         }
     }
