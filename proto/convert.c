@@ -99,6 +99,55 @@ static Treg__V1__ClassStat *class_stat(scratch *s, const treg_class_stat *c)
 static const char *const spill_kind_names[] = {"scratch_store", "scratch_load", "sgpr_to_lane",
                                                "lane_to_sgpr",  "vgpr_to_agpr", "agpr_to_vgpr"};
 
+static const char *const what_if_kinds[] = {"shipped", "recompiled", "budget"};
+
+static Treg__V1__ClassStat *what_if_class(scratch *s, uint32_t allocated, uint32_t peak_live)
+{
+    Treg__V1__ClassStat *p = take(s, 1, sizeof *p);
+    if (!p) return NULL;
+    treg__v1__class_stat__init(p);
+    p->allocated = allocated;
+    p->peak_live = peak_live;
+    return p;
+}
+
+static void fill_what_if(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_report *k)
+{
+    pk->what_if_note = str(k->what_if_note);
+    Treg__V1__WhatIf *w;
+    MESSAGES(s, Treg__V1__WhatIf, k->nwhat_if, w, pk->what_if);
+    if (!w || !pk->what_if) return;
+    pk->n_what_if = k->nwhat_if;
+    for (size_t i = 0; i < k->nwhat_if; i++) {
+        const treg_what_if *v = &k->what_if[i];
+        treg__v1__what_if__init(&w[i]);
+        w[i].kind = str(v->kind >= 0 && v->kind < 3 ? what_if_kinds[v->kind] : "");
+        w[i].waves_per_eu = v->waves_per_eu;
+        w[i].compiled = v->compiled != 0;
+        w[i].vgpr = what_if_class(s, v->vgpr.allocated, v->vgpr.peak_live);
+        w[i].agpr = what_if_class(s, v->agpr.allocated, v->agpr.peak_live);
+        w[i].sgpr = what_if_class(s, v->sgpr.allocated, v->sgpr.peak_live);
+        w[i].total_vgprs = v->total_vgprs;
+        w[i].scratch_bytes = v->scratch_bytes;
+        w[i].spills = v->spills;
+        w[i].reloads = v->reloads;
+        w[i].waves_per_simd = v->waves_per_simd;
+        w[i].limited_by = str(v->limited_by);
+        w[i].compile_us = v->compile_us;
+        w[i].note = str(v->note);
+        Treg__V1__WhatIfLine *lines;
+        MESSAGES(s, Treg__V1__WhatIfLine, v->nlines, lines, w[i].lines);
+        if (!lines || !w[i].lines) continue;
+        w[i].n_lines = v->nlines;
+        for (size_t j = 0; j < v->nlines; j++) {
+            treg__v1__what_if_line__init(&lines[j]);
+            lines[j].loc = loc(s, v->lines[j].loc);
+            lines[j].spills = v->lines[j].spills;
+            lines[j].reloads = v->lines[j].reloads;
+        }
+    }
+}
+
 static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_report *k)
 {
     treg__v1__kernel__init(pk);
@@ -275,6 +324,7 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
             unk[i].count = k->unknown[i].count;
         }
     }
+    fill_what_if(s, pk, k);
 }
 
 int treg_pb_with_report(const treg_report *r, const treg_pb_info *info,
@@ -292,6 +342,7 @@ int treg_pb_with_report(const treg_report *r, const treg_pb_info *info,
     pr.triton_json_sha256 = str(info ? info->triton_json_sha256 : NULL);
     pr.amdgcn_sha256 = str(info ? info->amdgcn_sha256 : NULL);
     pr.team = str(info ? info->team : NULL);
+    pr.llvm_ir_sha256 = str(info ? info->llvm_ir_sha256 : NULL);
     pr.target = str(r->target);
     pr.target_id = str(r->target_id);
     pr.decoded_as = str(r->decoded_as);

@@ -250,6 +250,60 @@ static void class_json(jw *w, const char *k, const Treg__V1__ClassStat *c)
     close_(w, '}');
 }
 
+static void what_if_class(jw *w, const char *k, const Treg__V1__ClassStat *c)
+{
+    key(w, k);
+    open_(w, '{');
+    put_int(w, "allocated", c ? c->allocated : 0);
+    put_int(w, "peak_live", c ? c->peak_live : 0);
+    close_(w, '}');
+}
+
+/* "what_if": the kernel's IR at each register budget, when it was sent. */
+static void what_if_json(jw *w, const Treg__V1__Kernel *k)
+{
+    if (!k->n_what_if && !k->what_if_note[0]) return;
+    key(w, "what_if");
+    open_(w, '[');
+    for (size_t i = 0; i < k->n_what_if; i++) {
+        const Treg__V1__WhatIf *v = k->what_if[i];
+        sep(w);
+        open_(w, '{');
+        put_str(w, "kind", v->kind);
+        put_int(w, "waves_per_eu", v->waves_per_eu);
+        put_bool(w, "compiled", v->compiled);
+        what_if_class(w, "vgpr", v->vgpr);
+        what_if_class(w, "agpr", v->agpr);
+        what_if_class(w, "sgpr", v->sgpr);
+        put_int(w, "total_vgprs", v->total_vgprs);
+        put_int(w, "scratch_bytes", v->scratch_bytes);
+        put_int(w, "spill_instructions", (int64_t)v->spills + v->reloads);
+        put_int(w, "spills", v->spills);
+        put_int(w, "reloads", v->reloads);
+        key(w, "occupancy");
+        open_(w, '{');
+        put_int(w, "waves_per_simd", v->waves_per_simd);
+        put_str(w, "limited_by", v->limited_by);
+        close_(w, '}');
+        put_int(w, "compile_ms", (v->compile_us + 500) / 1000);
+        if (v->note[0]) put_str(w, "note", v->note);
+        key(w, "lines");
+        open_(w, '[');
+        for (size_t j = 0; j < v->n_lines; j++) {
+            sep(w);
+            open_(w, '{');
+            put_loc(w, v->lines[j]->loc);
+            put_int(w, "spills", v->lines[j]->spills);
+            put_int(w, "reloads", v->lines[j]->reloads);
+            close_(w, '}');
+        }
+        close_(w, ']');
+        close_(w, '}');
+    }
+    close_(w, ']');
+    if (k->what_if_note[0]) put_str(w, "what_if_note", k->what_if_note);
+}
+
 static void kernel_json(jw *w, const Treg__V1__Kernel *k, int with_rows)
 {
     static const Treg__V1__Occupancy no_occupancy = TREG__V1__OCCUPANCY__INIT;
@@ -398,6 +452,7 @@ static void kernel_json(jw *w, const Treg__V1__Kernel *k, int with_rows)
         close_(w, '}');
     }
     close_(w, ']');
+    what_if_json(w, k);
 
     if (with_rows) {
         key(w, "rows");

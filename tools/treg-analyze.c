@@ -30,6 +30,8 @@ typedef struct tool {
     int json;
     int rows;
     int no_assembly;          /* --no-assembly: the code object alone */
+    int what_if;              /* --what-if: the sibling .llir at each register budget */
+    unsigned what_if_ms;      /* --what-if-budget, in ms (0: the library's default) */
     treg_json_doc doc;        /* --format json: reports written as they come */
     json_object *errors;      /* --format json: written after the reports */
     analysis_pool *pool;      /* the child processes the analyses run in */
@@ -102,6 +104,12 @@ static void usage(FILE *f)
             "                         page per code object under DIR/kernels/\n"
             "  --no-rows              leave per-instruction rows out (not with --asm)\n"
             "  --no-assembly          ignore a code object's sibling .amdgcn\n"
+            "  --what-if              also compile the sibling <kernel>.llir with the linked\n"
+            "                         LLVM at each register budget (\"amdgpu-waves-per-eu\")\n"
+            "                         up to the occupancy the launch allows: registers,\n"
+            "                         scratch, spills and occupancy per budget (compiler\n"
+            "                         results for a budget, not a measured speed)\n"
+            "  --what-if-budget SECONDS  time for all of one file's builds (default 120)\n"
             "  --target GFX           only code objects for GFX (gfx906, gfx90a...); repeatable\n"
             "  --write-baseline FILE  also write the kernels' figures to FILE, a baseline for\n"
             "                         diff --baseline (in diff: NEW's figures)\n"
@@ -443,7 +451,11 @@ static void analyze_isolated(tool *t, const char *path, const char *entry, const
                       .triton_json_len = opt->triton_json_len,
                       .asm_text = opt->asm_text,
                       .asm_text_len = opt->asm_text_len,
-                      .asm_name = opt->asm_name};
+                      .asm_name = opt->asm_name,
+                      .llvm_ir = opt->llvm_ir,
+                      .llvm_ir_len = opt->llvm_ir_len,
+                      .llvm_ir_name = opt->llvm_ir_name,
+                      .what_if_ms = opt->what_if_budget_ms};
     /* A child is free, or made free: a finished one handing over its
      * outcome (at most two per child wait their turn), else the oldest. */
     while (harvest(t, 0)) {
@@ -624,7 +636,7 @@ static void analyze_file(tool *t, const char *path)
     treg_options opt = {0};
     opt.kernel_regex = t->kernel_regex;
     opt.keep_rows = t->rows;
-    char *json = NULL, *jp = NULL, *asm_text = NULL, *ap = NULL;
+    char *json = NULL, *jp = NULL, *asm_text = NULL, *ap = NULL, *ir = NULL, *irp = NULL;
     size_t stem = strlen(path) - (has_suffix(path, ".hsaco")    ? 6
                                   : has_suffix(path, ".amdgcn") ? 7
                                   : has_suffix(path, ".s")      ? 2
@@ -649,8 +661,32 @@ static void analyze_file(tool *t, const char *path)
             opt.asm_name = ap;
         }
     }
+    if (t->what_if) {
+        /* Triton's <kernel>.llir: asked for, so its absence is this file's error. */
+        size_t irlen;
+        if (stem == strlen(path) || !(irp = sibling(path, stem, ".llir"))) {
+            fail(t, path,
+                 stem == strlen(path) ? "--what-if needs a <kernel>.hsaco with its "
+                                        "<kernel>.llir beside it"
+                                      : "out of memory");
+            goto skip;
+        }
+        if (!(ir = slurp(irp, &irlen, why, sizeof why))) {
+            char msg[400];
+            snprintf(msg, sizeof msg, "--what-if needs the kernel's LLVM IR: %s", why);
+            fail(t, path, msg);
+            goto skip;
+        }
+        opt.llvm_ir = ir;
+        opt.llvm_ir_len = irlen;
+        opt.llvm_ir_name = irp;
+        opt.what_if_budget_ms = t->what_if_ms;
+    }
     analyze_isolated(t, path, NULL, text ? NULL : (const uint8_t *)bytes, text ? 0 : len, &opt,
                      json ? jp : NULL);
+skip:
+    free(ir);
+    free(irp);
     free(ap);
     free(asm_text);
     free(jp);
@@ -801,6 +837,8 @@ int main(int argc, char **argv)
                                              {"fail-on", required_argument, NULL, 'F'},
                                              {"baseline", required_argument, NULL, 'B'},
                                              {"write-baseline", required_argument, NULL, 'W'},
+                                             {"what-if", no_argument, NULL, 'w'},
+                                             {"what-if-budget", required_argument, NULL, 'b'},
                                              {"help", no_argument, NULL, 'h'},
                                              TREG_TEXT_LONGOPTS,
                                              {NULL, 0, NULL, 0}};
@@ -850,6 +888,22 @@ int main(int argc, char **argv)
         case 'A':
             t.no_assembly = 1;
             break;
+        case 'w':
+            t.what_if = 1;
+            break;
+        case 'b': {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (*optarg < '0' || *optarg > '9' || *end || n < 1 || n > 3600) {
+                fprintf(stderr,
+                        "treg-analyze: --what-if-budget takes seconds from 1 to 3600, not '%s'\n",
+                        optarg);
+                treg_text_free(&t.text);
+                return 2;
+            }
+            t.what_if_ms = (unsigned)n * 1000u;
+            break;
+        }
         case 'o':
             t.output = optarg;
             break;

@@ -40,12 +40,13 @@ struct analysis_pool {
     slot slots[MAX_WORKERS];
 };
 
-/* The job's six strings, in this order, after a header of their lengths
- * and which are present. */
-enum { F_PATH, F_ENTRY, F_BYTES, F_JSON, F_ASM, F_ASM_NAME, NFIELDS };
+/* The job's strings, in this order, after a header of their lengths and
+ * which are present. */
+enum { F_PATH, F_ENTRY, F_BYTES, F_JSON, F_ASM, F_ASM_NAME, F_IR, F_IR_NAME, NFIELDS };
 
 typedef struct job_head {
     uint64_t present; /* bit i: field i given (else NULL) */
+    uint64_t what_if_ms;
     uint64_t len[NFIELDS];
 } job_head;
 
@@ -191,6 +192,10 @@ static void serve(const analysis_pool *p, int fd)
         opt.asm_text = field[F_ASM];
         opt.asm_text_len = (size_t)h.len[F_ASM];
         opt.asm_name = field[F_ASM_NAME];
+        opt.llvm_ir = field[F_IR];
+        opt.llvm_ir_len = (size_t)h.len[F_IR];
+        opt.llvm_ir_name = field[F_IR_NAME];
+        opt.what_if_budget_ms = (unsigned)h.what_if_ms;
         treg_report *r;
         treg_error err = {0, ""};
         const uint8_t *bytes = (const uint8_t *)field[F_BYTES];
@@ -330,8 +335,8 @@ long pool_submit(analysis_pool *p, const worker_job *job, worker_outcome *failed
         failed->kind = WORKER_FAILED;
         return -1;
     }
-    const void *data[NFIELDS] = {job->path,        job->entry,    job->bytes,
-                                 job->triton_json, job->asm_text, job->asm_name};
+    const void *data[NFIELDS] = {job->path,     job->entry,    job->bytes,   job->triton_json,
+                                 job->asm_text, job->asm_name, job->llvm_ir, job->llvm_ir_name};
     job_head h = {0};
     h.len[F_PATH] = job->path ? strlen(job->path) : 0;
     h.len[F_ENTRY] = job->entry ? strlen(job->entry) : 0;
@@ -339,6 +344,9 @@ long pool_submit(analysis_pool *p, const worker_job *job, worker_outcome *failed
     h.len[F_JSON] = job->triton_json ? job->triton_json_len : 0;
     h.len[F_ASM] = job->asm_text ? job->asm_text_len : 0;
     h.len[F_ASM_NAME] = job->asm_name ? strlen(job->asm_name) : 0;
+    h.len[F_IR] = job->llvm_ir ? job->llvm_ir_len : 0;
+    h.len[F_IR_NAME] = job->llvm_ir_name ? strlen(job->llvm_ir_name) : 0;
+    h.what_if_ms = job->what_if_ms;
     for (int i = 0; i < NFIELDS; i++)
         if (data[i]) h.present |= 1ull << i;
     s->ticket = p->next_ticket++;

@@ -23,6 +23,10 @@ typedef struct worker_job {
     const char *asm_text; /* the sibling .amdgcn (or the text itself), or NULL */
     size_t asm_text_len;
     const char *asm_name;
+    const char *llvm_ir; /* the sibling .llir (--what-if), or NULL */
+    size_t llvm_ir_len;
+    const char *llvm_ir_name;
+    unsigned what_if_ms; /* the what-if builds' budget (0: the library's default) */
 } worker_job;
 
 typedef enum { WORKER_REPORT, WORKER_ERROR, WORKER_CRASHED, WORKER_FAILED } worker_kind;

@@ -53,12 +53,20 @@ static memo_entry *memo_find(memo *m, const uint8_t *p, size_t avail)
 
 static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
 
-/* Target registration writes LLVM's global registry: once per process. */
+/* Target registration writes LLVM's global registry: once per process,
+ * for the disassembler and the what-if stage's code generator alike. */
 static void llvm_init(void)
 {
     LLVMInitializeAMDGPUTargetInfo();
     LLVMInitializeAMDGPUTargetMC();
     LLVMInitializeAMDGPUDisassembler();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUAsmPrinter();
+}
+
+void treg_llvm_register(void)
+{
+    pthread_once(&llvm_once, llvm_init);
 }
 
 bool treg_disasm_knows(const char *cpu)
@@ -90,7 +98,7 @@ int treg_disasm_open(const char *cpu, bool lenient, treg_disasm **out, treg_erro
     *out = NULL;
     if (!treg_disasm_knows(cpu))
         return treg_fail(err, TREG_E_TARGET, "LLVM %s cannot decode %s", TREG_LLVM_VERSION, cpu);
-    pthread_once(&llvm_once, llvm_init);
+    treg_llvm_register();
     treg_disasm *d = calloc(1, sizeof *d);
     if (!d) return treg_fail(err, TREG_E_NOMEM, "out of memory");
     d->ctx = LLVMCreateDisasmCPUFeatures("amdgcn-amd-amdhsa", cpu, "", NULL, 0, NULL, NULL);

@@ -33,6 +33,9 @@ bool treg_disasm_knows(const char *cpu);
 /* The processor to decode target t with: its own name where the linked
  * LLVM knows it, else the table's decode_as substitute; NULL if neither. */
 const char *treg_disasm_cpu_for(const treg_target *t);
+/* Registers LLVM's AMDGPU target (decoder and code generator): once per
+ * process, safe from any thread. */
+void treg_llvm_register(void);
 /* Version string of the linked LLVM. */
 const char *treg_disasm_llvm_version(void);
 

@@ -28,6 +28,7 @@
 #include "text/asm.h"
 #include "util/arena.h"
 #include "util/error.h"
+#include "whatif/whatif.h"
 
 /* What Triton's <kernel>.json adds; 0 where absent. */
 typedef struct triton_meta {
@@ -523,7 +524,8 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
                          .sgprs = al.sgprs,
                          .lds_bytes = k->lds_bytes,
                          .workgroup_size = k->workgroup_size,
-                         .waves_per_eu = p->triton.waves_per_eu,
+                         .waves_per_eu =
+                             p->opt->waves_per_eu ? p->opt->waves_per_eu : p->triton.waves_per_eu,
                          .wave_size = k->wave_size};
     treg_occ_result occ;
     treg_occupancy(t, &oi, &occ);
@@ -822,7 +824,10 @@ int treg_analyze(const uint8_t *bytes, size_t len, const treg_options *opt, treg
         goto fail;
     }
     if (have_re) regfree(&re);
+    have_re = false;
     treg_disasm_close(p.disasm);
+    p.disasm = NULL;
+    if (opt->llvm_ir && (rc = treg_what_if_run(arena, r, p.target, opt, err))) goto fail;
     *out = r;
     return TREG_OK;
 
@@ -849,8 +854,9 @@ const char *treg_llvm_version(void)
 
 const char *treg_status_name(int code)
 {
-    static const char *const names[] = {
-        "ok",        "out of memory", "bad format",   "not AMDGPU",   "unknown target",
-        "no kernel", "undecodable",   "bad argument", "bad metadata", "past a limit"};
+    static const char *const names[] = {"ok",           "out of memory",  "bad format",
+                                        "not AMDGPU",   "unknown target", "no kernel",
+                                        "undecodable",  "bad argument",   "bad metadata",
+                                        "past a limit", "bad LLVM IR"};
     return code >= 0 && code < (int)(sizeof names / sizeof names[0]) ? names[code] : "error";
 }

@@ -31,7 +31,8 @@ enum treg_status {
     TREG_E_DECODE = 6,   /* undecodable instruction words */
     TREG_E_ARG = 7,      /* bad argument from the caller */
     TREG_E_METADATA = 8, /* malformed metadata note or Triton .json */
-    TREG_E_LIMIT = 9     /* a stated size or count past a limit (a decompression bomb) */
+    TREG_E_LIMIT = 9,    /* a stated size or count past a limit (a decompression bomb) */
+    TREG_E_IR = 10       /* LLVM IR that does not parse, verify or match the code object */
 };
 
 typedef struct treg_error {
@@ -57,6 +58,19 @@ typedef struct treg_options {
     const char *asm_text;
     size_t asm_text_len;
     const char *asm_name;
+    /* The kernels' LLVM IR (Triton's <kernel>.llir, text or bitcode), or
+     * NULL: with it, each kernel gets what_if[], its IR compiled by the
+     * linked LLVM at every register budget up to the occupancy its LDS and
+     * work-group allow.  llvm_ir_name names it in messages. */
+    const char *llvm_ir;
+    size_t llvm_ir_len;
+    const char *llvm_ir_name;
+    /* Wall-clock budget for all of the what-if builds, in ms (0: 120 s):
+     * builds not started by then are listed as not built. */
+    unsigned what_if_budget_ms;
+    /* The "amdgpu-waves-per-eu" minimum (and maximum) the code was built
+     * with, when not the Triton .json's: 0 = the .json's. */
+    unsigned waves_per_eu;
 } treg_options;
 
 /* Analyzes one code object, or assembly text alone (see asm_text). On success *out owns everything

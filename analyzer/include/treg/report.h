@@ -115,6 +115,39 @@ typedef struct treg_unknown_mnemonic {
     uint32_t count;
 } treg_unknown_mnemonic;
 
+/* The what-if stage (analyzer/whatif): the kernel's LLVM IR compiled by the
+ * linked LLVM at a register budget, analyzed like any code object.  These
+ * are the compiler's results for a budget, not a measured speed. */
+enum treg_what_if_kind {
+    TREG_WHAT_IF_SHIPPED,    /* the code object as given: the report's own figures */
+    TREG_WHAT_IF_RECOMPILED, /* the IR as given, compiled by the linked LLVM */
+    TREG_WHAT_IF_BUDGET      /* the IR with "amdgpu-waves-per-eu"="N, N" */
+};
+
+/* A source line with more spill traffic than in the recompiled build. */
+typedef struct treg_what_if_line {
+    treg_loc loc;             /* column 0 */
+    uint32_t spills, reloads; /* how many more */
+} treg_what_if_line;
+
+typedef struct treg_what_if {
+    int kind;              /* enum treg_what_if_kind */
+    uint32_t waves_per_eu; /* the budget asked for ("N, N"); 0: none (the IR's own) */
+    int compiled;          /* 0: not built (see note), the figures below are 0 */
+    struct {
+        uint32_t allocated, peak_live;
+    } vgpr, agpr, sgpr;
+    uint32_t total_vgprs;
+    uint32_t scratch_bytes;
+    uint32_t spills, reloads; /* spill stores out, reloads back in (all kinds) */
+    uint32_t waves_per_simd;  /* as the compiler's "; Occupancy:" */
+    const char *limited_by;
+    uint32_t compile_us;      /* compile and analysis time; 0 for the shipped build */
+    const char *note;         /* plain words on this build, or NULL */
+    treg_what_if_line *lines; /* most gained first */
+    size_t nlines;
+} treg_what_if;
+
 typedef struct treg_kernel_report {
     const char *name;
     uint64_t entry_address; /* virtual address of the kernel's first instruction */
@@ -194,6 +227,11 @@ typedef struct treg_kernel_report {
     size_t nspills;
     treg_unknown_mnemonic *unknown;
     size_t nunknown;
+    /* With LLVM IR given (treg_options.llvm_ir): the shipped build, the
+     * recompiled one, then the budgets in ascending waves_per_eu. */
+    treg_what_if *what_if;
+    size_t nwhat_if;
+    const char *what_if_note; /* why there are no or few budgets, or NULL */
 } treg_kernel_report;
 
 /* A Triton kernel's compile options, from its cache entry's .json (present

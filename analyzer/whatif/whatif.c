@@ -1,0 +1,531 @@
+/* The what-if stage (whatif.h): the IR compiled at each register budget. */
+#include "whatif/whatif.h"
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/IRReader.h>
+#include <llvm-c/TargetMachine.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "decode/disasm.h"
+#include "metrics/occupancy.h"
+#include "util/error.h"
+
+/* LLVM's diagnostics would go to stderr and an error would exit the
+ * process: they are kept instead, the first error's words for the row. */
+typedef struct diag {
+    unsigned errors;
+    char first[200];
+} diag;
+
+typedef struct whatif {
+    treg_arena *a;
+    treg_report *r;
+    const treg_target *t;
+    const treg_options *opt;
+    const char *ir_name;
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMTargetMachineRef tm;
+    diag d;
+    uint64_t start_us, budget_us;
+    unsigned built;
+} whatif;
+
+/* Spill traffic of one source line in one build. */
+typedef struct line_count {
+    int32_t file; /* index into the shipped report's files */
+    uint32_t line;
+    uint32_t spills, reloads;
+} line_count;
+
+static uint64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* The first line of an LLVM message, without "error: " noise around it. */
+static void first_line(char *dst, size_t n, const char *msg)
+{
+    if (!msg) msg = "";
+    size_t len = strcspn(msg, "\n");
+    while (len && (msg[len - 1] == ' ' || msg[len - 1] == '\r')) len--;
+    snprintf(dst, n, "%.*s", (int)len, msg);
+}
+
+static void on_diag(LLVMDiagnosticInfoRef di, void *ctx)
+{
+    diag *d = ctx;
+    if (LLVMGetDiagInfoSeverity(di) != LLVMDSError) return;
+    if (d->errors++ == 0) {
+        char *m = LLVMGetDiagInfoDescription(di);
+        first_line(d->first, sizeof d->first, m);
+        LLVMDisposeMessage(m);
+    }
+}
+
+static const char *arena_printf(treg_arena *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static const char *arena_printf(treg_arena *a, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return treg_arena_strdup(a, buf);
+}
+
+static bool is_spill_store(int kind)
+{
+    return kind == TREG_SPILL_SCRATCH_STORE || kind == TREG_SPILL_SGPR_TO_LANE ||
+           kind == TREG_SPILL_VGPR_TO_AGPR;
+}
+
+static const treg_kernel_report *kernel_named(const treg_report *r, const char *name)
+{
+    for (size_t i = 0; r && i < r->nkernels; i++)
+        if (strcmp(r->kernels[i].name, name) == 0) return &r->kernels[i];
+    return NULL;
+}
+
+/* The index of path in the shipped report's files, appended when new: a
+ * build's DWARF may name a file the shipped object's does not. -2: no
+ * memory. */
+static int32_t file_index(whatif *w, const char *path)
+{
+    treg_report *r = w->r;
+    for (size_t i = 0; i < r->nfiles; i++)
+        if (strcmp(r->files[i], path) == 0) return (int32_t)i;
+    const char **files =
+        treg_arena_grow(w->a, (void *)r->files, r->nfiles, r->nfiles + 1, sizeof *files);
+    const char *copy = treg_arena_strdup(w->a, path);
+    if (!files || !copy) return -2;
+    files[r->nfiles] = copy;
+    r->files = files;
+    return (int32_t)r->nfiles++;
+}
+
+/* Per source line spill stores and reloads of build k (its files in
+ * from->files), sorted by (file, line); *n of them in *out (malloc'd). */
+static int count_lines(whatif *w, const treg_report *from, const treg_kernel_report *k,
+                       line_count **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (!k || !k->nspills) return 0;
+    line_count *c = calloc(k->nspills, sizeof *c);
+    if (!c) return -1;
+    size_t m = 0;
+    for (size_t i = 0; i < k->nspills; i++) {
+        const treg_spill *s = &k->spills[i];
+        int32_t f = -1;
+        if (s->loc.file >= 0 && (size_t)s->loc.file < from->nfiles &&
+            (f = file_index(w, from->files[s->loc.file])) == -2) {
+            free(c);
+            return -1;
+        }
+        size_t j = 0;
+        while (j < m && !(c[j].file == f && c[j].line == s->loc.line)) j++;
+        if (j == m) c[m++] = (line_count){.file = f, .line = s->loc.line};
+        if (is_spill_store(s->kind))
+            c[j].spills++;
+        else
+            c[j].reloads++;
+    }
+    *out = c;
+    *n = m;
+    return 0;
+}
+
+static int cmp_gain(const void *pa, const void *pb)
+{
+    const treg_what_if_line *a = pa, *b = pb;
+    uint32_t ga = a->spills + a->reloads, gb = b->spills + b->reloads;
+    if (ga != gb) return ga > gb ? -1 : 1;
+    if (a->loc.file != b->loc.file) return a->loc.file < b->loc.file ? -1 : 1;
+    return a->loc.line < b->loc.line ? -1 : a->loc.line > b->loc.line;
+}
+
+/* The lines of build v with more spill traffic than the recompiled build. */
+static int gained_lines(whatif *w, treg_what_if *row, const treg_report *vr,
+                        const treg_kernel_report *vk, const treg_report *br,
+                        const treg_kernel_report *bk)
+{
+    line_count *vc, *bc;
+    size_t nv, nb;
+    if (count_lines(w, vr, vk, &vc, &nv) != 0) return -1;
+    if (count_lines(w, br, bk, &bc, &nb) != 0) {
+        free(vc);
+        return -1;
+    }
+    treg_what_if_line *lines = nv ? treg_arena_calloc(w->a, nv, sizeof *lines) : NULL;
+    if (nv && !lines) {
+        free(vc);
+        free(bc);
+        return -1;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < nv; i++) {
+        uint32_t s = vc[i].spills, l = vc[i].reloads;
+        for (size_t j = 0; j < nb; j++) {
+            if (bc[j].file != vc[i].file || bc[j].line != vc[i].line) continue;
+            s = s > bc[j].spills ? s - bc[j].spills : 0;
+            l = l > bc[j].reloads ? l - bc[j].reloads : 0;
+        }
+        if (s + l == 0) continue;
+        lines[n++] = (treg_what_if_line){
+            .loc = {.file = vc[i].file, .line = vc[i].line}, .spills = s, .reloads = l};
+    }
+    free(vc);
+    free(bc);
+    qsort(lines, n, sizeof *lines, cmp_gain);
+    row->lines = lines;
+    row->nlines = n < TREG_WHAT_IF_MAX_LINES ? n : TREG_WHAT_IF_MAX_LINES;
+    return 0;
+}
+
+/* A row's figures from kernel k of a build (or of the shipped object). */
+static void take_figures(treg_what_if *row, const treg_kernel_report *k)
+{
+    row->compiled = 1;
+    row->vgpr.allocated = k->vgpr.allocated;
+    row->vgpr.peak_live = k->vgpr.peak_live;
+    row->agpr.allocated = k->agpr.allocated;
+    row->agpr.peak_live = k->agpr.peak_live;
+    row->sgpr.allocated = k->sgpr.allocated;
+    row->sgpr.peak_live = k->sgpr.peak_live;
+    row->total_vgprs = k->total_vgprs;
+    row->scratch_bytes = k->scratch_bytes;
+    row->spills = row->reloads = 0;
+    for (size_t i = 0; i < k->nspills; i++) {
+        if (is_spill_store(k->spills[i].kind))
+            row->spills++;
+        else
+            row->reloads++;
+    }
+    row->waves_per_simd = k->occupancy.waves_per_simd;
+    row->limited_by = k->occupancy.limited_by;
+}
+
+/* Compiles the module (kernel's budget set to waves, or as given when
+ * kernel is NULL) and analyzes the object.  0 with *out, or 1 with the
+ * reason in why: a failed build is a row, not an error. -1: no memory. */
+static int build(whatif *w, const char *kernel, unsigned waves, treg_report **out,
+                 uint32_t *took_us, char *why, size_t whylen)
+{
+    *out = NULL;
+    *took_us = 0;
+    uint64_t t0 = now_us();
+    LLVMModuleRef m = LLVMCloneModule(w->mod);
+    if (!m) return -1;
+    if (kernel) {
+        static const char key[] = "amdgpu-waves-per-eu";
+        char val[32];
+        int vlen = snprintf(val, sizeof val, "%u, %u", waves, waves);
+        LLVMValueRef fn = LLVMGetNamedFunction(m, kernel);
+        LLVMRemoveStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex, key, sizeof key - 1);
+        LLVMAddAttributeAtIndex(
+            fn, LLVMAttributeFunctionIndex,
+            LLVMCreateStringAttribute(w->ctx, key, sizeof key - 1, val, (unsigned)vlen));
+    }
+    w->d.errors = 0;
+    w->d.first[0] = '\0';
+    char *msg = NULL;
+    LLVMMemoryBufferRef obj = NULL;
+    LLVMBool failed = LLVMTargetMachineEmitToMemoryBuffer(w->tm, m, LLVMObjectFile, &msg, &obj);
+    LLVMDisposeModule(m);
+    w->built++;
+    if (failed || w->d.errors) {
+        char line[200];
+        first_line(line, sizeof line, w->d.errors ? w->d.first : msg);
+        snprintf(why, whylen, "LLVM %s could not build it: %s", treg_disasm_llvm_version(),
+                 line[0] ? line : "no reason given");
+        LLVMDisposeMessage(msg);
+        if (obj) LLVMDisposeMemoryBuffer(obj);
+        return 1;
+    }
+    LLVMDisposeMessage(msg);
+    treg_options vo = {.triton_json = w->opt->triton_json,
+                       .triton_json_len = w->opt->triton_json_len,
+                       .waves_per_eu = waves};
+    treg_error aerr = {0, ""};
+    int rc = treg_analyze((const uint8_t *)LLVMGetBufferStart(obj), LLVMGetBufferSize(obj), &vo,
+                          out, &aerr);
+    LLVMDisposeMemoryBuffer(obj);
+    *took_us = (uint32_t)(now_us() - t0 > UINT32_MAX ? UINT32_MAX : now_us() - t0);
+    if (rc == TREG_E_NOMEM) return -1;
+    if (rc != TREG_OK) {
+        snprintf(why, whylen, "the build does not analyze: %s", aerr.msg);
+        return 1;
+    }
+    return 0;
+}
+
+/* The most waves per SIMD the kernel's launch allows whatever its
+ * registers: the target, its LDS (static and Triton's dynamic) and its
+ * work-group size. */
+static unsigned launch_cap(const treg_target *t, const treg_kernel_report *k)
+{
+    treg_occ_input in = {.lds_bytes = k->occupancy.launch_lds_bytes,
+                         .workgroup_size = k->workgroup_size,
+                         .min_workgroup_size = k->workgroup_size,
+                         .wave_size = k->wave_size};
+    treg_occ_result o;
+    treg_occupancy(t, &in, &o);
+    return o.waves;
+}
+
+/* The budget the code object was built with: the caller's, else Triton's. */
+static uint32_t own_waves_per_eu(const whatif *w)
+{
+    if (w->opt->waves_per_eu) return w->opt->waves_per_eu;
+    const treg_triton_options *t = &w->r->triton;
+    return t->present && t->waves_per_eu > 0 ? (uint32_t)t->waves_per_eu : 0;
+}
+
+static bool spills(const treg_what_if *row)
+{
+    return row->compiled && (row->scratch_bytes || row->spills || row->reloads);
+}
+
+/* Kernel k's rows: shipped, recompiled (from base, NULL when it failed
+ * with base_why), then each budget. */
+static int kernel_what_if(whatif *w, treg_kernel_report *k, const treg_report *base,
+                          const char *base_why, uint32_t base_us)
+{
+    treg_arena *a = w->a;
+    unsigned cap = launch_cap(w->t, k);
+    unsigned shipped_waves = k->occupancy.waves_per_simd;
+    const treg_kernel_report *bk = kernel_named(base, k->name);
+    treg_what_if *rows = treg_arena_calloc(a, 2 + TREG_MAX_WAVE_STEPS, sizeof *rows);
+    if (!rows) return -1;
+    size_t n = 0;
+    rows[n].kind = TREG_WHAT_IF_SHIPPED;
+    rows[n].waves_per_eu = own_waves_per_eu(w);
+    take_figures(&rows[n++], k);
+    treg_what_if *rec = &rows[n++];
+    rec->kind = TREG_WHAT_IF_RECOMPILED;
+    rec->waves_per_eu = rows[0].waves_per_eu;
+    if (bk) {
+        take_figures(rec, bk);
+        rec->compile_us = base_us;
+    } else if (!(rec->note =
+                     arena_printf(a, "%s", base_why ? base_why : "the build has no such kernel"))) {
+        return -1;
+    }
+    k->what_if = rows;
+    k->nwhat_if = n;
+    if (!bk) return 0;
+
+    if (rec->vgpr.allocated != rows[0].vgpr.allocated ||
+        rec->agpr.allocated != rows[0].agpr.allocated ||
+        rec->sgpr.allocated != rows[0].sgpr.allocated ||
+        rec->scratch_bytes != rows[0].scratch_bytes) {
+        rec->note = arena_printf(
+            a,
+            "LLVM %s builds this IR differently from the compiler that made the code object "
+            "(%u VGPRs, %u AGPRs, %u SGPRs, %u B scratch against %u, %u, %u, %u B): the budgets "
+            "are LLVM %s builds, to be compared with this one",
+            treg_disasm_llvm_version(), rec->vgpr.allocated, rec->agpr.allocated,
+            rec->sgpr.allocated, rec->scratch_bytes, rows[0].vgpr.allocated, rows[0].agpr.allocated,
+            rows[0].sgpr.allocated, rows[0].scratch_bytes, treg_disasm_llvm_version());
+        if (!rec->note) return -1;
+    }
+    /* More waves always; fewer only where registers are short already. */
+    unsigned lo = spills(&rows[0]) || spills(rec) ? 1 : shipped_waves + 1;
+    if (lo > cap) {
+        k->what_if_note =
+            arena_printf(a, "already at the most waves per SIMD its launch allows (%u, %s)", cap,
+                         cap < k->occupancy.max_waves ? "by its LDS and work-group size"
+                                                      : "the target's ceiling");
+        return k->what_if_note ? 0 : -1;
+    }
+    for (unsigned waves = lo; waves <= cap && n < 2 + TREG_MAX_WAVE_STEPS; waves++) {
+        treg_what_if *row = &rows[n++];
+        k->nwhat_if = n;
+        row->kind = TREG_WHAT_IF_BUDGET;
+        row->waves_per_eu = waves;
+        if (now_us() - w->start_us > w->budget_us) {
+            row->note = arena_printf(a,
+                                     "not built: the what-if budget of %llu ms was spent "
+                                     "after %u builds",
+                                     (unsigned long long)(w->budget_us / 1000), w->built);
+            if (!row->note) return -1;
+            continue;
+        }
+        treg_report *vr;
+        char why[320];
+        int rc = build(w, k->name, waves, &vr, &row->compile_us, why, sizeof why);
+        if (rc < 0) return -1;
+        const treg_kernel_report *vk = rc == 0 ? kernel_named(vr, k->name) : NULL;
+        if (vk) {
+            take_figures(row, vk);
+            if (gained_lines(w, row, vr, vk, base, bk) != 0) rc = -1;
+            if (rc == 0 && row->waves_per_simd < waves)
+                row->note = arena_printf(a, "%u waves asked for, the build reaches %u (%s)", waves,
+                                         row->waves_per_simd, row->limited_by);
+        } else if (rc == 0) {
+            row->note = arena_printf(a, "the build has no kernel %s", k->name);
+        } else {
+            row->note = arena_printf(a, "%s", why);
+        }
+        treg_report_free(vr);
+        if (rc < 0 || (!row->note && !row->compiled)) return -1;
+    }
+    return 0;
+}
+
+/* Parses and verifies the IR and checks it against the report: the
+ * module in w->mod, or an error. */
+static int load_ir(whatif *w, size_t *matched, treg_error *err)
+{
+    const treg_options *o = w->opt;
+    const char *name = w->ir_name;
+    if (o->llvm_ir_len > TREG_WHAT_IF_MAX_IR)
+        return treg_fail(err, TREG_E_LIMIT, "%s: %zu bytes of LLVM IR, past the limit of %u MiB",
+                         name, o->llvm_ir_len, TREG_WHAT_IF_MAX_IR >> 20);
+    if (o->llvm_ir_len == 0) return treg_fail(err, TREG_E_IR, "%s: empty LLVM IR", name);
+    /* A copy: the text parser wants a NUL after the last byte. */
+    LLVMMemoryBufferRef buf =
+        LLVMCreateMemoryBufferWithMemoryRangeCopy(o->llvm_ir, o->llvm_ir_len, name);
+    if (!buf) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    char *msg = NULL, line[200];
+    if (LLVMParseIRInContext(w->ctx, buf, &w->mod, &msg)) {
+        first_line(line, sizeof line, msg);
+        LLVMDisposeMessage(msg);
+        w->mod = NULL;
+        return treg_fail(err, TREG_E_IR, "%s: not LLVM IR: %s", name, line);
+    }
+    if (LLVMVerifyModule(w->mod, LLVMReturnStatusAction, &msg)) {
+        first_line(line, sizeof line, msg);
+        LLVMDisposeMessage(msg);
+        return treg_fail(err, TREG_E_IR, "%s: LLVM IR that does not verify: %s", name, line);
+    }
+    LLVMDisposeMessage(msg);
+    const char *triple = LLVMGetTarget(w->mod);
+    if (triple[0] && strncmp(triple, "amdgcn-", 7) != 0)
+        return treg_fail(err, TREG_E_IR, "%s: LLVM IR for %s, not for an AMDGPU (amdgcn-)", name,
+                         triple);
+    *matched = 0;
+    for (size_t i = 0; i < w->r->nkernels; i++) {
+        treg_kernel_report *k = &w->r->kernels[i];
+        LLVMValueRef fn = LLVMGetNamedFunction(w->mod, k->name);
+        if (!fn || LLVMIsDeclaration(fn) || LLVMGetFunctionCallConv(fn) != LLVMAMDGPUKERNELCallConv)
+            continue;
+        LLVMAttributeRef cpu =
+            LLVMGetStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex, "target-cpu", 10);
+        unsigned len = 0;
+        const char *v = cpu ? LLVMGetStringAttributeValue(cpu, &len) : NULL;
+        if (v && (len != strlen(w->t->name) || memcmp(v, w->t->name, len) != 0))
+            return treg_fail(err, TREG_E_IR,
+                             "%s: kernel %s is built for %.*s (its target-cpu), the code object "
+                             "for %s",
+                             name, k->name, (int)len, v, w->t->name);
+        (*matched)++;
+    }
+    if (*matched == 0)
+        return treg_fail(err, TREG_E_IR, "%s defines none of the code object's kernels (%s%s)",
+                         name, w->r->kernels[0].name, w->r->nkernels > 1 ? ", ..." : "");
+    return TREG_OK;
+}
+
+/* Every kernel: only its shipped row and why there is nothing else. */
+static int shipped_only(whatif *w, const char *why)
+{
+    for (size_t i = 0; i < w->r->nkernels; i++) {
+        treg_kernel_report *k = &w->r->kernels[i];
+        treg_what_if *row = treg_arena_calloc(w->a, 1, sizeof *row);
+        if (!row || !(k->what_if_note = treg_arena_strdup(w->a, why))) return -1;
+        row->kind = TREG_WHAT_IF_SHIPPED;
+        row->waves_per_eu = own_waves_per_eu(w);
+        take_figures(row, k);
+        k->what_if = row;
+        k->nwhat_if = 1;
+    }
+    return 0;
+}
+
+int treg_what_if_run(treg_arena *a, treg_report *r, const treg_target *t, const treg_options *opt,
+                     treg_error *err)
+{
+    if (!a || !r || !t || !opt || !opt->llvm_ir)
+        return treg_fail(err, TREG_E_ARG, "treg_what_if_run: missing argument");
+    whatif w = {.a = a,
+                .r = r,
+                .t = t,
+                .opt = opt,
+                .ir_name = opt->llvm_ir_name ? opt->llvm_ir_name : "the LLVM IR",
+                .start_us = now_us()};
+    w.budget_us = 1000ull * (opt->what_if_budget_ms ? opt->what_if_budget_ms
+                                                    : TREG_WHAT_IF_DEFAULT_BUDGET_MS);
+    w.ctx = LLVMContextCreate();
+    if (!w.ctx) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    LLVMContextSetDiagnosticHandler(w.ctx, on_diag, &w.d);
+    size_t matched;
+    int rc = load_ir(&w, &matched, err);
+    char why[400];
+    if (rc != TREG_OK) goto done;
+    /* Never a substitute ISA: a gfx926 build is not a gfx906 one. */
+    if (!treg_disasm_knows(t->name)) {
+        snprintf(why, sizeof why,
+                 "not available with this LLVM: LLVM %s cannot compile for %s (an LLVM that "
+                 "knows %s, such as DTK's, can)",
+                 treg_disasm_llvm_version(), t->name, t->name);
+        if (shipped_only(&w, why)) rc = treg_fail(err, TREG_E_NOMEM, "out of memory");
+        goto done;
+    }
+    treg_llvm_register();
+    const char *triple = LLVMGetTarget(w.mod)[0] ? LLVMGetTarget(w.mod) : "amdgcn-amd-amdhsa";
+    LLVMTargetRef target;
+    char *msg = NULL;
+    if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
+        char line[200];
+        first_line(line, sizeof line, msg);
+        LLVMDisposeMessage(msg);
+        snprintf(why, sizeof why, "not available with this LLVM: %s", line);
+        if (shipped_only(&w, why)) rc = treg_fail(err, TREG_E_NOMEM, "out of memory");
+        goto done;
+    }
+    /* llc -O3, as Triton compiles its .llir. */
+    w.tm = LLVMCreateTargetMachine(target, triple, t->name, "", LLVMCodeGenLevelAggressive,
+                                   LLVMRelocDefault, LLVMCodeModelDefault);
+    if (!w.tm) {
+        snprintf(why, sizeof why, "not available with this LLVM: no target machine for %s",
+                 t->name);
+        if (shipped_only(&w, why)) rc = treg_fail(err, TREG_E_NOMEM, "out of memory");
+        goto done;
+    }
+    treg_report *base = NULL;
+    uint32_t base_us = 0;
+    char base_why[320] = "";
+    int brc = build(&w, NULL, opt->waves_per_eu, &base, &base_us, base_why, sizeof base_why);
+    if (brc < 0) {
+        rc = treg_fail(err, TREG_E_NOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < r->nkernels && rc == TREG_OK; i++) {
+        treg_kernel_report *k = &r->kernels[i];
+        LLVMValueRef fn = LLVMGetNamedFunction(w.mod, k->name);
+        if (!fn || LLVMIsDeclaration(fn)) {
+            if (!(k->what_if_note = arena_printf(a, "%s has no kernel %s", w.ir_name, k->name)))
+                rc = treg_fail(err, TREG_E_NOMEM, "out of memory");
+            continue;
+        }
+        if (kernel_what_if(&w, k, brc == 0 ? base : NULL, brc ? base_why : NULL, base_us) != 0)
+            rc = treg_fail(err, TREG_E_NOMEM, "out of memory");
+    }
+    treg_report_free(base);
+done:
+    if (w.tm) LLVMDisposeTargetMachine(w.tm);
+    if (w.mod) LLVMDisposeModule(w.mod);
+    LLVMContextDispose(w.ctx);
+    return rc;
+}

@@ -1,0 +1,33 @@
+/* Stage 7, what-if: "one more wave, at what cost?" asked of the compiler.
+ *
+ * The kernel's LLVM IR (Triton's <kernel>.llir) is parsed and compiled by
+ * the linked LLVM in-process (its C API: a target machine for the report's
+ * target, an object emitted to memory), once as given and once per register
+ * budget, "amdgpu-waves-per-eu"="N, N" as Triton writes its waves_per_eu
+ * option; each object is analyzed by the same pipeline as the shipped code
+ * object.  The IR's own target-cpu and target-features attributes stay as
+ * they are.  A target the linked LLVM cannot compile for gets a note, never
+ * a build for a substitute ISA. */
+#ifndef TREG_WHATIF_WHATIF_H
+#define TREG_WHATIF_WHATIF_H
+
+#include "targets/targets.h"
+#include "treg/analyzer.h"
+#include "util/arena.h"
+
+/* Largest IR accepted (text or bitcode): past it, TREG_E_LIMIT. */
+#define TREG_WHAT_IF_MAX_IR (64u << 20)
+/* Default wall-clock budget for one report's builds. */
+#define TREG_WHAT_IF_DEFAULT_BUDGET_MS 120000u
+/* Source lines listed per build, the most spill traffic gained first. */
+#define TREG_WHAT_IF_MAX_LINES 12
+
+/* Fills what_if[] of every kernel of r (the shipped code object's report,
+ * of target t) from opt->llvm_ir, allocating in a.  IR that does not
+ * parse, does not verify, names another target, or defines none of r's
+ * kernels is an error (TREG_E_IR); a build LLVM fails, or one the budget
+ * leaves out, is a row marked not compiled with the reason. */
+int treg_what_if_run(treg_arena *a, treg_report *r, const treg_target *t, const treg_options *opt,
+                     treg_error *err);
+
+#endif
