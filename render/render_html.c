@@ -247,6 +247,36 @@ static void j_kernel(FILE *out, const Treg__V1__Kernel *k)
     }
     fputs("]", out);
 
+    /* The IR built at each register budget (with the .llir only). */
+    j_kstr(out, "what_if_note", k->what_if_note, &f);
+    j_key(out, "what_if", &f);
+    fputc('[', out);
+    for (size_t i = 0; i < k->n_what_if; i++) {
+        const Treg__V1__WhatIf *v = k->what_if[i];
+        bool w = true;
+        fputs(i ? ",{" : "{", out);
+        j_kstr(out, "kind", v->kind, &w);
+        j_kint(out, "wpe", v->waves_per_eu, &w);
+        j_kint(out, "ok", v->compiled, &w);
+        j_kint(out, "v", v->vgpr ? v->vgpr->allocated : 0, &w);
+        j_kint(out, "a", v->agpr ? v->agpr->allocated : 0, &w);
+        j_kint(out, "s", v->sgpr ? v->sgpr->allocated : 0, &w);
+        j_kint(out, "scratch", v->scratch_bytes, &w);
+        j_kint(out, "spills", v->spills, &w);
+        j_kint(out, "reloads", v->reloads, &w);
+        j_kint(out, "waves", v->waves_per_simd, &w);
+        j_kstr(out, "by", v->limited_by, &w);
+        j_kint(out, "ms", (v->compile_us + 500) / 1000, &w);
+        j_kstr(out, "note", v->note, &w);
+        j_key(out, "lines", &w);
+        fputc('[', out);
+        for (size_t j = 0; j < v->n_lines; j++)
+            fprintf(out, "%s[%d,%u,%u,%u]", j ? "," : "", loc_file(v->lines[j]->loc),
+                    loc_line(v->lines[j]->loc), v->lines[j]->spills, v->lines[j]->reloads);
+        fputs("]}", out);
+    }
+    fputs("]", out);
+
     j_key(out, "rows", &f);
     if (k->n_rows)
         j_rows(out, k);

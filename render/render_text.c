@@ -265,6 +265,76 @@ static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1_
     }
 }
 
+/* --- what-if ------------------------------------------------------------------------ */
+
+static const char *what_if_label(const Treg__V1__WhatIf *v, char *buf, size_t len)
+{
+    if (strcmp(v->kind, "budget") == 0)
+        snprintf(buf, len, "waves_per_eu=%u", v->waves_per_eu);
+    else if (v->waves_per_eu)
+        snprintf(buf, len, "%s (%u)", v->kind, v->waves_per_eu);
+    else
+        snprintf(buf, len, "%s", v->kind);
+    return buf;
+}
+
+/* The builds of the kernel's IR at each register budget: one row each, the
+ * lines that gain spills under it, and the notes. */
+static void print_what_if(FILE *out, const treg_text_options *o, const Treg__V1__Report *r,
+                          const Treg__V1__Kernel *k)
+{
+    if (!k->n_what_if) return;
+    treg_text_line(out, o, NULL,
+                   "    what-if, the IR built by LLVM %s per register budget (compiler results, "
+                   "not a speed):",
+                   r->llvm_version);
+    treg_text_line(out, o, NULL,
+                   "      %-18s waves  VGPR  AGPR  SGPR   scratch  spills  reloads  limited by",
+                   "build");
+    char label[48], loc[300];
+    for (size_t i = 0; i < k->n_what_if; i++) {
+        const Treg__V1__WhatIf *v = k->what_if[i];
+        what_if_label(v, label, sizeof label);
+        if (!v->compiled) {
+            treg_text_line(out, o, NULL, "      %-18s not built: %s", label,
+                           v->note[0] ? v->note : "no reason given");
+            continue;
+        }
+        treg_text_line(out, o, v->spills + v->reloads ? SGR_RED : NULL,
+                       "      %-18s %5u  %4u  %4u  %4u  %6u B  %6u  %7u  %s", label,
+                       v->waves_per_simd, v->vgpr ? v->vgpr->allocated : 0,
+                       v->agpr ? v->agpr->allocated : 0, v->sgpr ? v->sgpr->allocated : 0,
+                       v->scratch_bytes, v->spills, v->reloads, limit_words(v->limited_by));
+        /* Where the spill traffic grows: "file.py:73 +86/+24, :74 +4/+79". */
+        char gained[400] = "";
+        size_t used = 0;
+        int32_t last_file = -2;
+        for (size_t j = 0; j < v->n_lines && j < 3 && used < sizeof gained; j++) {
+            const Treg__V1__Loc *l = v->lines[j]->loc;
+            int32_t f = l ? l->file : -1;
+            if (l && l->line && f >= 0 && f == last_file)
+                snprintf(loc, sizeof loc, ":%u", l->line);
+            else if (l && l->line)
+                treg_text_loc(loc, sizeof loc, r, l);
+            else
+                snprintf(loc, sizeof loc, "generated code");
+            last_file = l && l->line ? f : -2;
+            int w = snprintf(gained + used, sizeof gained - used, "%s%s +%u/+%u", j ? ", " : "",
+                             loc, v->lines[j]->spills, v->lines[j]->reloads);
+            if (w > 0) used += (size_t)w;
+        }
+        if (gained[0]) treg_text_line(out, o, NULL, "        spills/reloads gained at %s", gained);
+    }
+    for (size_t i = 0; i < k->n_what_if; i++) {
+        const Treg__V1__WhatIf *v = k->what_if[i];
+        if (!v->compiled || !v->note[0]) continue;
+        char lead[64];
+        snprintf(lead, sizeof lead, "%s: ", what_if_label(v, label, sizeof label));
+        treg_text_wrap(out, o, NULL, 6, lead, v->note);
+    }
+    if (k->what_if_note[0]) treg_text_wrap(out, o, NULL, 6, "what-if: ", k->what_if_note);
+}
+
 static void print_warnings(FILE *out, const treg_text_options *o, const Treg__V1__Report *r,
                            const Treg__V1__Kernel *k)
 {
@@ -334,6 +404,7 @@ void treg_render_views(FILE *out, const Treg__V1__Report *r, const treg_text_opt
                        k->instructions, plural(k->instructions), k->basic_blocks,
                        plural(k->basic_blocks), k->n_loops, plural(k->n_loops), k->wave_size);
         if (views & TREG_VIEW_SUMMARY) print_summary(out, o, r, k);
+        if (views & TREG_VIEW_SUMMARY) print_what_if(out, o, r, k);
         print_warnings(out, o, r, k);
         if (views & TREG_VIEW_LINES) treg_text_lines_view(out, r, k, o);
         if (views & TREG_VIEW_PEAK) treg_text_peak_view(out, r, k, o);

@@ -192,6 +192,7 @@
     const list = listingPanel(state);
     split.append(srcPanel.node, list.node);
     view.append(plot.node, split, attributionPanel(state), loopsPanel(state));
+    if (k.what_if.length || k.what_if_note) view.append(whatIfPanel(state));
     state.plot = plot; state.list = list; state.srcPanel = srcPanel;
 
     /* Start at the peak: its source line and its instruction in view; a peak
@@ -550,6 +551,102 @@
       t.append(tr);
     }
     node.append(t);
+    return node;
+  }
+
+  /* ---- what-if: the IR built at each register budget ------------------------------------ */
+
+  const SVG = 'http://www.w3.org/2000/svg';
+  function svg(tag, attrs, text) {
+    const e = document.createElementNS(SVG, tag);
+    for (const a in attrs) e.setAttribute(a, attrs[a]);
+    if (text !== undefined) e.textContent = String(text);
+    return e;
+  }
+  function buildName(b) {
+    return b.kind === 'budget' ? 'waves_per_eu=' + b.wpe : b.kind + (b.wpe ? ' (waves_per_eu=' + b.wpe + ')' : '');
+  }
+
+  /* Scratch (bars) and spill instructions (line) against waves per SIMD, one
+   * point per build; the shipped build marked.  Then the table. */
+  function whatIfPanel(state) {
+    const k = state.k, builds = k.what_if;
+    const node = el('section', 'panel whatif');
+    node.append(el('h2', null, 'What if: more waves per SIMD, at what cost'));
+    node.append(el('div', 'small pad', 'The kernel\'s LLVM IR built by LLVM ' + state.r.llvm +
+      ' at each register budget ("amdgpu-waves-per-eu", Triton\'s waves_per_eu) and analyzed like the code object. ' +
+      'These are the compiler\'s results for a budget, not a measured speed: more waves hide latency, spills cost memory traffic.'));
+    if (k.what_if_note) node.append(el('div', 'note', k.what_if_note));
+    const ok = builds.filter((b) => b.ok && b.kind !== 'shipped');
+    const shipped = builds.find((b) => b.kind === 'shipped');
+    if (ok.length) {
+      const W = 640, H = 220, L = 56, R = W - 56, T = 14, B = H - 34;
+      const chart = svg('svg', { viewBox: '0 0 ' + W + ' ' + H, class: 'whatif-chart', role: 'img',
+        'aria-label': 'scratch bytes and spill instructions against waves per SIMD' });
+      const pts = builds.filter((b) => b.ok);
+      const maxW = Math.max(...pts.map((b) => b.waves), (k.occ && k.occ.max) || 1);
+      const maxS = Math.max(16, ...pts.map((b) => b.scratch));
+      const maxI = Math.max(8, ...pts.map((b) => b.spills + b.reloads));
+      const x = (w) => L + (R - L) * (w - 0.5) / maxW;
+      const ys = (v) => B - (B - T) * v / maxS;
+      const yi = (v) => B - (B - T) * v / maxI;
+      chart.append(svg('line', { x1: L, y1: B, x2: R, y2: B, class: 'axis' }));
+      for (let w = 1; w <= maxW; w++) chart.append(svg('text', { x: x(w), y: B + 14, 'text-anchor': 'middle', class: 'tick' }, w));
+      chart.append(svg('text', { x: (L + R) / 2, y: H - 4, 'text-anchor': 'middle', class: 'tick' }, 'waves per SIMD'));
+      chart.append(svg('text', { x: 4, y: T + 4, class: 'tick scratch-axis' }, maxS + ' B'));
+      chart.append(svg('text', { x: 4, y: B, class: 'tick scratch-axis' }, '0 B'));
+      chart.append(svg('text', { x: R + 4, y: T + 4, class: 'tick spill-axis' }, maxI));
+      chart.append(svg('text', { x: R + 4, y: B, class: 'tick spill-axis' }, '0'));
+      const bw = Math.max(6, (R - L) / maxW / 3);
+      const budgets = ok.filter((b) => b.kind === 'budget').sort((a, b) => a.waves - b.waves);
+      for (const b of budgets) {
+        const r = svg('rect', { x: x(b.waves) - bw / 2, y: ys(b.scratch), width: bw, height: Math.max(0, B - ys(b.scratch)),
+          class: 'scratch', 'data-waves': b.waves, 'data-scratch': b.scratch });
+        r.append(svg('title', {}, buildName(b) + ': ' + b.waves + ' waves, ' + b.scratch + ' B scratch, ' + (b.spills + b.reloads) + ' spill instructions'));
+        chart.append(r);
+      }
+      if (budgets.length > 1)
+        chart.append(svg('polyline', { points: budgets.map((b) => x(b.waves) + ',' + yi(b.spills + b.reloads)).join(' '), class: 'spill-line' }));
+      for (const b of ok) {
+        const c = svg('circle', { cx: x(b.waves), cy: yi(b.spills + b.reloads), r: b.kind === 'recompiled' ? 5 : 3.5,
+          class: 'spill-point ' + b.kind, 'data-kind': b.kind, 'data-waves': b.waves, 'data-spills': b.spills + b.reloads });
+        c.append(svg('title', {}, buildName(b) + ': ' + (b.spills + b.reloads) + ' spill instructions, ' + b.scratch + ' B scratch'));
+        chart.append(c);
+      }
+      if (shipped && shipped.ok) {
+        const sx = x(shipped.waves);
+        chart.append(svg('line', { x1: sx, y1: T, x2: sx, y2: B, class: 'shipped-mark', 'data-waves': shipped.waves }));
+        chart.append(svg('text', { x: sx + 4, y: T + 10, class: 'shipped-label' }, 'shipped: ' + shipped.waves + ' waves, ' + shipped.scratch + ' B scratch'));
+      }
+      node.append(chart);
+      const legend = el('div', 'legend');
+      const key = (cls, text) => { const sp = el('span'); sp.append(el('i', cls), document.createTextNode(text)); legend.append(sp); };
+      key('k-scratch', 'scratch bytes per budget (left scale)'); key('k-spill', 'spill + reload instructions (right scale; ring: recompiled as given)');
+      key('k-shipped', 'the shipped build');
+      node.append(legend);
+    }
+    const t = el('table', 'attr whatif-table');
+    const h = el('tr');
+    [['build', null], ['waves', 'num'], ['VGPR', 'num'], ['AGPR', 'num'], ['SGPR', 'num'], ['scratch B', 'num'], ['spills', 'num'], ['reloads', 'num'],
+      ['limited by', null], ['most spill traffic gained at', null]].forEach(([c, cl]) => h.append(el('th', cl, c)));
+    t.append(h);
+    for (const b of builds) {
+      const tr = el('tr', b.kind);
+      tr.dataset.kind = b.kind;
+      if (!b.ok) {
+        tr.append(el('td', null, buildName(b)));
+        const td = el('td', 'note-cell', 'not built: ' + (b.note || '?'));
+        td.colSpan = 9; tr.append(td); t.append(tr); continue;
+      }
+      const first = b.lines[0];
+      const gained = b.lines.slice(0, 3).map((l) => locText(state, l[0], l[1]).split('  ')[0] + ' +' + l[2] + '/+' + l[3]).join(', ');
+      tr.append(el('td', null, buildName(b)), el('td', 'num', b.waves), el('td', 'num', b.v), el('td', 'num', b.a), el('td', 'num', b.s),
+        el('td', 'num', b.scratch), el('td', 'num', b.spills), el('td', 'num', b.reloads), el('td', null, b.by), el('td', 'code', gained));
+      if (first && first[0] >= 0 && first[1] > 0) tr.addEventListener('click', () => selectLine(state, first[0], first[1]));
+      t.append(tr);
+    }
+    node.append(t);
+    for (const b of builds) if (b.ok && b.note) node.append(el('div', 'note', buildName(b) + ': ' + b.note));
     return node;
   }
 
