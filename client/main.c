@@ -60,6 +60,7 @@ enum { EXIT_USAGE = 2 };
 typedef struct cli {
     int json, html, rows, reanalyze;
     int no_source;            /* --no-source: the Python files are not sent */
+    int what_if;              /* --what-if: send each kernel's .llir for the budget builds */
     const char *output;       /* -o FILE for --format html, else stdout */
     Treg__V1__Report **pages; /* --format html: every report, shown at the end */
     size_t npages;
@@ -108,6 +109,10 @@ static void usage(FILE *f)
         "                               -o DIR/: a site, DIR/index.html and a page per report\n"
         "  --no-rows                    leave per-instruction rows out of the JSON\n"
         "  --reanalyze                  upload: analyze again even if the server has a report\n"
+        "  --what-if                    upload: send each kernel's <kernel>.llir too; the server\n"
+        "                               builds it at each register budget up to the occupancy\n"
+        "                               the launch allows (registers, scratch, spills per budget:\n"
+        "                               compiler results, not a measured speed)\n"
         "  --no-source                  upload: do not send the kernel's source files for its\n"
         "                               page on the server (https://SERVER/r/HASH)\n"
         "  --timeout SECONDS            per request (default %d)\n"
@@ -461,14 +466,16 @@ static int try_stored(cli *c, const char *path, const char *entry, const char *h
  * Triton's siblings when it has them.  Returns STOP when the server cannot
  * take more. */
 static int upload_blob(cli *c, const char *path, const char *entry, const uint8_t *bytes,
-                       size_t len, const char *triton_json, const char *amdgcn)
+                       size_t len, const char *triton_json, const char *amdgcn,
+                       const char *llvm_ir)
 {
     char hash[TREG_DIGEST_HEX + 1], json_sha[TREG_DIGEST_HEX + 1];
-    char asm_sha[TREG_DIGEST_HEX + 1], inputs[TREG_DIGEST_HEX + 1];
+    char asm_sha[TREG_DIGEST_HEX + 1], ir_sha[TREG_DIGEST_HEX + 1], inputs[TREG_DIGEST_HEX + 1];
     if (treg_sha256_hex(bytes, len, hash) != 0 ||
         treg_text_sha256(triton_json, triton_json ? strlen(triton_json) : 0, json_sha) != 0 ||
         treg_text_sha256(amdgcn, amdgcn ? strlen(amdgcn) : 0, asm_sha) != 0 ||
-        treg_inputs_digest(entry ? entry : "", json_sha, asm_sha, inputs) != 0) {
+        treg_text_sha256(llvm_ir, llvm_ir ? strlen(llvm_ir) : 0, ir_sha) != 0 ||
+        treg_inputs_digest(entry ? entry : "", json_sha, asm_sha, ir_sha, inputs) != 0) {
         item_failed(c, "file", path, "out of memory");
         return GO_ON;
     }
@@ -483,6 +490,7 @@ static int upload_blob(cli *c, const char *path, const char *entry, const uint8_
     req.bundle_entry = (char *)(entry ? entry : "");
     req.triton_json = (char *)(triton_json ? triton_json : "");
     req.amdgcn = (char *)(amdgcn ? amdgcn : "");
+    req.llvm_ir = (char *)(llvm_ir ? llvm_ir : "");
     req.client_host = c->host_name;
     req.reanalyze = c->reanalyze;
     req.omit_rows = !wants_rows(c);
@@ -590,7 +598,7 @@ static int upload_entry(void *ctx, const treg_embedded *e, treg_error *err)
     }
     u->sent++;
     c->entry = e->entry_id;
-    u->outcome = upload_blob(c, u->path, e->entry_id, e->bytes, e->len, NULL, NULL);
+    u->outcome = upload_blob(c, u->path, e->entry_id, e->bytes, e->len, NULL, NULL, NULL);
     c->entry = NULL;
     fflush(stdout);
     return u->outcome == STOP ? TREG_E_ARG : 0; /* stop the walk; the server said why */
@@ -669,7 +677,21 @@ static int upload_one(cli *c, const char *path)
         size_t sibling_len;
         char *triton_json = json_path ? tregc_slurp(json_path, &sibling_len) : NULL;
         char *amdgcn = asm_path ? tregc_slurp(asm_path, &sibling_len) : NULL;
-        outcome = upload_blob(c, path, NULL, (const uint8_t *)bytes, len, triton_json, amdgcn);
+        /* --what-if: the .llir is asked for, so its absence is this file's error. */
+        char *ir_path = c->what_if ? tregc_sibling(path, "llir") : NULL;
+        char *llvm_ir = ir_path ? tregc_slurp(ir_path, &sibling_len) : NULL;
+        if (c->what_if && !llvm_ir) {
+            char why[600];
+            snprintf(why, sizeof why, "--what-if needs the kernel's LLVM IR: %s: %s",
+                     ir_path ? ir_path : "<kernel>.llir", ir_path ? strerror(errno) : "no .hsaco name");
+            item_failed(c, "file", path, why);
+            outcome = GO_ON;
+        } else {
+            outcome = upload_blob(c, path, NULL, (const uint8_t *)bytes, len, triton_json, amdgcn,
+                                  llvm_ir);
+        }
+        free(llvm_ir);
+        free(ir_path);
         free(triton_json);
         free(amdgcn);
         free(json_path);
@@ -765,7 +787,7 @@ static void fetch_one(cli *c, const char *hash_arg)
         if (r) {
             char link[200], inputs[TREG_DIGEST_HEX + 1];
             if (treg_inputs_digest(r->bundle_entry, r->triton_json_sha256, r->amdgcn_sha256,
-                                   inputs) == 0)
+                                   r->llvm_ir_sha256, inputs) == 0)
                 snprintf(link, sizeof link, "/r/%s?inputs=%s", r->hash, inputs);
             else
                 snprintf(link, sizeof link, "/r/%s", r->hash);
@@ -1056,6 +1078,7 @@ static int run(cli *c, int argc, char **argv)
                                              {"offset", required_argument, NULL, 'F'},
                                              {"output", required_argument, NULL, 'o'},
                                              {"reanalyze", no_argument, NULL, 'A'},
+                                             {"what-if", no_argument, NULL, 'w'},
                                              {"fail-on", required_argument, NULL, 'X'},
                                              {"baseline", required_argument, NULL, 'B'},
                                              {"write-baseline", required_argument, NULL, 'W'},
@@ -1111,6 +1134,10 @@ static int run(cli *c, int argc, char **argv)
             break;
         case 'A':
             c->reanalyze = 1;
+            seen |= OPT_UPLOAD;
+            break;
+        case 'w':
+            c->what_if = 1;
             seen |= OPT_UPLOAD;
             break;
         case 'X':
@@ -1234,7 +1261,7 @@ static int run(cli *c, int argc, char **argv)
             : (seen & ~allowed) & OPT_TARGET ? "--target is for list, upload and diff"
             : (seen & ~allowed) & OPT_LIST   ? "--kernel, --limit and --offset are for list"
             : (seen & ~allowed) & OPT_UPLOAD
-                ? "--reanalyze is for upload"
+                ? "--reanalyze and --what-if are for upload"
                 : "--no-rows and the text views (--lines, --peak, --asm, ...) are "
                   "for upload and fetch";
         fprintf(stderr, "tregc: %s: %s\n", cmd, which);

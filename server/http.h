@@ -22,6 +22,7 @@ typedef struct http_config {
     unsigned short port; /* 0: any free port */
     size_t max_body;
     unsigned timeout_seconds;
+    uint32_t what_if_ms;              /* an upload's what-if builds (< timeout_seconds) */
     unsigned head_timeout_seconds;    /* for a request's line and headers (tls.h) */
     unsigned request_timeout_seconds; /* for the whole request, however it moves (tls.h) */
     SSL_CTX *tls;

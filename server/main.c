@@ -36,6 +36,7 @@ typedef struct config {
     char *listen, *cert, *key, *store, *tokens_file, *port_file, *worker_user;
     char *index, *instance; /* --index postgresql://..., --instance NAME */
     long long workers, queue, timeout, head_timeout, worker_memory, request_timeout;
+    long long what_if_seconds; /* -1: half the timeout */
     long long max_body, max_list_bytes, min_free_mb, max_per_address;
     bool team_visibility; /* --visibility team */
     char **tokens;        /* plain tokens from --token, hashed at startup */
@@ -82,6 +83,8 @@ static void usage(FILE *f)
         "  --queue N                      uploads waiting for a worker before 503 (4 x workers)\n"
         "  --max-body BYTES               largest request body, else 413 (67108864)\n"
         "  --timeout SECONDS              longest analysis, else 504 (60)\n"
+        "  --what-if-seconds SECONDS      an upload's what-if builds (its .llir at each\n"
+        "                                 register budget); less than --timeout (half of it)\n"
         "  --head-timeout SECONDS         a request must complete or bring 64 KiB per period (30)\n"
         "  --request-timeout SECONDS      a whole request, however it moves; 0: none (300)\n"
         "  --worker-memory MIB            each worker's address space; 0: no limit (4096)\n"
@@ -185,6 +188,7 @@ static int config_set(config *c, const char *name, const char *v, char *err, siz
                 {"queue", 0, 1000000, &c->queue},
                 {"max-body", 1, (long long)1 << 30, &c->max_body},
                 {"timeout", 1, 86400, &c->timeout},
+                {"what-if-seconds", 1, 86400, &c->what_if_seconds},
                 {"head-timeout", 1, 3600, &c->head_timeout},
                 {"request-timeout", 0, 86400, &c->request_timeout},
                 {"worker-memory", 0, 1 << 20, &c->worker_memory},
@@ -462,6 +466,7 @@ static const struct option long_options[] = {
     {"queue", required_argument, NULL, 'q'},
     {"max-body", required_argument, NULL, 'm'},
     {"timeout", required_argument, NULL, 'o'},
+    {"what-if-seconds", required_argument, NULL, 'Y'},
     {"head-timeout", required_argument, NULL, 'H'},
     {"worker-memory", required_argument, NULL, 'M'},
     {"port-file", required_argument, NULL, 'p'},
@@ -598,6 +603,7 @@ int main(int argc, char **argv)
     config c = {.workers = 0,
                 .queue = -1,
                 .timeout = 60,
+                .what_if_seconds = -1,
                 .head_timeout = 30,
                 .request_timeout = 300,
                 .worker_memory = 4096,
@@ -606,6 +612,17 @@ int main(int argc, char **argv)
                 .min_free_mb = 64,
                 .max_per_address = 128};
     int rc = parse_args(argc, argv, &c);
+    /* The what-if builds stop starting new ones at their budget; the worker
+     * is killed at the timeout, so the budget must end first. */
+    uint32_t what_if_ms = c.what_if_seconds < 0 ? (uint32_t)c.timeout * 500u
+                                                : (uint32_t)c.what_if_seconds * 1000u;
+    if (rc == 0 && c.what_if_seconds >= c.timeout) {
+        fprintf(stderr,
+                "tregd: --what-if-seconds %lld must be less than --timeout %lld (an analysis "
+                "is killed at the timeout)\n",
+                c.what_if_seconds, c.timeout);
+        rc = 2;
+    }
     char host[256];
     unsigned short port = 8443;
     if (rc == 0 &&
@@ -669,6 +686,7 @@ int main(int argc, char **argv)
                           .port = port,
                           .max_body = (size_t)c.max_body,
                           .timeout_seconds = (unsigned)c.timeout,
+                          .what_if_ms = what_if_ms,
                           .head_timeout_seconds = (unsigned)c.head_timeout,
                           .request_timeout_seconds = (unsigned)c.request_timeout,
                           .tls = tls,

@@ -37,7 +37,7 @@ typedef struct job {
     pool_done_fn done;
     void *arg;
     bool store; /* write the report (pool_job_spec.store) */
-    char hash[72], key[72], json_sha256[72], amdgcn_sha256[72];
+    char hash[72], key[72], json_sha256[72], amdgcn_sha256[72], llvm_ir_sha256[72];
     struct job *next;
 } job;
 
@@ -430,6 +430,9 @@ static void complete(worker *w, const uint8_t *payload, size_t len)
                                       .amdgcn = q[6].data,
                                       .amdgcn_len = q[6].len,
                                       .amdgcn_sha256 = j->amdgcn_sha256,
+                                      .llvm_ir = q[11].data,
+                                      .llvm_ir_len = q[11].len,
+                                      .llvm_ir_sha256 = j->llvm_ir_sha256,
                                       .report = report,
                                       .report_len = f[1].len},
                            .done = written};
@@ -515,7 +518,10 @@ int pool_submit(pool *p, const pool_job_spec *s, pool_done_fn done, void *arg)
     snprintf(j->json_sha256, sizeof j->json_sha256, "%s", s->json_sha256 ? s->json_sha256 : "");
     snprintf(j->amdgcn_sha256, sizeof j->amdgcn_sha256, "%s",
              s->amdgcn_sha256 ? s->amdgcn_sha256 : "");
+    snprintf(j->llvm_ir_sha256, sizeof j->llvm_ir_sha256, "%s",
+             s->llvm_ir_sha256 ? s->llvm_ir_sha256 : "");
     j->store = s->store;
+    uint32_t what_if_ms = s->what_if_ms;
     frame_field f[FRAME_REQUEST_FIELDS] = {
         {s->hash, strlen(s->hash)},
         {s->file_name, strlen(s->file_name)},
@@ -528,6 +534,9 @@ int pool_submit(pool *p, const pool_job_spec *s, pool_done_fn done, void *arg)
         {s->team, s->team ? strlen(s->team) : 0},
         {j->json_sha256, strlen(j->json_sha256)},
         {j->amdgcn_sha256, strlen(j->amdgcn_sha256)},
+        {s->llvm_ir, s->llvm_ir ? s->llvm_ir_len : 0},
+        {j->llvm_ir_sha256, strlen(j->llvm_ir_sha256)},
+        {&what_if_ms, sizeof what_if_ms},
     };
     if (frame_build(f, FRAME_REQUEST_FIELDS, &j->frame, &j->frame_len) != 0) {
         job_free(j);

@@ -61,6 +61,12 @@ typedef struct pool_job_spec {
     const char *bundle_entry; /* "" when the upload was a code object itself */
     /* The texts' treg_text_sha256 ("" for none), named in the report. */
     const char *json_sha256, *amdgcn_sha256;
+    /* The kernel's LLVM IR (what-if builds), its treg_text_sha256, and the
+     * builds' wall-clock budget in ms (0: the analyzer's default). */
+    const char *llvm_ir;
+    size_t llvm_ir_len;
+    const char *llvm_ir_sha256;
+    uint32_t what_if_ms;
     /* false: the store holds this key's report already (reanalyze): the
      * analysis is answered, nothing is written. */
     bool store;

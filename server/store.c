@@ -497,10 +497,11 @@ int store_write_upload(const char *dir, const char *tmp_dir, const store_upload 
                        size_t errlen)
 {
     char shard[4096];
-    char blob_path[4200], json_path[4200], asm_path[4200], rpath[4200];
+    char blob_path[4200], json_path[4200], asm_path[4200], ir_path[4200], rpath[4200];
     if (!store_valid_hash(u->hash) || !store_valid_hash(u->key) ||
         !valid_text_hash(u->json_sha256, u->json_len) ||
-        !valid_text_hash(u->amdgcn_sha256, u->amdgcn_len)) {
+        !valid_text_hash(u->amdgcn_sha256, u->amdgcn_len) ||
+        !valid_text_hash(u->llvm_ir_sha256, u->llvm_ir_len)) {
         snprintf(err, errlen, "store: not a hash");
         return -1;
     }
@@ -508,6 +509,8 @@ int store_write_upload(const char *dir, const char *tmp_dir, const store_upload 
         (u->json_len > 0 && shard_dir(dir, "texts", u->json_sha256, shard, sizeof shard) != 0) ||
         (u->amdgcn_len > 0 &&
          shard_dir(dir, "texts", u->amdgcn_sha256, shard, sizeof shard) != 0) ||
+        (u->llvm_ir_len > 0 &&
+         shard_dir(dir, "texts", u->llvm_ir_sha256, shard, sizeof shard) != 0) ||
         shard_dir(dir, "reports", u->key, shard, sizeof shard) != 0) {
         int why = errno;
         snprintf(err, errlen, "store: cannot create directories under %s: %s", dir, strerror(why));
@@ -517,6 +520,8 @@ int store_write_upload(const char *dir, const char *tmp_dir, const store_upload 
     snprintf(json_path, sizeof json_path, "%s/texts/%.2s/%s", dir, u->json_sha256, u->json_sha256);
     snprintf(asm_path, sizeof asm_path, "%s/texts/%.2s/%s", dir, u->amdgcn_sha256,
              u->amdgcn_sha256);
+    snprintf(ir_path, sizeof ir_path, "%s/texts/%.2s/%s", dir, u->llvm_ir_sha256,
+             u->llvm_ir_sha256);
     report_path(dir, u->key, rpath, sizeof rpath);
 
     uint8_t header[STORE_REPORT_HEADER];
@@ -529,7 +534,7 @@ int store_write_upload(const char *dir, const char *tmp_dir, const store_upload 
     /* In rename order: the blob and texts first, the report last.  A
      * content-addressed file the store holds whole is kept; one that is
      * missing or damaged is written again (the repair of the next upload). */
-    piece want[4];
+    piece want[5];
     size_t n = 0;
     if (u->blob != NULL && !holds(blob_path, u->blob, u->blob_len))
         want[n++] = (piece){NULL, 0, u->blob, u->blob_len, blob_path};
@@ -538,13 +543,18 @@ int store_write_upload(const char *dir, const char *tmp_dir, const store_upload 
     if (u->amdgcn_len > 0 && strcmp(u->amdgcn_sha256, u->json_sha256) != 0 &&
         !holds(asm_path, u->amdgcn, u->amdgcn_len))
         want[n++] = (piece){NULL, 0, u->amdgcn, u->amdgcn_len, asm_path};
+    if (u->llvm_ir_len > 0 && strcmp(u->llvm_ir_sha256, u->json_sha256) != 0 &&
+        strcmp(u->llvm_ir_sha256, u->amdgcn_sha256) != 0 &&
+        !holds(ir_path, u->llvm_ir, u->llvm_ir_len))
+        want[n++] = (piece){NULL, 0, u->llvm_ir, u->llvm_ir_len, ir_path};
     want[n++] = (piece){header, sizeof header, u->report, u->report_len, rpath};
 
-    const char *sync[4];
+    const char *sync[5];
     size_t nsync = 0;
     if (u->blob != NULL) sync[nsync++] = blob_path;
     if (u->json_len > 0) sync[nsync++] = json_path;
     if (u->amdgcn_len > 0) sync[nsync++] = asm_path;
+    if (u->llvm_ir_len > 0) sync[nsync++] = ir_path;
     sync[nsync++] = rpath;
     return put_files(tmp_dir, want, n, sync, nsync, rpath, err, errlen);
 }
@@ -1657,7 +1667,8 @@ static int key_of(const Treg__V1__Report *r, char key[STORE_HASH_HEX + 1],
                   char inputs[STORE_HASH_HEX + 1])
 {
     if (!store_valid_hash(r->hash)) return -1;
-    if (treg_inputs_digest(r->bundle_entry, r->triton_json_sha256, r->amdgcn_sha256, inputs) != 0)
+    if (treg_inputs_digest(r->bundle_entry, r->triton_json_sha256, r->amdgcn_sha256,
+                           r->llvm_ir_sha256, inputs) != 0)
         return -1;
     return treg_report_key(r->hash, inputs, r->analyzer_version, r->llvm_version, key);
 }

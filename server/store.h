@@ -2,7 +2,7 @@
  * and an SQLite index derived from them.
  *
  *   DIR/blobs/ab/<sha256>          an uploaded code object, named by its SHA-256
- *   DIR/texts/ab/<sha256>          a Triton .json or .amdgcn text, likewise
+ *   DIR/texts/ab/<sha256>          a Triton .json, .amdgcn or .llir text, likewise
  *   DIR/reports/ab/<key>.report    a report: "TREGRPT1", the SHA-256 of the
  *                                  rest (32 bytes), the packed treg.v1.Report
  *   DIR/tmp/                       temp files, renamed into place
@@ -89,6 +89,9 @@ typedef struct store_upload {
     const char *amdgcn;
     size_t amdgcn_len;
     const char *amdgcn_sha256;
+    const char *llvm_ir; /* the kernel's LLVM IR (the what-if builds'), or none */
+    size_t llvm_ir_len;
+    const char *llvm_ir_sha256;
     const uint8_t *report; /* the packed Report (the header is added here) */
     size_t report_len;
 } store_upload;

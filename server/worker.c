@@ -76,11 +76,15 @@ static int run_job(int fd, const frame_field *f)
     char *json = f[5].len ? field_str(&f[5]) : NULL;
     char *entry = f[7].len ? field_str(&f[7]) : NULL;
     char *team = field_str(&f[8]), *json_sha = field_str(&f[9]), *asm_sha = field_str(&f[10]);
+    char *ir_sha = field_str(&f[12]);
+    uint32_t what_if_ms = 0;
+    if (f[13].len == sizeof what_if_ms) memcpy(&what_if_ms, f[13].data, sizeof what_if_ms);
     int64_t created = 0;
     if (f[3].len == sizeof created) memcpy(&created, f[3].data, sizeof created);
     int rc;
     if (hash == NULL || file_name == NULL || client_host == NULL || (f[5].len && json == NULL) ||
-        (f[7].len && entry == NULL) || team == NULL || json_sha == NULL || asm_sha == NULL) {
+        (f[7].len && entry == NULL) || team == NULL || json_sha == NULL || asm_sha == NULL ||
+        ir_sha == NULL) {
         rc = reply_text(fd, FRAME_FAILED, "worker: out of memory");
         goto out;
     }
@@ -94,7 +98,11 @@ static int run_job(int fd, const frame_field *f)
                         .keep_rows = 1,
                         .asm_text = f[6].len ? (const char *)f[6].data : NULL,
                         .asm_text_len = f[6].len,
-                        .asm_name = asm_name};
+                        .asm_name = asm_name,
+                        .llvm_ir = f[11].len ? (const char *)f[11].data : NULL,
+                        .llvm_ir_len = f[11].len,
+                        .llvm_ir_name = "kernel.llir",
+                        .what_if_budget_ms = what_if_ms};
     treg_report *report = NULL;
     treg_error err = {0};
     if (treg_analyze(f[4].data, f[4].len, &opt, &report, &err) != TREG_OK) {
@@ -118,6 +126,7 @@ static int run_job(int fd, const frame_field *f)
                          .bundle_entry = entry,
                          .triton_json_sha256 = json_sha,
                          .amdgcn_sha256 = asm_sha,
+                         .llvm_ir_sha256 = ir_sha,
                          .team = team};
     uint8_t *packed = NULL, *summary = NULL;
     size_t packed_len = 0, summary_len = 0;
@@ -134,6 +143,7 @@ out:
     free(team);
     free(json_sha);
     free(asm_sha);
+    free(ir_sha);
     free(hash);
     free(file_name);
     free(client_host);

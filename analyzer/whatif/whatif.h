@@ -16,7 +16,7 @@
 #include "util/arena.h"
 
 /* Largest IR accepted (text or bitcode): past it, TREG_E_LIMIT. */
-#define TREG_WHAT_IF_MAX_IR (64u << 20)
+#define TREG_WHAT_IF_MAX_IR TREG_WHAT_IF_MAX_IR_BYTES
 /* Default wall-clock budget for one report's builds. */
 #define TREG_WHAT_IF_DEFAULT_BUDGET_MS 120000u
 /* Source lines listed per build, the most spill traffic gained first. */

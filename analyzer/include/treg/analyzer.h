@@ -21,6 +21,9 @@ extern "C" {
 
 #define TREG_ANALYZER_VERSION "0.2.0"
 
+/* The largest LLVM IR the what-if stage takes (treg_options.llvm_ir). */
+#define TREG_WHAT_IF_MAX_IR_BYTES (64u << 20)
+
 enum treg_status {
     TREG_OK = 0,
     TREG_E_NOMEM = 1,
