@@ -466,8 +466,7 @@ static int try_stored(cli *c, const char *path, const char *entry, const char *h
  * Triton's siblings when it has them.  Returns STOP when the server cannot
  * take more. */
 static int upload_blob(cli *c, const char *path, const char *entry, const uint8_t *bytes,
-                       size_t len, const char *triton_json, const char *amdgcn,
-                       const char *llvm_ir)
+                       size_t len, const char *triton_json, const char *amdgcn, const char *llvm_ir)
 {
     char hash[TREG_DIGEST_HEX + 1], json_sha[TREG_DIGEST_HEX + 1];
     char asm_sha[TREG_DIGEST_HEX + 1], ir_sha[TREG_DIGEST_HEX + 1], inputs[TREG_DIGEST_HEX + 1];
@@ -683,7 +682,8 @@ static int upload_one(cli *c, const char *path)
         if (c->what_if && !llvm_ir) {
             char why[600];
             snprintf(why, sizeof why, "--what-if needs the kernel's LLVM IR: %s: %s",
-                     ir_path ? ir_path : "<kernel>.llir", ir_path ? strerror(errno) : "no .hsaco name");
+                     ir_path ? ir_path : "<kernel>.llir",
+                     ir_path ? strerror(errno) : "no .hsaco name");
             item_failed(c, "file", path, why);
             outcome = GO_ON;
         } else {

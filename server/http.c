@@ -811,8 +811,7 @@ static void handle_analyze(request *r)
      * write needs, generously: the blob, the texts and a report (5-10x the
      * code object with its rows). */
     char room[160];
-    uint64_t need =
-        (uint64_t)up->code_object.len * 17 + strlen(json) + strlen(amdgcn) + strlen(ir);
+    uint64_t need = (uint64_t)up->code_object.len * 17 + strlen(json) + strlen(amdgcn) + strlen(ir);
     if (store_it && !store_has_room(s->cfg.store, need, s->cfg.min_free_bytes, room, sizeof room)) {
         treg__v1__upload_request__free_unpacked(up, NULL);
         log_store_full(s, room);

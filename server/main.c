@@ -614,8 +614,8 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &c);
     /* The what-if builds stop starting new ones at their budget; the worker
      * is killed at the timeout, so the budget must end first. */
-    uint32_t what_if_ms = c.what_if_seconds < 0 ? (uint32_t)c.timeout * 500u
-                                                : (uint32_t)c.what_if_seconds * 1000u;
+    uint32_t what_if_ms =
+        c.what_if_seconds < 0 ? (uint32_t)c.timeout * 500u : (uint32_t)c.what_if_seconds * 1000u;
     if (rc == 0 && c.what_if_seconds >= c.timeout) {
         fprintf(stderr,
                 "tregd: --what-if-seconds %lld must be less than --timeout %lld (an analysis "

@@ -354,9 +354,9 @@ static void outcome(tool *t, const queue_item *it, worker_outcome *out)
     if (out->kind == WORKER_CRASHED) {
         char why[200];
         snprintf(why, sizeof why,
-                 "the analysis crashed (signal %d): LLVM's disassembler cannot handle this "
-                 "code object",
-                 out->signal);
+                 "the analysis crashed (signal %d): LLVM's %s cannot handle this %s", out->signal,
+                 t->what_if ? "disassembler or code generator" : "disassembler",
+                 t->what_if ? "code object or its LLVM IR" : "code object");
         fail(t, it->path, why);
     } else if (out->kind == WORKER_FAILED) {
         fail(t, it->path, out->why);
@@ -673,7 +673,7 @@ static void analyze_file(tool *t, const char *path)
         }
         if (!(ir = slurp(irp, &irlen, why, sizeof why))) {
             char msg[400];
-            snprintf(msg, sizeof msg, "--what-if needs the kernel's LLVM IR: %s", why);
+            snprintf(msg, sizeof msg, "--what-if needs the kernel's LLVM IR: %s: %s", irp, why);
             fail(t, path, msg);
             goto skip;
         }

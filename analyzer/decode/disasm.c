@@ -62,6 +62,7 @@ static void llvm_init(void)
     LLVMInitializeAMDGPUDisassembler();
     LLVMInitializeAMDGPUTarget();
     LLVMInitializeAMDGPUAsmPrinter();
+    LLVMInitializeAMDGPUAsmParser(); /* inline assembly in the IR */
 }
 
 void treg_llvm_register(void)

@@ -399,10 +399,21 @@ static int load_ir(whatif *w, size_t *matched, treg_error *err)
     if (!buf) return treg_fail(err, TREG_E_NOMEM, "out of memory");
     char *msg = NULL, line[200];
     if (LLVMParseIRInContext(w->ctx, buf, &w->mod, &msg)) {
-        first_line(line, sizeof line, msg);
+        /* "NAME:3:7: error: expected ...": the name is said once already. */
+        const char *m = msg ? msg : "";
+        size_t nlen = strlen(name);
+        if (strncmp(m, name, nlen) == 0 && m[nlen] == ':') m += nlen + 1;
+        unsigned ln = 0, col = 0;
+        int used = 0;
+        char where[48] = "";
+        if (sscanf(m, "%u:%u: error: %n", &ln, &col, &used) == 2 && used > 0) {
+            snprintf(where, sizeof where, "line %u, column %u: ", ln, col);
+            m += used;
+        }
+        first_line(line, sizeof line, m);
         LLVMDisposeMessage(msg);
         w->mod = NULL;
-        return treg_fail(err, TREG_E_IR, "%s: not LLVM IR: %s", name, line);
+        return treg_fail(err, TREG_E_IR, "%s: not LLVM IR: %s%s", name, where, line);
     }
     if (LLVMVerifyModule(w->mod, LLVMReturnStatusAction, &msg)) {
         first_line(line, sizeof line, msg);
