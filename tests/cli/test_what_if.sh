@@ -19,7 +19,7 @@
 #    the substitute ISA.
 # 4. The budget: with --what-if-budget 1 a kernel whose builds take longer
 #    lists the rest as not built, saying why.
-# 5. Through the service: tregc upload --what-if stores the report with its
+# 6. Through the service: tregc upload --what-if stores the report with its
 #    builds under an inputs digest of its own (a second upload is answered
 #    from the store; one without --what-if is another report), and the IR is
 #    kept in the store's texts/.
@@ -148,7 +148,26 @@ print("test_what_if: ok: --what-if-budget 1: %d built, %d not built, said why" %
 PY
 fi
 
-# 5. Through the service.
+# 5. The HTML panel in a real browser, against the same analysis's JSON.
+browser_dir=$TREG_SOURCE_ROOT/tests/browser
+if [[ -x ${TREG_CHROMIUM:-/usr/bin/chromium} ]] && command -v node >/dev/null &&
+  [[ -d $browser_dir/node_modules/playwright-core ]]; then
+  shots=${TREG_TEST_OUTPUT:-$PWD/test-output}/what-if
+  pages=("$F/triton-like/spill_kernel-gfx90a/spill_kernel.hsaco")
+  [[ -f $sub ]] && pages+=("$sub")
+  n=0
+  for h in "${pages[@]}"; do
+    n=$((n + 1))
+    "$A" --what-if --format json --no-rows "$h" >"$work/page$n.json"
+    "$A" --what-if --format html -o "$work/page$n.html" "$h"
+    node "$browser_dir/check_what_if.mjs" "$work/page$n.html" "$work/page$n.json" "$shots" "page$n" ||
+      fail "$h: the what-if panel failed in chromium (screenshots in $shots)"
+  done
+else
+  echo "$prog: note: no chromium, node or playwright-core (scripts/install-deps.sh): the HTML panel is not checked"
+fi
+
+# 6. Through the service.
 require_tregd openssl
 start_tregd "$work" --workers 1 --timeout 60
 up=$work/upload
