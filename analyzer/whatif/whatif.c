@@ -283,6 +283,20 @@ static unsigned launch_cap(const treg_target *t, const treg_kernel_report *k)
     return o.waves;
 }
 
+/* The VGPRs (the unified count where AGPRs share the file) a wave may hold
+ * when the target is to run waves per SIMD: the occupancy step, capped by
+ * what one wave can address. */
+static unsigned allowance(const treg_kernel_report *k, unsigned waves)
+{
+    unsigned n = k->occupancy.nvgpr_steps;
+    if (!n || waves == 0) return 0;
+    unsigned step = k->occupancy.vgpr_steps[(waves <= n ? waves : n) - 1];
+    unsigned first = k->occupancy.vgpr_steps[0];
+    /* Unified file (gfx90a+): the first step counts VGPRs and AGPRs. */
+    unsigned per_wave = first > k->vgpr.limit ? first : k->vgpr.limit;
+    return step < per_wave ? step : per_wave;
+}
+
 /* The budget the code object was built with: the caller's, else Triton's. */
 static uint32_t own_waves_per_eu(const whatif *w)
 {
@@ -348,7 +362,16 @@ static int kernel_what_if(whatif *w, treg_kernel_report *k, const treg_report *b
                                                       : "the target's ceiling");
         return k->what_if_note ? 0 : -1;
     }
+    unsigned skipped_lo = 0, skipped_hi = 0;
     for (unsigned waves = lo; waves <= cap && n < 2 + TREG_MAX_WAVE_STEPS; waves++) {
+        /* Below the shipped occupancy a budget only helps when it allows
+         * more registers than the next one up; past what one wave can
+         * address, fewer waves give nothing (a wave32 target's 256). */
+        if (waves < shipped_waves && allowance(k, waves) == allowance(k, waves + 1)) {
+            if (!skipped_lo) skipped_lo = waves;
+            skipped_hi = waves;
+            continue;
+        }
         treg_what_if *row = &rows[n++];
         k->nwhat_if = n;
         row->kind = TREG_WHAT_IF_BUDGET;
@@ -380,6 +403,16 @@ static int kernel_what_if(whatif *w, treg_kernel_report *k, const treg_report *b
         treg_report_free(vr);
         if (rc < 0 || (!row->note && !row->compiled)) return -1;
     }
+    if (skipped_lo &&
+        !(k->what_if_note = arena_printf(
+              a,
+              "budgets of %u%s%u wave%s not built: they allow no more registers than "
+              "%u waves do (%u VGPRs%s)",
+              skipped_lo, skipped_lo == skipped_hi ? "" : " to ", skipped_hi,
+              skipped_hi == 1 ? "" : "s", skipped_hi + 1, allowance(k, skipped_hi + 1),
+              allowance(k, 1) == allowance(k, skipped_hi + 1) ? ", the most one wave can address"
+                                                              : "")))
+        return -1;
     return 0;
 }
 
