@@ -300,7 +300,7 @@ static void print_what_if(FILE *out, const treg_text_options *o, const Treg__V1_
                            v->note[0] ? v->note : "no reason given");
             continue;
         }
-        treg_text_line(out, o, v->spills + v->reloads ? SGR_RED : NULL,
+        treg_text_line(out, o, (v->spills + v->reloads) > 0 ? SGR_RED : NULL,
                        "      %-18s %5u  %4u  %4u  %4u  %6u B  %6u  %7u  %s", label,
                        v->waves_per_simd, v->vgpr ? v->vgpr->allocated : 0,
                        v->agpr ? v->agpr->allocated : 0, v->sgpr ? v->sgpr->allocated : 0,
@@ -403,8 +403,10 @@ void treg_render_views(FILE *out, const Treg__V1__Report *r, const treg_text_opt
                        "  kernel %s: %u instruction%s, %u block%s, %zu loop%s, wave%u", k->name,
                        k->instructions, plural(k->instructions), k->basic_blocks,
                        plural(k->basic_blocks), k->n_loops, plural(k->n_loops), k->wave_size);
-        if (views & TREG_VIEW_SUMMARY) print_summary(out, o, r, k);
-        if (views & TREG_VIEW_SUMMARY) print_what_if(out, o, r, k);
+        if (views & TREG_VIEW_SUMMARY) {
+            print_summary(out, o, r, k);
+            print_what_if(out, o, r, k);
+        }
         print_warnings(out, o, r, k);
         if (views & TREG_VIEW_LINES) treg_text_lines_view(out, r, k, o);
         if (views & TREG_VIEW_PEAK) treg_text_peak_view(out, r, k, o);

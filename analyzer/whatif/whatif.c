@@ -6,6 +6,7 @@
 #include <llvm-c/IRReader.h>
 #include <llvm-c/TargetMachine.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,19 +390,19 @@ static int kernel_what_if(whatif *w, treg_kernel_report *k, const treg_report *b
         int rc = build(w, k->name, waves, &vr, &row->compile_us, why, sizeof why);
         if (rc < 0) return -1;
         const treg_kernel_report *vk = rc == 0 ? kernel_named(vr, k->name) : NULL;
+        bool oom = false;
         if (vk) {
             take_figures(row, vk);
-            if (gained_lines(w, row, vr, vk, base, bk) != 0) rc = -1;
-            if (rc == 0 && row->waves_per_simd < waves)
-                row->note = arena_printf(a, "%u waves asked for, the build reaches %u (%s)", waves,
-                                         row->waves_per_simd, row->limited_by);
-        } else if (rc == 0) {
-            row->note = arena_printf(a, "the build has no kernel %s", k->name);
+            oom = gained_lines(w, row, vr, vk, base, bk) != 0;
+            if (!oom && row->waves_per_simd < waves)
+                oom = !(row->note = arena_printf(a, "%u waves asked for, the build reaches %u (%s)",
+                                                 waves, row->waves_per_simd, row->limited_by));
         } else {
-            row->note = arena_printf(a, "%s", why);
+            oom = !(row->note = rc == 0 ? arena_printf(a, "the build has no kernel %s", k->name)
+                                        : arena_printf(a, "%s", why));
         }
         treg_report_free(vr);
-        if (rc < 0 || (!row->note && !row->compiled)) return -1;
+        if (oom) return -1;
     }
     if (skipped_lo &&
         !(k->what_if_note = arena_printf(
