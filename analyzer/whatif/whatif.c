@@ -187,7 +187,7 @@ static int gained_lines(whatif *w, treg_what_if *row, const treg_report *vr,
     }
     free(vc);
     free(bc);
-    qsort(lines, n, sizeof *lines, cmp_gain);
+    if (n) qsort(lines, n, sizeof *lines, cmp_gain);
     row->lines = lines;
     row->nlines = n < TREG_WHAT_IF_MAX_LINES ? n : TREG_WHAT_IF_MAX_LINES;
     return 0;
