@@ -240,22 +240,14 @@ static void live_ranges_json(jw *w, const Treg__V1__Kernel *k)
     close_(w, ']');
 }
 
-static void class_json(jw *w, const char *k, const Treg__V1__ClassStat *c)
+/* {peak_live, allocated, limit}; a what-if build's has no limit of its own. */
+static void class_json(jw *w, const char *k, const Treg__V1__ClassStat *c, int with_limit)
 {
     key(w, k);
     open_(w, '{');
     put_int(w, "peak_live", c ? c->peak_live : 0);
     put_int(w, "allocated", c ? c->allocated : 0);
-    put_int(w, "limit", c ? c->limit : 0);
-    close_(w, '}');
-}
-
-static void what_if_class(jw *w, const char *k, const Treg__V1__ClassStat *c)
-{
-    key(w, k);
-    open_(w, '{');
-    put_int(w, "allocated", c ? c->allocated : 0);
-    put_int(w, "peak_live", c ? c->peak_live : 0);
+    if (with_limit) put_int(w, "limit", c ? c->limit : 0);
     close_(w, '}');
 }
 
@@ -272,9 +264,9 @@ static void what_if_json(jw *w, const Treg__V1__Kernel *k)
         put_str(w, "kind", v->kind);
         put_int(w, "waves_per_eu", v->waves_per_eu);
         put_bool(w, "compiled", v->compiled);
-        what_if_class(w, "vgpr", v->vgpr);
-        what_if_class(w, "agpr", v->agpr);
-        what_if_class(w, "sgpr", v->sgpr);
+        class_json(w, "vgpr", v->vgpr, 0);
+        class_json(w, "agpr", v->agpr, 0);
+        class_json(w, "sgpr", v->sgpr, 0);
         put_int(w, "total_vgprs", v->total_vgprs);
         put_int(w, "scratch_bytes", v->scratch_bytes);
         put_int(w, "spill_instructions", (int64_t)v->spills + v->reloads);
@@ -320,9 +312,9 @@ static void kernel_json(jw *w, const Treg__V1__Kernel *k, int with_rows)
     put_int(w, "instructions", k->instructions);
     put_int(w, "code_bytes", k->code_bytes);
     put_int(w, "basic_blocks", k->basic_blocks);
-    class_json(w, "vgpr", k->vgpr);
-    class_json(w, "agpr", k->agpr);
-    class_json(w, "sgpr", k->sgpr);
+    class_json(w, "vgpr", k->vgpr, 1);
+    class_json(w, "agpr", k->agpr, 1);
+    class_json(w, "sgpr", k->sgpr, 1);
     put_int(w, "total_vgprs", k->total_vgprs);
     put_int(w, "accum_offset", k->accum_offset);
 

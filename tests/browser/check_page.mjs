@@ -25,7 +25,7 @@
 // literal: each text appears on the page as text (escaping), with only the
 // page's own two script elements and no img/b elements.
 // Prints "ok: ..." lines; exits 1 on the first failure.
-import { chromium } from 'playwright-core';
+import { launch, reporter, watch } from './lib.mjs';
 import { readFileSync, mkdirSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
@@ -39,26 +39,12 @@ const want = JSON.parse(readFileSync(expectPath, 'utf8'));
 mkdirSync(shots, { recursive: true });
 const pageUrl = pathToFileURL(path.resolve(pagePath)).href;
 
-function fail(msg) {
-  console.error(`check_page ${name}: FAIL: ${msg}`);
-  process.exitCode = 1;
-  throw new Error(msg);
-}
-function ok(msg) {
-  console.log(`check_page ${name}: ok: ${msg}`);
-}
+const { ok, fail } = reporter(`check_page ${name}`);
 
-const browser = await chromium.launch({
-  executablePath: process.env.TREG_CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu'],
-});
+const browser = await launch();
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push('console error: ' + m.text()); });
-  page.on('pageerror', (e) => problems.push('page error: ' + e.message));
-  page.on('dialog', async (d) => { problems.push('dialog: ' + d.message()); await d.dismiss(); });
-  page.on('request', (r) => { if (r.url() !== pageUrl) problems.push('request: ' + r.url()); });
+  const problems = watch(page, (url) => url === pageUrl);
 
   // What the plot draws, per canvas since its last clearRect: every text
   // with its box, and the y of every dashed line (the occupancy steps).

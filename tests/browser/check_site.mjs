@@ -12,7 +12,7 @@
 // without (one per target that has one); a click on the VGPR column sorts
 // the rows by VGPR, a second click reverses them; the first row's link opens
 // that kernel's page, which names the kernel.
-import { chromium } from 'playwright-core';
+import { launch, reporter, watch } from './lib.mjs';
 import { readFileSync, mkdirSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
@@ -25,23 +25,12 @@ if (!name) {
 const want = JSON.parse(readFileSync(expectPath, 'utf8'));
 mkdirSync(shots, { recursive: true });
 const root = pathToFileURL(path.resolve(dir)).href + '/';
-function fail(msg) {
-  console.error(`check_site ${name}: FAIL: ${msg}`);
-  process.exitCode = 1;
-  throw new Error(msg);
-}
-function ok(msg) { console.log(`check_site ${name}: ok: ${msg}`); }
+const { ok, fail } = reporter(`check_site ${name}`);
 
-const browser = await chromium.launch({
-  executablePath: process.env.TREG_CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu'],
-});
+const browser = await launch();
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push('console error: ' + m.text()); });
-  page.on('pageerror', (e) => problems.push('page error: ' + e.message));
-  page.on('request', (r) => { if (!r.url().startsWith(root)) problems.push('request: ' + r.url()); });
+  const problems = watch(page, (url) => url.startsWith(root));
   await page.goto(root + 'index.html');
   await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
 

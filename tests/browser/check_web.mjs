@@ -15,7 +15,7 @@
 // every report, and its link opens the page; no console error, no page error,
 // no request off the server; after the token is revoked (SIGHUP), the same
 // browser is shown the sign-in form again.
-import { chromium } from 'playwright-core';
+import { launch, reporter, watch } from './lib.mjs';
 import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 
@@ -26,31 +26,18 @@ if (!shots) {
 }
 const want = JSON.parse(readFileSync(expectPath, 'utf8'));
 mkdirSync(shots, { recursive: true });
-function fail(msg) {
-  console.error(`check_web: FAIL: ${msg}`);
-  process.exitCode = 1;
-  throw new Error(msg);
-}
-function ok(msg) { console.log(`check_web: ok: ${msg}`); }
+const { ok, fail } = reporter('check_web');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const browser = await chromium.launch({
-  executablePath: process.env.TREG_CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu'],
-});
+const browser = await launch();
 try {
   // The test's CA is its own: the browser is told to accept the server's
   // certificate (the TLS itself is checked by tregc and curl in test_web.sh).
   const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1400, height: 1000 } });
   const page = await context.newPage();
-  const problems = [];
   // The sign-in form comes with a 401 where one is expected (checked below):
   // chromium logs that response; any other console error is a problem.
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !/status of 401/.test(m.text())) problems.push('console error: ' + m.text());
-  });
-  page.on('pageerror', (e) => problems.push('page error: ' + e.message));
-  page.on('request', (r) => { if (!r.url().startsWith(want.base + '/')) problems.push('request: ' + r.url()); });
+  const problems = watch(page, (url) => url.startsWith(want.base + '/'), (text) => /status of 401/.test(text));
 
   const first = want.reports[0];
   // 1. No session: the sign-in form, no report data.

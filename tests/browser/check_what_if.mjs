@@ -14,7 +14,7 @@
 // selects that line (the listing's status names it).  No console error, no
 // page error, no request leaves the file.  Prints "ok: ..." lines; exit 1 on
 // the first failure.
-import { chromium } from 'playwright-core';
+import { launch, reporter, watch } from './lib.mjs';
 import { readFileSync, mkdirSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
@@ -30,25 +30,12 @@ const builds = kernel.what_if;
 mkdirSync(shots, { recursive: true });
 const pageUrl = pathToFileURL(path.resolve(pagePath)).href;
 
-function fail(msg) {
-  console.error(`check_what_if ${name}: FAIL: ${msg}`);
-  process.exitCode = 1;
-  throw new Error(msg);
-}
-function ok(msg) {
-  console.log(`check_what_if ${name}: ok: ${msg}`);
-}
+const { ok, fail } = reporter(`check_what_if ${name}`);
 
-const browser = await chromium.launch({
-  executablePath: process.env.TREG_CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu'],
-});
+const browser = await launch();
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push('console error: ' + m.text()); });
-  page.on('pageerror', (e) => problems.push('page error: ' + e.message));
-  page.on('request', (r) => { if (r.url() !== pageUrl) problems.push('request: ' + r.url()); });
+  const problems = watch(page, (url) => url === pageUrl);
   await page.goto(pageUrl);
   await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
 
