@@ -138,6 +138,8 @@ enum {
     M_UNKNOWN,
     M_RANGE,
     M_LOC,
+    M_WHAT_IF,
+    M_WHAT_IF_LINE,
     M_TYPES,
     NONE = -1,
     PACKED = -2
@@ -148,7 +150,7 @@ static const size_t message_size[M_TYPES] = {
     sizeof(Treg__V1__Occupancy), sizeof(Treg__V1__CompilerMetadata), sizeof(Treg__V1__Row),
     sizeof(Treg__V1__LineStat),  sizeof(Treg__V1__Attribution),      sizeof(Treg__V1__Loop),
     sizeof(Treg__V1__Spill),     sizeof(Treg__V1__UnknownMnemonic),  sizeof(Treg__V1__LiveRange),
-    sizeof(Treg__V1__Loc)};
+    sizeof(Treg__V1__Loc),       sizeof(Treg__V1__WhatIf),           sizeof(Treg__V1__WhatIfLine)};
 
 static int field_holds(int type, uint64_t field)
 {
@@ -179,6 +181,8 @@ static int field_holds(int type, uint64_t field)
             return M_UNKNOWN;
         case 29:
             return M_RANGE;
+        case 37:
+            return M_WHAT_IF;
         default:
             return NONE;
         }
@@ -195,6 +199,10 @@ static int field_holds(int type, uint64_t field)
         return field == 3 ? M_LOC : NONE;
     case M_RANGE:
         return field == 2 ? PACKED : NONE;
+    case M_WHAT_IF:
+        return field >= 4 && field <= 6 ? M_CLASS : field == 15 ? M_WHAT_IF_LINE : NONE;
+    case M_WHAT_IF_LINE:
+        return field == 1 ? M_LOC : NONE;
     default:
         return NONE;
     }

@@ -283,7 +283,10 @@ static const char *what_if_label(const Treg__V1__WhatIf *v, char *buf, size_t le
 static void print_what_if(FILE *out, const treg_text_options *o, const Treg__V1__Report *r,
                           const Treg__V1__Kernel *k)
 {
-    if (!k->n_what_if) return;
+    if (!k->n_what_if) {
+        if (k->what_if_note[0]) treg_text_wrap(out, o, NULL, 4, "what-if: ", k->what_if_note);
+        return;
+    }
     treg_text_line(out, o, NULL,
                    "    what-if, the IR built by LLVM %s per register budget (compiler results, "
                    "not a speed):",

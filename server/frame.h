@@ -23,7 +23,8 @@ enum { FRAME_REQUEST_FIELDS = 14, FRAME_REPLY_FIELDS = 3 };
 enum frame_status {
     FRAME_OK = 0,
     FRAME_REJECTED = 1, /* the analyzer refused the code object: body = its message */
-    FRAME_FAILED = 2    /* the worker failed (memory): body = message */
+    FRAME_FAILED = 2,   /* the worker failed (memory): body = message */
+    FRAME_ENDING = 3    /* refused, and the worker is ending (LLVM gave up): body = message */
 };
 
 /* Frames beyond this are refused by both ends. */

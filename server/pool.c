@@ -355,7 +355,8 @@ static void deliver(job *j, const uint8_t *payload, size_t len)
         res.summary_len = f[2].len;
     } else {
         message = dup_field(&f[1]);
-        res.outcome = status == FRAME_REJECTED ? POOL_REJECTED : POOL_FAILED;
+        res.outcome =
+            status == FRAME_REJECTED || status == FRAME_ENDING ? POOL_REJECTED : POOL_FAILED;
         res.message = message ? message : "out of memory";
     }
     finish(j, &res);
@@ -393,28 +394,41 @@ static void written(write_req *req)
 
 /* The worker answered: a failure completes the job now; a packed report
  * goes to the store writers with the request's blob and texts, and the
- * worker is free for the next job. */
-static void complete(worker *w, const uint8_t *payload, size_t len)
+ * worker is free for the next job.  True when the worker said it is ending
+ * (FRAME_ENDING) and was replaced: its old socket and buffers are gone. */
+static bool complete(worker *w, const uint8_t *payload, size_t len)
 {
     pool *p = w->owner;
     job *j = w->current;
     w->current = NULL;
     evtimer_del(w->timer);
     p->busy--;
-    if (j == NULL) return;
+    if (j == NULL) return false;
     frame_field f[FRAME_REPLY_FIELDS], q[FRAME_REQUEST_FIELDS];
+    if (frame_split(payload, len, f, FRAME_REPLY_FIELDS) == 0 && f[0].len == 1 &&
+        *(const uint8_t *)f[0].data == FRAME_ENDING) {
+        /* Answered, and the process is ending: no job goes to it again. */
+        deliver(j, payload, len);
+        log_line *o = log_begin("warn", "worker ending after its answer (LLVM gave up)");
+        log_add_int(o, "pid", w->pid);
+        log_end(o);
+        retire(w);
+        if (!p->draining && spawn(p, w) != 0)
+            log_msg("error", "cannot start a worker process", strerror(errno));
+        return true;
+    }
     if (frame_split(payload, len, f, FRAME_REPLY_FIELDS) != 0 || f[0].len != 1 ||
         *(const uint8_t *)f[0].data != FRAME_OK || !j->store) {
         deliver(j, payload, len); /* a failure, or an analysis that is not stored */
-        return;
+        return false;
     }
     if (frame_split(j->frame + 4, j->frame_len - 4, q, FRAME_REQUEST_FIELDS) != 0) {
         finish_simple(j, POOL_FAILED, "malformed job frame");
-        return;
+        return false;
     }
     if ((j->reply = malloc(len ? len : 1)) == NULL) {
         finish_simple(j, POOL_FAILED, "out of memory");
-        return;
+        return false;
     }
     memcpy(j->reply, payload, len);
     j->reply_len = len;
@@ -438,6 +452,7 @@ static void complete(worker *w, const uint8_t *payload, size_t len)
                            .done = written};
     p->writing++;
     writer_submit(p->writer, &j->write);
+    return false;
 }
 
 static void on_read(struct bufferevent *bev, void *arg)
@@ -450,7 +465,12 @@ static void on_read(struct bufferevent *bev, void *arg)
         if (evbuffer_get_length(in) < 4 + (size_t)len) return;
         uint8_t *data = evbuffer_pullup(in, 4 + (ssize_t)len);
         if (data == NULL) return;
-        complete(w, data + 4, len);
+        if (complete(w, data + 4, len)) {
+            /* The worker was replaced: bev and its buffers are gone. */
+            if (w->bev != NULL && w->current == NULL) next_job(w->owner, w);
+            maybe_drained(w->owner);
+            return;
+        }
         evbuffer_drain(in, 4 + (size_t)len);
         if (w->current == NULL) next_job(w->owner, w);
         maybe_drained(w->owner);

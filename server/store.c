@@ -520,8 +520,8 @@ int store_write_upload(const char *dir, const char *tmp_dir, const store_upload 
     snprintf(json_path, sizeof json_path, "%s/texts/%.2s/%s", dir, u->json_sha256, u->json_sha256);
     snprintf(asm_path, sizeof asm_path, "%s/texts/%.2s/%s", dir, u->amdgcn_sha256,
              u->amdgcn_sha256);
-    snprintf(ir_path, sizeof ir_path, "%s/texts/%.2s/%s", dir, u->llvm_ir_sha256,
-             u->llvm_ir_sha256);
+    const char *ir_sha = u->llvm_ir_len > 0 ? u->llvm_ir_sha256 : "";
+    snprintf(ir_path, sizeof ir_path, "%s/texts/%.2s/%s", dir, ir_sha, ir_sha);
     report_path(dir, u->key, rpath, sizeof rpath);
 
     uint8_t header[STORE_REPORT_HEADER];

@@ -70,6 +70,20 @@ static int reply_text(int fd, enum frame_status status, const char *msg)
     return reply(fd, status, msg, strlen(msg), NULL, 0);
 }
 
+/* The job's reply channel, for on_llvm_fatal. */
+static int job_fd = -1;
+
+/* LLVM gives up on this upload (treg_on_llvm_fatal): the job is answered
+ * with its reason before LLVM ends the process, which the pool replaces. */
+static void on_llvm_fatal(const char *reason)
+{
+    char msg[400];
+    snprintf(msg, sizeof msg, "LLVM failed on this upload and ended its worker: %s",
+             reason ? reason : "no reason given");
+    if (job_fd >= 0) reply_text(job_fd, FRAME_ENDING, msg);
+    _exit(1);
+}
+
 static int run_job(int fd, const frame_field *f)
 {
     char *hash = field_str(&f[0]), *file_name = field_str(&f[1]), *client_host = field_str(&f[2]);
@@ -161,6 +175,8 @@ _Noreturn void worker_main(int fd)
      * so far, and a worker is one process of a few). */
     mallopt(M_MMAP_THRESHOLD, 16 << 20);
     mallopt(M_TRIM_THRESHOLD, 64 << 20);
+    job_fd = fd;
+    treg_on_llvm_fatal(on_llvm_fatal);
     for (;;) {
         uint32_t len;
         if (read_full(fd, &len, sizeof len) != 0) break; /* the server closed: done */

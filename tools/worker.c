@@ -157,8 +157,24 @@ static int render_here(Treg__V1__Report *pr, void *ctx)
     return 0;
 }
 
+/* The child's reply channel, for on_llvm_fatal. */
+static int serve_fd = -1;
+
+/* LLVM gives up (treg_on_llvm_fatal): the analysis gets an error with its
+ * reason before LLVM ends the child, which the pool replaces. */
+static void on_llvm_fatal(const char *reason)
+{
+    char msg[400];
+    snprintf(msg, sizeof msg, "LLVM failed and ended the analysis: %s",
+             reason ? reason : "no reason given");
+    if (serve_fd >= 0) reply_error(serve_fd, TREG_E_IR, msg);
+    _exit(1);
+}
+
 static void serve(const analysis_pool *p, int fd)
 {
+    serve_fd = fd;
+    treg_on_llvm_fatal(on_llvm_fatal);
     /* One analysis after another allocates and frees the same tens of
      * megabytes: keep them, rather than fault them in again each time. */
     mallopt(M_MMAP_THRESHOLD, 16 << 20);

@@ -2,6 +2,7 @@
 #include "decode/disasm.h"
 
 #include <llvm-c/Disassembler.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -63,6 +64,14 @@ static void llvm_init(void)
     LLVMInitializeAMDGPUTarget();
     LLVMInitializeAMDGPUAsmPrinter();
     LLVMInitializeAMDGPUAsmParser(); /* inline assembly in the IR */
+#if TREG_LLVM_MAJOR >= 16
+    /* LLVM's IR parser verifies a module with debug info as it reads it and
+     * aborts the process on a broken one ("Broken module found"): with this
+     * LLVMVerifyModule is the one check (whatif.c), an error with its reason.
+     * Process-wide, like the registrations above. */
+    static const char *const args[] = {"treg", "-disable-auto-upgrade-debug-info"};
+    LLVMParseCommandLineOptions(2, args, NULL);
+#endif
 }
 
 void treg_llvm_register(void)

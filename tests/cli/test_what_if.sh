@@ -39,6 +39,16 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 oracle=$TREG_SOURCE_ROOT/tests/oracle/what_if_llc.py
 
+# An older LLVM (scripts/test-llvm.sh) cannot read the fixtures' IR, which
+# is LLVM 22's: that is one clear error, and the rest needs LLVM 22.
+if ((${TREG_LLVM_MAJOR:-22} < 22)); then
+  rc=0
+  "$A" --what-if "$F/triton/add_kernel/add_kernel.hsaco" >"$work/old.out" 2>"$work/old.err" || rc=$?
+  ((rc != 0)) && (($(wc -l <"$work/old.err") == 1)) && grep -q "add_kernel.llir: not LLVM IR: line " "$work/old.err" ||
+    fail "LLVM $TREG_LLVM_MAJOR on LLVM 22's IR: exit $rc: $(cat "$work/old.err")"
+  skip "LLVM $TREG_LLVM_MAJOR cannot read LLVM 22's IR (one line, as it should: $(cat "$work/old.err"))"
+fi
+
 # 1. Builds against llc-22.
 python3 "$oracle" "$A" --same-compiler --work "$work" "$F"/triton/*/ >"$work/same.log" 2>&1 ||
   fail "fixtures built by llc-22 from their .llir: $(tail -n5 "$work/same.log")"
@@ -104,6 +114,32 @@ d=$(entry other-cpu "$F/triton-like/branch_kernel-gfx90a")
 cp "$F/triton-like/branch_kernel-gfx906/branch_kernel.llir" "$d/"
 bad other-cpu "kernel branch_kernel is built for gfx906 \(its target-cpu\), the code object for gfx90a" \
   --what-if "$d/branch_kernel.hsaco"
+# IR with debug info that parses but does not verify: LLVM's parser would
+# abort the process on it ("Broken module found"); it is one error instead.
+d=$(entry not-verifying "$F/triton/add_kernel")
+python3 - "$d/add_kernel.llir" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+assert '"Debug Info Version", i32 3' in s, "the fixture's IR has no debug info"
+i = s.index("ret void")
+open(p, "w").write(s[:i] + "%selfref = add i32 %selfref, 1\n  " + s[i:])
+PY
+bad not-verifying "add_kernel\.llir: LLVM IR that does not verify: Only PHI nodes may reference their own value" \
+  --what-if "$d/add_kernel.hsaco"
+# IR LLVM's code generator gives up on (an intrinsic gfx90a lacks): LLVM
+# ends the process; the analysis says why first.
+cannot_select='target triple = "amdgcn-amd-amdhsa"
+declare i32 @llvm.amdgcn.permlanex16.i32(i32, i32, i32, i32, i1, i1)
+define amdgpu_kernel void @add_kernel(ptr addrspace(1) %p, i32 %n) {
+  %v = call i32 @llvm.amdgcn.permlanex16.i32(i32 %n, i32 %n, i32 0, i32 0, i1 false, i1 false)
+  store i32 %v, ptr addrspace(1) %p
+  ret void
+}'
+d=$(entry cannot-select "$F/triton/add_kernel")
+printf '%s\n' "$cannot_select" >"$d/add_kernel.llir"
+bad cannot-select "add_kernel\.hsaco: LLVM failed and ended the analysis: Cannot select: intrinsic %llvm\.amdgcn\.permlanex16" \
+  --what-if "$d/add_kernel.hsaco"
 d=$(entry no-llir "$F/triton/add_kernel")
 rm "$d/add_kernel.llir"
 bad no-llir "add_kernel\.hsaco: --what-if needs the kernel's LLVM IR: .*add_kernel\.llir" --what-if "$d/add_kernel.hsaco"
@@ -143,7 +179,7 @@ k = json.load(open(sys.argv[1]))["reports"][0]["kernels"][0]
 built = [b for b in k["what_if"] if b["compiled"]]
 skipped = [b for b in k["what_if"] if not b["compiled"]]
 assert len(built) >= 2 and skipped, [(b["kind"], b["waves_per_eu"], b["compiled"]) for b in k["what_if"]]
-assert all(b["note"].startswith("not built: the what-if budget of 1000 ms was spent") for b in skipped), skipped[0]["note"]
+assert all(b["note"].startswith("not built: the what-if budget of 1000 ms would be spent") for b in skipped), skipped[0]["note"]
 print("test_what_if: ok: --what-if-budget 1: %d built, %d not built, said why" % (len(built), len(skipped)))
 PY
 fi
@@ -207,5 +243,17 @@ tregc_to upload --what-if --no-source "$up/spill_kernel.hsaco" >"$work/up4.out" 
 ((rc != 0)) || fail "upload of garbage IR: exit 0"
 grep -q "kernel.llir: not LLVM IR" "$work/up4.err" || fail "upload of garbage IR: $(cat "$work/up4.err")"
 echo "$prog: ok: garbage IR through the server: $(head -n1 "$work/up4.err")"
+# LLVM ends the worker on this IR: the upload says why, the server goes on.
+cp "$F/triton/add_kernel/"* "$up/"
+printf '%s\n' "$cannot_select" >"$up/add_kernel.llir"
+rc=0
+tregc_to upload --what-if --no-source "$up/add_kernel.hsaco" >"$work/up5.out" 2>"$work/up5.err" || rc=$?
+((rc != 0)) || fail "upload of IR LLVM cannot build: exit 0"
+grep -q "LLVM failed on this upload and ended its worker: Cannot select" "$work/up5.err" ||
+  fail "upload of IR LLVM cannot build: $(cat "$work/up5.err")"
+echo "$prog: ok: IR LLVM gives up on, through the server: $(head -n1 "$work/up5.err")"
+tregc_to upload --no-source --format json --no-rows "$up/add_kernel.hsaco" >"$work/up6.json" 2>&1 ||
+  fail "the server after a worker LLVM ended: $(cat "$work/up6.json")"
+echo "$prog: ok: the next upload is analyzed (the worker was replaced)"
 stop_tregd
 echo "$prog: PASS"

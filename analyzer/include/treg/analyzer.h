@@ -83,6 +83,13 @@ int treg_analyze(const uint8_t *bytes, size_t len, const treg_options *opt, treg
 
 void treg_report_free(treg_report *r);
 
+/* LLVM ends the process on a fatal error (IR its code generator cannot
+ * build, memory exhausted): fn is called first with LLVM's reason, so that
+ * a process running analyses (tregd's workers, treg-analyze's children)
+ * can say why before it exits.  Process-wide; fn must not return to LLVM
+ * expecting to go on. */
+void treg_on_llvm_fatal(void (*fn)(const char *reason));
+
 /* Human-readable name of an enum treg_status. */
 const char *treg_status_name(int code);
 
