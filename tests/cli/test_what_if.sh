@@ -44,8 +44,10 @@ oracle=$TREG_SOURCE_ROOT/tests/oracle/what_if_llc.py
 if ((${TREG_LLVM_MAJOR:-22} < 22)); then
   rc=0
   "$A" --what-if "$F/triton/add_kernel/add_kernel.hsaco" >"$work/old.out" 2>"$work/old.err" || rc=$?
-  ((rc != 0)) && (($(wc -l <"$work/old.err") == 1)) && grep -q "add_kernel.llir: not LLVM IR: line " "$work/old.err" ||
+  if ((rc == 0)) || (($(wc -l <"$work/old.err") != 1)) ||
+    ! grep -q "add_kernel.llir: not LLVM IR: line " "$work/old.err"; then
     fail "LLVM $TREG_LLVM_MAJOR on LLVM 22's IR: exit $rc: $(cat "$work/old.err")"
+  fi
   skip "LLVM $TREG_LLVM_MAJOR cannot read LLVM 22's IR (one line, as it should: $(cat "$work/old.err"))"
 fi
 
