@@ -109,7 +109,8 @@ static void usage(FILE *f)
             "                         up to the occupancy the launch allows: registers,\n"
             "                         scratch, spills and occupancy per budget (compiler\n"
             "                         results for a budget, not a measured speed)\n"
-            "  --what-if-budget SECONDS  time for all of one file's builds (default 120)\n"
+            "  --what-if-budget SECONDS  time for all of one file's builds (default 120;\n"
+            "                         0.001 to 3600)\n"
             "  --target GFX           only code objects for GFX (gfx906, gfx90a...); repeatable\n"
             "  --write-baseline FILE  also write the kernels' figures to FILE, a baseline for\n"
             "                         diff --baseline (in diff: NEW's figures)\n"
@@ -893,15 +894,16 @@ int main(int argc, char **argv)
             break;
         case 'b': {
             char *end;
-            long n = strtol(optarg, &end, 10);
-            if (*optarg < '0' || *optarg > '9' || *end || n < 1 || n > 3600) {
+            double s = strtod(optarg, &end);
+            if (*optarg < '0' || *optarg > '9' || *end || !(s >= 0.001 && s <= 3600)) {
                 fprintf(stderr,
-                        "treg-analyze: --what-if-budget takes seconds from 1 to 3600, not '%s'\n",
+                        "treg-analyze: --what-if-budget takes seconds from 0.001 to 3600, not "
+                        "'%s'\n",
                         optarg);
                 treg_text_free(&t.text);
                 return 2;
             }
-            t.what_if_ms = (unsigned)n * 1000u;
+            t.what_if_ms = (unsigned)(s * 1000.0 + 0.5);
             break;
         }
         case 'o':
