@@ -315,13 +315,12 @@ static void print_what_if(FILE *out, const treg_text_options *o, const Treg__V1_
         for (size_t j = 0; j < v->n_lines && j < 3 && used < sizeof gained; j++) {
             const Treg__V1__Loc *l = v->lines[j]->loc;
             int32_t f = l ? l->file : -1;
-            if (l && l->line && f >= 0 && f == last_file)
+            /* Source lines only (treg_line_stat's): the file named once. */
+            if (f >= 0 && f == last_file)
                 snprintf(loc, sizeof loc, ":%u", l->line);
-            else if (l && l->line)
-                treg_text_loc(loc, sizeof loc, r, l);
             else
-                snprintf(loc, sizeof loc, "generated code");
-            last_file = l && l->line ? f : -2;
+                treg_text_loc(loc, sizeof loc, r, l);
+            last_file = f;
             int w = snprintf(gained + used, sizeof gained - used, "%s%s +%u/+%u", j ? ", " : "",
                              loc, v->lines[j]->spills, v->lines[j]->reloads);
             if (w > 0) used += (size_t)w;

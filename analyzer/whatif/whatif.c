@@ -39,13 +39,6 @@ typedef struct whatif {
     unsigned built;
 } whatif;
 
-/* Spill traffic of one source line in one build. */
-typedef struct line_count {
-    int32_t file; /* index into the shipped report's files */
-    uint32_t line;
-    uint32_t spills, reloads;
-} line_count;
-
 static uint64_t now_us(void)
 {
     struct timespec ts;
@@ -116,38 +109,6 @@ static int32_t file_index(whatif *w, const char *path)
     return (int32_t)r->nfiles++;
 }
 
-/* Per source line spill stores and reloads of build k (its files in
- * from->files), sorted by (file, line); *n of them in *out (malloc'd). */
-static int count_lines(whatif *w, const treg_report *from, const treg_kernel_report *k,
-                       line_count **out, size_t *n)
-{
-    *out = NULL;
-    *n = 0;
-    if (!k || !k->nspills) return 0;
-    line_count *c = calloc(k->nspills, sizeof *c);
-    if (!c) return -1;
-    size_t m = 0;
-    for (size_t i = 0; i < k->nspills; i++) {
-        const treg_spill *s = &k->spills[i];
-        int32_t f = -1;
-        if (s->loc.file >= 0 && (size_t)s->loc.file < from->nfiles &&
-            (f = file_index(w, from->files[s->loc.file])) == -2) {
-            free(c);
-            return -1;
-        }
-        size_t j = 0;
-        while (j < m && !(c[j].file == f && c[j].line == s->loc.line)) j++;
-        if (j == m) c[m++] = (line_count){.file = f, .line = s->loc.line};
-        if (is_spill_store(s->kind))
-            c[j].spills++;
-        else
-            c[j].reloads++;
-    }
-    *out = c;
-    *n = m;
-    return 0;
-}
-
 static int cmp_gain(const void *pa, const void *pb)
 {
     const treg_what_if_line *a = pa, *b = pb;
@@ -157,38 +118,41 @@ static int cmp_gain(const void *pa, const void *pb)
     return a->loc.line < b->loc.line ? -1 : a->loc.line > b->loc.line;
 }
 
-/* The lines of build v with more spill traffic than the recompiled build. */
+/* The lines of build v with more spill traffic than the recompiled build,
+ * from the per-line figures both analyses made (treg_line_stat), matched by
+ * file path and line: each build's DWARF has its own file table. */
 static int gained_lines(whatif *w, treg_what_if *row, const treg_report *vr,
                         const treg_kernel_report *vk, const treg_report *br,
                         const treg_kernel_report *bk)
 {
-    line_count *vc, *bc;
-    size_t nv, nb;
-    if (count_lines(w, vr, vk, &vc, &nv) != 0) return -1;
-    if (count_lines(w, br, bk, &bc, &nb) != 0) {
-        free(vc);
-        return -1;
-    }
+    size_t nv = 0;
+    for (size_t i = 0; i < vk->nlines; i++) nv += vk->lines[i].spills + vk->lines[i].reloads > 0;
     treg_what_if_line *lines = nv ? treg_arena_calloc(w->a, nv, sizeof *lines) : NULL;
-    if (nv && !lines) {
-        free(vc);
-        free(bc);
-        return -1;
-    }
+    if (nv && !lines) return -1;
     size_t n = 0;
-    for (size_t i = 0; i < nv; i++) {
-        uint32_t s = vc[i].spills, l = vc[i].reloads;
-        for (size_t j = 0; j < nb; j++) {
-            if (bc[j].file != vc[i].file || bc[j].line != vc[i].line) continue;
-            s = s > bc[j].spills ? s - bc[j].spills : 0;
-            l = l > bc[j].reloads ? l - bc[j].reloads : 0;
+    for (size_t i = 0; i < vk->nlines; i++) {
+        const treg_line_stat *v = &vk->lines[i];
+        if (v->spills + v->reloads == 0) continue;
+        const char *path =
+            v->loc.file >= 0 && (size_t)v->loc.file < vr->nfiles ? vr->files[v->loc.file] : NULL;
+        uint32_t s = v->spills, l = v->reloads;
+        for (size_t j = 0; bk && j < bk->nlines; j++) {
+            const treg_line_stat *b = &bk->lines[j];
+            const char *bpath = b->loc.file >= 0 && (size_t)b->loc.file < br->nfiles
+                                    ? br->files[b->loc.file]
+                                    : NULL;
+            if (b->loc.line != v->loc.line || (path == NULL) != (bpath == NULL) ||
+                (path && strcmp(path, bpath) != 0))
+                continue;
+            s = s > b->spills ? s - b->spills : 0;
+            l = l > b->reloads ? l - b->reloads : 0;
         }
         if (s + l == 0) continue;
-        lines[n++] = (treg_what_if_line){
-            .loc = {.file = vc[i].file, .line = vc[i].line}, .spills = s, .reloads = l};
+        int32_t f = path ? file_index(w, path) : -1;
+        if (f == -2) return -1;
+        lines[n++] =
+            (treg_what_if_line){.loc = {.file = f, .line = v->loc.line}, .spills = s, .reloads = l};
     }
-    free(vc);
-    free(bc);
     if (n) qsort(lines, n, sizeof *lines, cmp_gain);
     row->lines = lines;
     row->nlines = n < TREG_WHAT_IF_MAX_LINES ? n : TREG_WHAT_IF_MAX_LINES;
@@ -289,16 +253,14 @@ static unsigned launch_cap(const treg_target *t, const treg_kernel_report *k)
 }
 
 /* The VGPRs (the unified count where AGPRs share the file) a wave may hold
- * when the target is to run waves per SIMD: the occupancy step, capped by
- * what one wave can address. */
-static unsigned allowance(const treg_kernel_report *k, unsigned waves)
+ * when target t is to run waves per SIMD: the occupancy step, capped by
+ * what one wave can address (the target table's). */
+static unsigned allowance(const treg_target *t, const treg_kernel_report *k, unsigned waves)
 {
     unsigned n = k->occupancy.nvgpr_steps;
     if (!n || waves == 0) return 0;
     unsigned step = k->occupancy.vgpr_steps[(waves <= n ? waves : n) - 1];
-    unsigned first = k->occupancy.vgpr_steps[0];
-    /* Unified file (gfx90a+): the first step counts VGPRs and AGPRs. */
-    unsigned per_wave = first > k->vgpr.limit ? first : k->vgpr.limit;
+    unsigned per_wave = t->addressable_vgprs + (t->unified_agprs ? t->addressable_agprs : 0);
     return step < per_wave ? step : per_wave;
 }
 
@@ -372,7 +334,7 @@ static int kernel_what_if(whatif *w, treg_kernel_report *k, const treg_report *b
         /* Below the shipped occupancy a budget only helps when it allows
          * more registers than the next one up; past what one wave can
          * address, fewer waves give nothing (a wave32 target's 256). */
-        if (waves < shipped_waves && allowance(k, waves) == allowance(k, waves + 1)) {
+        if (waves < shipped_waves && allowance(w->t, k, waves) == allowance(w->t, k, waves + 1)) {
             if (!skipped_lo) skipped_lo = waves;
             skipped_hi = waves;
             continue;
@@ -416,9 +378,10 @@ static int kernel_what_if(whatif *w, treg_kernel_report *k, const treg_report *b
               "budgets of %u%s%u wave%s not built: they allow no more registers than "
               "%u waves do (%u VGPRs%s)",
               skipped_lo, skipped_lo == skipped_hi ? "" : " to ", skipped_hi,
-              skipped_hi == 1 ? "" : "s", skipped_hi + 1, allowance(k, skipped_hi + 1),
-              allowance(k, 1) == allowance(k, skipped_hi + 1) ? ", the most one wave can address"
-                                                              : "")))
+              skipped_hi == 1 ? "" : "s", skipped_hi + 1, allowance(w->t, k, skipped_hi + 1),
+              allowance(w->t, k, 1) == allowance(w->t, k, skipped_hi + 1)
+                  ? ", the most one wave can address"
+                  : "")))
         return -1;
     return 0;
 }

@@ -132,7 +132,8 @@ static void budgets_ascend_and_say_where(void **state)
         assert_true(b->compiled);
         assert_true(b->waves_per_eu > last);
         last = b->waves_per_eu;
-        assert_true(b->waves_per_simd <= b->waves_per_eu || b->note == NULL);
+        /* A build that reaches fewer waves than asked for says so. */
+        if (b->waves_per_simd < b->waves_per_eu) assert_non_null(b->note);
         for (size_t j = 0; j < b->nlines; j++) {
             assert_true(b->lines[j].spills + b->lines[j].reloads > 0);
             if (j)
