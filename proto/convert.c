@@ -74,6 +74,17 @@ static Treg__V1__Loc *loc(scratch *s, treg_loc l)
     return p;
 }
 
+static int same_loc(treg_loc a, treg_loc b)
+{
+    return a.file == b.file && a.line == b.line && a.column == b.column;
+}
+
+/* A call site, sent only where it differs from the loc it is for. */
+static Treg__V1__Loc *call_site(scratch *s, treg_loc site, treg_loc of)
+{
+    return same_loc(site, of) ? NULL : loc(s, site);
+}
+
 static Treg__V1__ClassStat *class_stat(scratch *s, const treg_class_stat *c)
 {
     Treg__V1__ClassStat *p = take(s, 1, sizeof *p);
@@ -84,6 +95,7 @@ static Treg__V1__ClassStat *class_stat(scratch *s, const treg_class_stat *c)
     p->limit = c->limit;
     p->peak_address = c->peak_address;
     p->peak_loc = loc(s, c->peak_loc);
+    p->peak_call_site = loc(s, c->peak_call_site);
     return p;
 }
 
@@ -235,6 +247,8 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
             rows[i].reads = (uint32_t *)w->reads; /* only read by the packer */
             rows[i].n_writes = w->nwrites;
             rows[i].writes = (uint32_t *)w->writes;
+            rows[i].call_site = call_site(s, w->call_site, w->loc);
+            rows[i].scope = w->scope >= 0 ? (uint32_t)w->scope + 1 : 0;
         }
     }
 
@@ -278,6 +292,9 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
             att[i].vgpr = k->peak_attribution[i].vgpr;
             att[i].agpr = k->peak_attribution[i].agpr;
             att[i].sgpr = k->peak_attribution[i].sgpr;
+            att[i].call_site =
+                call_site(s, k->peak_attribution[i].call_site, k->peak_attribution[i].loc);
+            att[i].uniform = k->peak_attribution[i].uniform;
         }
     }
 
@@ -311,6 +328,7 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
             spills[i].address = sp->address;
             spills[i].kind = str(sp->kind >= 0 && sp->kind < 6 ? spill_kind_names[sp->kind] : "");
             spills[i].loc = loc(s, sp->loc);
+            spills[i].call_site = call_site(s, sp->call_site, sp->loc);
         }
     }
 
@@ -324,6 +342,8 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
             unk[i].count = k->unknown[i].count;
         }
     }
+    pk->n_peak_uniform = k->npeak_uniform;
+    pk->peak_uniform = k->peak_uniform; /* only read by the packer */
     fill_what_if(s, pk, k);
 }
 
@@ -372,6 +392,17 @@ int treg_pb_with_report(const treg_report *r, const treg_pb_info *info,
     if (pr.source_files) {
         pr.n_source_files = r->nfiles;
         for (size_t i = 0; i < r->nfiles; i++) pr.source_files[i] = str(r->files[i]);
+    }
+    pr.inlines_note = str(r->inlines_note);
+    Treg__V1__InlineCall *calls;
+    MESSAGES(&s, Treg__V1__InlineCall, r->ninline_calls, calls, pr.inline_calls);
+    if (calls && pr.inline_calls) {
+        pr.n_inline_calls = r->ninline_calls;
+        for (size_t i = 0; i < r->ninline_calls; i++) {
+            treg__v1__inline_call__init(&calls[i]);
+            calls[i].call = loc(&s, r->inline_calls[i].call);
+            calls[i].parent = r->inline_calls[i].parent;
+        }
     }
     Treg__V1__TritonOptions triton;
     if (r->triton.present) {

@@ -121,99 +121,35 @@ cut:
 
 /* --- what unpacking a Report costs ------------------------------------------------ */
 
-/* The message types of treg.v1.Report that hold other messages, and for
- * each field number what it holds: a message type, a packed repeated
- * uint32 (PACKED), or anything else (NONE: a scalar, string or bytes). */
-enum {
-    M_REPORT,
-    M_KERNEL,
-    M_CLASS,
-    M_OCC,
-    M_META,
-    M_ROW,
-    M_LINE,
-    M_ATTR,
-    M_LOOP,
-    M_SPILL,
-    M_UNKNOWN,
-    M_RANGE,
-    M_LOC,
-    M_WHAT_IF,
-    M_WHAT_IF_LINE,
-    M_TYPES,
-    NONE = -1,
-    PACKED = -2
-};
+/* What a field of a message holds, from the generated descriptors (so
+ * every field treg.proto adds is costed as it is): a message type, a
+ * packed repeated scalar, or anything else (a scalar, string or bytes). */
+typedef struct holds {
+    const ProtobufCMessageDescriptor *message; /* or NULL */
+    bool packed;
+} holds;
 
-static const size_t message_size[M_TYPES] = {
-    sizeof(Treg__V1__Report),    sizeof(Treg__V1__Kernel),           sizeof(Treg__V1__ClassStat),
-    sizeof(Treg__V1__Occupancy), sizeof(Treg__V1__CompilerMetadata), sizeof(Treg__V1__Row),
-    sizeof(Treg__V1__LineStat),  sizeof(Treg__V1__Attribution),      sizeof(Treg__V1__Loop),
-    sizeof(Treg__V1__Spill),     sizeof(Treg__V1__UnknownMnemonic),  sizeof(Treg__V1__LiveRange),
-    sizeof(Treg__V1__Loc),       sizeof(Treg__V1__WhatIf),           sizeof(Treg__V1__WhatIfLine)};
-
-static int field_holds(int type, uint64_t field)
+static holds field_holds(const ProtobufCMessageDescriptor *d, uint64_t number)
 {
-    switch (type) {
-    case M_REPORT:
-        return field == 12 ? M_KERNEL : NONE;
-    case M_KERNEL:
-        switch (field) {
-        case 6:
-        case 7:
-        case 8:
-            return M_CLASS;
-        case 11:
-            return M_OCC;
-        case 22:
-            return M_META;
-        case 23:
-            return M_ROW;
-        case 24:
-            return M_LINE;
-        case 25:
-            return M_ATTR;
-        case 26:
-            return M_LOOP;
-        case 27:
-            return M_SPILL;
-        case 28:
-            return M_UNKNOWN;
-        case 29:
-            return M_RANGE;
-        case 37:
-            return M_WHAT_IF;
-        default:
-            return NONE;
-        }
-    case M_CLASS:
-        return field == 5 ? M_LOC : NONE;
-    case M_OCC:
-        return field == 12 ? PACKED : NONE;
-    case M_ROW:
-        return field == 3 ? M_LOC : field == 9 || field == 10 ? PACKED : NONE;
-    case M_LINE:
-    case M_ATTR:
-        return field == 1 ? M_LOC : NONE;
-    case M_SPILL:
-        return field == 3 ? M_LOC : NONE;
-    case M_RANGE:
-        return field == 2 ? PACKED : NONE;
-    case M_WHAT_IF:
-        return field >= 4 && field <= 6 ? M_CLASS : field == 15 ? M_WHAT_IF_LINE : NONE;
-    case M_WHAT_IF_LINE:
-        return field == 1 ? M_LOC : NONE;
-    default:
-        return NONE;
-    }
+    holds h = {NULL, false};
+    const ProtobufCFieldDescriptor *f =
+        number <= UINT32_MAX ? protobuf_c_message_descriptor_get_field(d, (unsigned)number) : NULL;
+    if (!f) return h;
+    if (f->type == PROTOBUF_C_TYPE_MESSAGE)
+        h.message = f->descriptor;
+    else if (f->label == PROTOBUF_C_LABEL_REPEATED && f->type != PROTOBUF_C_TYPE_STRING &&
+             f->type != PROTOBUF_C_TYPE_BYTES)
+        h.packed = true;
+    return h;
 }
 
 /* The memory protobuf-c would allocate for a message of type at b, added
  * to *cost; -1 when the bytes are not a well-formed message. */
-static int message_cost(const uint8_t *b, size_t n, int type, int depth, uint64_t *cost)
+static int message_cost(const uint8_t *b, size_t n, const ProtobufCMessageDescriptor *type,
+                        int depth, uint64_t *cost)
 {
-    if (depth > 4) return -1;
-    *cost += message_size[type];
+    if (depth > 6) return -1; /* treg.proto nests messages 5 deep at most */
+    *cost += type->sizeof_message;
     size_t pos = 0;
     while (pos < n) {
         uint64_t key, len;
@@ -229,11 +165,11 @@ static int message_cost(const uint8_t *b, size_t n, int type, int depth, uint64_
             break;
         case 2: {
             if (!get_varint(b, n, &pos, &len) || len > n - pos) return -1;
-            int holds = field_holds(type, key >> 3);
-            if (holds >= 0) {
+            holds h = field_holds(type, key >> 3);
+            if (h.message) {
                 *cost += sizeof(void *); /* its slot in the repeated or optional field */
-                if (message_cost(b + pos, (size_t)len, holds, depth + 1, cost) != 0) return -1;
-            } else if (holds == PACKED) {
+                if (message_cost(b + pos, (size_t)len, h.message, depth + 1, cost) != 0) return -1;
+            } else if (h.packed) {
                 *cost += 4 * len; /* each element at least one byte, four unpacked */
             } else {
                 *cost += len + 1 + sizeof(void *); /* a string or bytes, NUL-ended */
@@ -251,7 +187,7 @@ static int message_cost(const uint8_t *b, size_t n, int type, int depth, uint64_
 int treg_pb_report_cost(const uint8_t *b, size_t n, uint64_t *cost)
 {
     *cost = 0;
-    return message_cost(b, n, M_REPORT, 0, cost);
+    return message_cost(b, n, &treg__v1__report__descriptor, 0, cost);
 }
 
 int treg_pb_upload_response_report(const uint8_t *b, size_t n, const uint8_t **report, size_t *len)

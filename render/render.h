@@ -93,6 +93,7 @@ typedef struct treg_text_options {
     int color;             /* ANSI escapes */
     treg_sources *sources; /* NULL: file:line only */
     treg_reg_window regs;  /* unset: the first VGPRs the kernel occupies */
+    int frames;            /* --asm: every inlined frame, not only the author's line */
 } treg_text_options;
 
 /* Every view in o->views, per kernel, after the report's header line.
@@ -115,7 +116,8 @@ enum {
     TREG_TEXT_OPT_SOURCE_MAP,
     TREG_TEXT_OPT_SOURCE_DIR,
     TREG_TEXT_OPT_COLOR,
-    TREG_TEXT_OPT_LAST = TREG_TEXT_OPT_COLOR
+    TREG_TEXT_OPT_FRAMES,
+    TREG_TEXT_OPT_LAST = TREG_TEXT_OPT_FRAMES
 };
 /* clang-format off */
 #define TREG_TEXT_LONGOPTS                                                \
@@ -126,7 +128,8 @@ enum {
     {"regs", required_argument, NULL, TREG_TEXT_OPT_REGS},                \
     {"source-map", required_argument, NULL, TREG_TEXT_OPT_SOURCE_MAP},    \
     {"source-dir", required_argument, NULL, TREG_TEXT_OPT_SOURCE_DIR},    \
-    {"color", required_argument, NULL, TREG_TEXT_OPT_COLOR}
+    {"color", required_argument, NULL, TREG_TEXT_OPT_COLOR},              \
+    {"frames", no_argument, NULL, TREG_TEXT_OPT_FRAMES}
 /* clang-format on */
 extern const char treg_text_help[];
 

@@ -179,6 +179,16 @@ static void put_loc(jw *w, const Treg__V1__Loc *l)
     put_int(w, "line", l ? l->line : 0);
 }
 
+/* "call_site": {"file", "line"}: the author's line for loc; a report made
+ * before call sites, or a loc that is its own call site, sends none. */
+static void put_call_site(jw *w, const Treg__V1__Loc *site, const Treg__V1__Loc *l)
+{
+    key(w, "call_site");
+    open_(w, '{');
+    put_loc(w, site ? site : l);
+    close_(w, '}');
+}
+
 /* A register of Row.reads' numbering by its assembler name: "v4", "a0",
  * "s12", "vcc_lo". */
 static void reg_name(jw *w, uint32_t reg)
@@ -368,6 +378,7 @@ static void kernel_json(jw *w, const Treg__V1__Kernel *k, int with_rows)
     open_(w, '{');
     put_int(w, "address", (int64_t)vg->peak_address);
     put_loc(w, vg->peak_loc);
+    put_call_site(w, vg->peak_call_site, vg->peak_loc);
     close_(w, '}');
 
     key(w, "source_lines");
@@ -394,12 +405,24 @@ static void kernel_json(jw *w, const Treg__V1__Kernel *k, int with_rows)
         sep(w);
         open_(w, '{');
         put_loc(w, a->loc);
+        put_call_site(w, a->call_site, a->loc);
         put_int(w, "vgpr", a->vgpr);
         put_int(w, "agpr", a->agpr);
         put_int(w, "sgpr", a->sgpr);
+        put_int(w, "uniform", a->uniform);
         close_(w, '}');
     }
     close_(w, ']');
+
+    /* the wave-uniform values among the vector registers at the peak */
+    key(w, "peak_uniform");
+    open_(w, '{');
+    size_t uv = 0;
+    for (size_t i = 0; i < k->n_peak_uniform; i++) uv += k->peak_uniform[i] < 1024;
+    put_int(w, "vgpr", (int64_t)uv);
+    put_int(w, "agpr", (int64_t)(k->n_peak_uniform - uv));
+    reg_names(w, "regs", k->peak_uniform, k->n_peak_uniform);
+    close_(w, '}');
 
     key(w, "loops");
     open_(w, '[');
@@ -430,6 +453,7 @@ static void kernel_json(jw *w, const Treg__V1__Kernel *k, int with_rows)
         put_int(w, "address", (int64_t)s->address);
         put_str(w, "kind", s->kind);
         put_loc(w, s->loc);
+        put_call_site(w, s->call_site, s->loc);
         close_(w, '}');
     }
     close_(w, ']');
@@ -456,6 +480,8 @@ static void kernel_json(jw *w, const Treg__V1__Kernel *k, int with_rows)
             put_int(w, "address", (int64_t)x->address);
             put_str(w, "text", x->text);
             put_loc(w, x->loc);
+            put_call_site(w, x->call_site, x->loc);
+            put_int(w, "scope", x->scope);
             put_int(w, "vgpr", x->vgpr);
             put_int(w, "agpr", x->agpr);
             put_int(w, "sgpr", x->sgpr);
@@ -514,6 +540,7 @@ int treg_render_json_write(FILE *out, const Treg__V1__Report *r, int with_rows, 
     if (r->target_note[0]) put_str(w, "target_note", r->target_note);
     if (r->asm_note[0]) put_str(w, "asm_note", r->asm_note);
     if (r->lines_note[0]) put_str(w, "lines_note", r->lines_note);
+    if (r->inlines_note[0]) put_str(w, "inlines_note", r->inlines_note);
     put_str(w, "llvm_version", r->llvm_version);
     put_str(w, "analyzer_version", r->analyzer_version);
     if (r->triton) {
@@ -536,6 +563,20 @@ int treg_render_json_write(FILE *out, const Treg__V1__Report *r, int with_rows, 
     for (size_t i = 0; i < r->n_source_files; i++) {
         sep(w);
         str(w, r->source_files[i]);
+    }
+    close_(w, ']');
+    /* The calls rows were inlined through: a row's "scope" is 1 + an index
+     * here, each call's "parent" an index (-1: the kernel's own body). */
+    key(w, "inline_calls");
+    open_(w, '[');
+    for (size_t i = 0; i < r->n_inline_calls; i++) {
+        const Treg__V1__InlineCall *c = r->inline_calls[i];
+        sep(w);
+        open_(w, '{');
+        put_loc(w, c->call);
+        put_int(w, "column", c->call ? c->call->column : 0);
+        put_int(w, "parent", c->parent);
+        close_(w, '}');
     }
     close_(w, ']');
     key(w, "kernels");

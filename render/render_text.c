@@ -111,6 +111,43 @@ void treg_text_loc(char *buf, size_t len, const Treg__V1__Report *r, const Treg_
         snprintf(buf, len, "(no line)");
 }
 
+static int same_line(const Treg__V1__Loc *a, const Treg__V1__Loc *b)
+{
+    return (a ? a->file : -1) == (b ? b->file : -1) && (a ? a->line : 0) == (b ? b->line : 0);
+}
+
+void treg_text_site(char *buf, size_t len, const Treg__V1__Report *r, const Treg__V1__Loc *l,
+                    const Treg__V1__Loc *site)
+{
+    if (!site || same_line(site, l)) {
+        treg_text_loc(buf, len, r, l);
+        return;
+    }
+    char inner[160];
+    treg_text_loc(buf, len, r, site);
+    treg_text_loc(inner, sizeof inner, r, l);
+    size_t at = strlen(buf);
+    if (at < len) snprintf(buf + at, len - at, " via %s", inner);
+}
+
+void treg_text_frames(char *buf, size_t len, const Treg__V1__Report *r, const Treg__V1__Loc *l,
+                      uint32_t scope)
+{
+    treg_text_loc(buf, len, r, l);
+    size_t at = strlen(buf);
+    /* scope is 1 + an index; parents precede their calls, so it ends. */
+    for (int64_t s = (int64_t)scope - 1; s >= 0 && (size_t)s < r->n_inline_calls && at < len;) {
+        const Treg__V1__InlineCall *c = r->inline_calls[s];
+        char frame[160];
+        treg_text_loc(frame, sizeof frame, r, c->call);
+        int n = snprintf(buf + at, len - at, " in %s", frame);
+        if (n < 0) break;
+        at += (size_t)n;
+        if (c->parent >= s) break;
+        s = c->parent;
+    }
+}
+
 const char *treg_text_source(const Treg__V1__Report *r, const treg_text_options *o,
                              const Treg__V1__Loc *l)
 {
@@ -239,30 +276,37 @@ static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1_
                    (unsigned long long)k->lds_bytes + k->dynamic_lds_bytes, lds_parts);
     print_loops(out, o, r, k);
     if (k->vgpr) {
-        treg_text_loc(loc, sizeof loc, r, k->vgpr->peak_loc);
+        treg_text_site(loc, sizeof loc, r, k->vgpr->peak_loc, k->vgpr->peak_call_site);
         treg_text_line(out, o, NULL, "    VGPR peak at +0x%llx %s",
                        (unsigned long long)k->vgpr->peak_address, loc);
     }
+    treg_site_groups sg;
+    if (treg_text_site_groups(k, &sg) != 0) return;
     size_t vlines = 0; /* defining lines with VGPRs or AGPRs live at the peak */
-    for (size_t j = 0; j < k->n_peak_attribution; j++)
-        vlines += k->peak_attribution[j]->vgpr + k->peak_attribution[j]->agpr > 0;
+    for (size_t j = 0; j < sg.ngroups; j++) vlines += sg.groups[j].vgpr + sg.groups[j].agpr > 0;
     if (vlines > 8)
         treg_text_line(out, o, NULL,
                        "    live at the VGPR peak, by defining line (8 of %zu lines shown; --peak "
                        "lists all):",
                        vlines);
-    else if (k->n_peak_attribution)
+    else if (sg.ngroups)
         treg_text_line(out, o, NULL, "    live at the VGPR peak, by defining line:");
-    for (size_t j = 0, shown = 0; j < k->n_peak_attribution && shown < 8; j++) {
-        const Treg__V1__Attribution *a = k->peak_attribution[j];
-        if (a->vgpr + a->agpr == 0) continue; /* SGPR-only groups: not the VGPR story */
+    for (size_t j = 0, shown = 0; j < sg.ngroups && shown < 8; j++) {
+        const treg_site_group *g = &sg.groups[j];
+        if (g->vgpr + g->agpr == 0) continue; /* SGPR-only groups: not the VGPR story */
         shown++;
-        if (!a->loc || a->loc->file < 0)
+        if (!g->site || g->site->file < 0) {
             snprintf(loc, sizeof loc, "(kernel entry)");
-        else
-            treg_text_loc(loc, sizeof loc, r, a->loc);
-        treg_text_line(out, o, NULL, "      %4u VGPR %4u AGPR  %s", a->vgpr, a->agpr, loc);
+        } else {
+            /* the library line that holds most of it, when some is inlined */
+            const Treg__V1__Attribution *via = NULL;
+            for (size_t e = g->first; g->inlined && e < g->first + g->n && !via; e++)
+                if (sg.entries[e]->call_site) via = sg.entries[e];
+            treg_text_site(loc, sizeof loc, r, via ? via->loc : g->site, g->site);
+        }
+        treg_text_line(out, o, NULL, "      %4u VGPR %4u AGPR  %s", g->vgpr, g->agpr, loc);
     }
+    treg_site_groups_free(&sg);
 }
 
 /* --- what-if ------------------------------------------------------------------------ */
@@ -429,10 +473,14 @@ const char treg_text_help[] =
     "  --lines                per source line: instructions, peak live VGPR/AGPR/SGPR, spills\n"
     "                         and reloads, the line's source text; '*' marks the 3 lines of\n"
     "                         highest VGPR peak, 'P' the line of the kernel's VGPR peak\n"
-    "  --peak                 the registers live at the VGPR peak, by defining source line\n"
+    "  --peak                 the registers live at the VGPR peak, by the author's source line\n"
+    "                         that defined them (inlined Triton library lines under it)\n"
     "  --asm                  per instruction: live VGPR/AGPR/SGPR and, when the report has\n"
     "                         live ranges, a strip of one column per register: ':' live,\n"
     "                         '^' written, 'v' read, 'x' both, ' ' free; source lines between\n"
+    "  --frames               --asm: each source line with every inlined call it sits in\n"
+    "                         (\"standard.py:170 in standard.py:191 in kernels_a.py:18\"),\n"
+    "                         not only the author's line and the library line it reaches\n"
     "  --summary              the summary too, with any of the above\n"
     "  --regs vA-vB           --asm: the strip's registers (also aA-aB, sA-sB); default: the\n"
     "                         first VGPRs the kernel occupies; at most 32 columns either way,\n"
@@ -499,6 +547,9 @@ int treg_text_option(treg_text_settings *t, int opt, const char *arg, char *err,
         }
         return opt == TREG_TEXT_OPT_SOURCE_MAP ? treg_sources_add_map(o->sources, arg, err, errlen)
                                                : treg_sources_add_dir(o->sources, arg, err, errlen);
+    case TREG_TEXT_OPT_FRAMES:
+        o->frames = 1;
+        return 0; /* a detail of --asm, not a view of its own */
     case TREG_TEXT_OPT_COLOR:
         if (strcmp(arg, "auto") == 0)
             t->color_mode = 0;

@@ -4,6 +4,7 @@
 #ifndef TREG_RENDER_TEXT_H
 #define TREG_RENDER_TEXT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "render.h"
@@ -33,9 +34,37 @@ const char *treg_text_file(const Treg__V1__Report *r, int file);
 /* "kernels_a.py:75", "kernels_a.py, no line (compiler-generated)" or
  * "(no line)" into buf. */
 void treg_text_loc(char *buf, size_t len, const Treg__V1__Report *r, const Treg__V1__Loc *l);
+/* The author's line and the line it reaches inside inlined library code:
+ * "kernels_a.py:18 via standard.py:191"; treg_text_loc's form when site is
+ * NULL (a report from before call sites) or the same line. */
+void treg_text_site(char *buf, size_t len, const Treg__V1__Report *r, const Treg__V1__Loc *l,
+                    const Treg__V1__Loc *site);
+/* Every frame, innermost first: "standard.py:170 in standard.py:191 in
+ * kernels_a.py:18" (scope: Row.scope, 1 + an index into inline_calls). */
+void treg_text_frames(char *buf, size_t len, const Treg__V1__Report *r, const Treg__V1__Loc *l,
+                      uint32_t scope);
 /* The source text of a location (leading blanks dropped), or NULL. */
 const char *treg_text_source(const Treg__V1__Report *r, const treg_text_options *o,
                              const Treg__V1__Loc *l);
+
+/* The peak attribution grouped by call site (the author's line), largest
+ * group first; within a group, its entries largest first. */
+typedef struct treg_site_group {
+    const Treg__V1__Loc *site; /* the group's call site */
+    unsigned vgpr, agpr, sgpr;
+    size_t first, n; /* its entries: entries[first .. first + n) */
+    int inlined;     /* some entry's line is inside an inlined call */
+} treg_site_group;
+typedef struct treg_site_groups {
+    const Treg__V1__Attribution **entries;
+    treg_site_group *groups;
+    size_t ngroups;
+} treg_site_groups;
+/* 0, or -1 when out of memory; free with treg_site_groups_free. */
+int treg_text_site_groups(const Treg__V1__Kernel *k, treg_site_groups *out);
+void treg_site_groups_free(treg_site_groups *g);
+/* An entry's call site: its own, or its loc when it has none. */
+const Treg__V1__Loc *treg_text_entry_site(const Treg__V1__Attribution *a);
 
 void treg_text_lines_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__Kernel *k,
                           const treg_text_options *o);

@@ -4,10 +4,13 @@
  *       line  insns  VGPR AGPR SGPR  spill reload  source
  *   P     75     48   106   16   27      0      0  a = tl.load(a_ptrs, mask=...)
  *
- * --peak, the registers live at the VGPR peak by defining line, largest
- * first (Kernel.peak_attribution):
+ * --peak, the registers live at the VGPR peak by the author's line that
+ * defined them, largest first, and under it what came from inside
+ * inlined library calls (Kernel.peak_attribution by call site):
  *     VGPR AGPR SGPR  line               source
  *       32    0    6  kernels_a.py:73    a = tl.load(a_ptrs, ...)
+ *       10    0    7  kernels_a.py:18    x = x - tl.max(x, axis=0)
+ *        4    0    7    via standard.py:191
  *
  * --asm, per instruction (Kernel.rows) with its occupied counts and, when
  * the report carries Kernel.live_ranges and Row.reads/writes, a strip of one
@@ -174,15 +177,95 @@ void treg_text_lines_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__
 
 /* --- --peak ------------------------------------------------------------------------ */
 
-static int cmp_attribution(const void *pa, const void *pb)
+const Treg__V1__Loc *treg_text_entry_site(const Treg__V1__Attribution *a)
 {
-    const Treg__V1__Attribution *a = *(Treg__V1__Attribution *const *)pa;
-    const Treg__V1__Attribution *b = *(Treg__V1__Attribution *const *)pb;
+    return a->call_site ? a->call_site : a->loc;
+}
+
+static int cmp_site(const Treg__V1__Loc *a, const Treg__V1__Loc *b)
+{
+    if (loc_file(a) != loc_file(b)) return loc_file(a) < loc_file(b) ? -1 : 1;
+    return loc_line(a) < loc_line(b) ? -1 : loc_line(a) > loc_line(b);
+}
+
+static int cmp_size(const Treg__V1__Attribution *a, const Treg__V1__Attribution *b)
+{
     unsigned va = a->vgpr + a->agpr, vb = b->vgpr + b->agpr;
     if (va != vb) return va > vb ? -1 : 1;
     if (a->sgpr != b->sgpr) return a->sgpr > b->sgpr ? -1 : 1;
-    if (loc_file(a->loc) != loc_file(b->loc)) return loc_file(a->loc) < loc_file(b->loc) ? -1 : 1;
-    return loc_line(a->loc) < loc_line(b->loc) ? -1 : loc_line(a->loc) > loc_line(b->loc);
+    return cmp_site(a->loc, b->loc);
+}
+
+/* By call site, then largest first. */
+static int cmp_entry(const void *pa, const void *pb)
+{
+    const Treg__V1__Attribution *a = *(Treg__V1__Attribution *const *)pa;
+    const Treg__V1__Attribution *b = *(Treg__V1__Attribution *const *)pb;
+    int c = cmp_site(treg_text_entry_site(a), treg_text_entry_site(b));
+    return c ? c : cmp_size(a, b);
+}
+
+static int cmp_group(const void *pa, const void *pb)
+{
+    const treg_site_group *a = pa, *b = pb;
+    unsigned va = a->vgpr + a->agpr, vb = b->vgpr + b->agpr;
+    if (va != vb) return va > vb ? -1 : 1;
+    if (a->sgpr != b->sgpr) return a->sgpr > b->sgpr ? -1 : 1;
+    return cmp_site(a->site, b->site);
+}
+
+int treg_text_site_groups(const Treg__V1__Kernel *k, treg_site_groups *out)
+{
+    size_t n = k->n_peak_attribution;
+    memset(out, 0, sizeof *out);
+    out->entries = malloc((n ? n : 1) * sizeof *out->entries);
+    out->groups = malloc((n ? n : 1) * sizeof *out->groups);
+    if (!out->entries || !out->groups) {
+        treg_site_groups_free(out);
+        return -1;
+    }
+    memcpy(out->entries, k->peak_attribution, n * sizeof *out->entries);
+    qsort(out->entries, n, sizeof *out->entries, cmp_entry);
+    for (size_t i = 0; i < n; i++) {
+        const Treg__V1__Attribution *a = out->entries[i];
+        const Treg__V1__Loc *site = treg_text_entry_site(a);
+        treg_site_group *g = &out->groups[out->ngroups ? out->ngroups - 1 : 0];
+        if (!out->ngroups || cmp_site(g->site, site) != 0) {
+            g = &out->groups[out->ngroups++];
+            *g = (treg_site_group){site, 0, 0, 0, i, 0, 0};
+        }
+        g->n++;
+        g->vgpr += a->vgpr;
+        g->agpr += a->agpr;
+        g->sgpr += a->sgpr;
+        if (cmp_site(a->loc, site) != 0) g->inlined = 1;
+    }
+    qsort(out->groups, out->ngroups, sizeof *out->groups, cmp_group);
+    return 0;
+}
+
+void treg_site_groups_free(treg_site_groups *g)
+{
+    free(g->entries);
+    free(g->groups);
+    memset(g, 0, sizeof *g);
+}
+
+/* "(kernel entry)", "kernels_a.py:-" or "kernels_a.py:18", and what to say
+ * of it instead of its source text. */
+static const char *entry_words(char *buf, size_t len, const Treg__V1__Report *r,
+                               const Treg__V1__Loc *l)
+{
+    if (!l || l->file < 0) {
+        snprintf(buf, len, "(kernel entry)");
+        return "arguments and ids the hardware sets up";
+    }
+    if (!l->line) {
+        snprintf(buf, len, "%s:-", treg_text_file(r, l->file));
+        return "(compiler-generated)";
+    }
+    treg_text_loc(buf, len, r, l);
+    return NULL;
 }
 
 void treg_text_peak_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__Kernel *k,
@@ -193,40 +276,43 @@ void treg_text_peak_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__K
         treg_text_line(out, o, NULL, "    no VGPR peak attribution in this report");
         return;
     }
-    treg_text_loc(loc, sizeof loc, r, k->vgpr->peak_loc);
+    treg_text_site(loc, sizeof loc, r, k->vgpr->peak_loc, k->vgpr->peak_call_site);
     treg_text_line(out, o, SGR_BOLD, "    live at the VGPR peak (+0x%llx, %s), by defining line:",
                    (unsigned long long)k->vgpr->peak_address, loc);
-    const char *peak_text = treg_text_source(r, o, k->vgpr->peak_loc);
+    const Treg__V1__Loc *peak_site =
+        k->vgpr->peak_call_site ? k->vgpr->peak_call_site : k->vgpr->peak_loc;
+    const char *peak_text = treg_text_source(r, o, peak_site);
     if (peak_text) treg_text_line(out, o, NULL, "      peak at: %s", peak_text);
-    Treg__V1__Attribution **sorted = malloc(k->n_peak_attribution * sizeof *sorted);
-    if (!sorted) return;
-    memcpy(sorted, k->peak_attribution, k->n_peak_attribution * sizeof *sorted);
-    qsort(sorted, k->n_peak_attribution, sizeof *sorted, cmp_attribution);
+    treg_site_groups sg;
+    if (treg_text_site_groups(k, &sg) != 0) return;
     treg_text_line(out, o, NULL, "      %4s %4s %4s  %-25s  %s", "VGPR", "AGPR", "SGPR", "line",
                    "source");
     unsigned v = 0, a = 0, s = 0;
-    for (size_t i = 0; i < k->n_peak_attribution; i++) {
-        const Treg__V1__Attribution *at = sorted[i];
-        const char *text = NULL;
-        if (!at->loc || at->loc->file < 0) {
-            snprintf(loc, sizeof loc, "(kernel entry)");
-            text = "arguments and ids the hardware sets up";
-        } else if (!at->loc->line) {
-            snprintf(loc, sizeof loc, "%s:-", treg_text_file(r, at->loc->file));
-            text = "(compiler-generated)";
-        } else {
-            treg_text_loc(loc, sizeof loc, r, at->loc);
-            text = treg_text_source(r, o, at->loc);
-        }
-        treg_text_line(out, o, i < HOT_LINES && at->vgpr + at->agpr ? SGR_YELLOW : NULL,
-                       "      %4u %4u %4u  %-25s  %s", at->vgpr, at->agpr, at->sgpr, loc,
+    for (size_t i = 0; i < sg.ngroups; i++) {
+        const treg_site_group *g = &sg.groups[i];
+        const char *text = entry_words(loc, sizeof loc, r, g->site);
+        if (!text) text = treg_text_source(r, o, g->site);
+        treg_text_line(out, o, i < HOT_LINES && g->vgpr + g->agpr ? SGR_YELLOW : NULL,
+                       "      %4u %4u %4u  %-25s  %s", g->vgpr, g->agpr, g->sgpr, loc,
                        text ? text : "");
-        v += at->vgpr;
-        a += at->agpr;
-        s += at->sgpr;
+        /* What of it comes from inside inlined library calls, line by line. */
+        for (size_t j = g->first; g->inlined && j < g->first + g->n; j++) {
+            const Treg__V1__Attribution *e = sg.entries[j];
+            if (cmp_site(e->loc, g->site) == 0) continue;
+            char inner[200];
+            if (e->loc && e->loc->file >= 0 && !e->loc->line)
+                snprintf(inner, sizeof inner, "%s (no line)", treg_text_file(r, e->loc->file));
+            else
+                treg_text_loc(inner, sizeof inner, r, e->loc);
+            treg_text_line(out, o, NULL, "      %4u %4u %4u    via %s", e->vgpr, e->agpr, e->sgpr,
+                           inner);
+        }
+        v += g->vgpr;
+        a += g->agpr;
+        s += g->sgpr;
     }
     treg_text_line(out, o, NULL, "      %4u %4u %4u  total", v, a, s);
-    free(sorted);
+    treg_site_groups_free(&sg);
 }
 
 /* --- --asm ------------------------------------------------------------------------- */
@@ -439,15 +525,27 @@ void treg_text_asm_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__Ke
         treg_text_line(out, o, NULL, ASM_FORMAT("s") " %s", ' ', "addr", "VGPR", "AGPR", "SGPR",
                        "instruction");
     const Treg__V1__Loc *shown = NULL;
+    uint32_t shown_scope = 0;
     int shown_any = 0;
+    char shown_text[600] = "";
     for (size_t i = 0; i < k->n_rows; i++) {
         const Treg__V1__Row *rw = k->rows[i];
-        if (rw->loc && rw->loc->line && (!shown_any || !same_loc(shown, rw->loc))) {
-            char loc[300];
-            treg_text_loc(loc, sizeof loc, r, rw->loc);
-            const char *text = treg_text_source(r, o, rw->loc);
-            treg_text_line(out, o, SGR_CYAN, "  ; %s  %s", loc, text ? text : "");
+        if (rw->loc && rw->loc->line &&
+            (!shown_any || !same_loc(shown, rw->loc) || shown_scope != rw->scope)) {
+            char loc[600];
+            const Treg__V1__Loc *site = rw->call_site ? rw->call_site : rw->loc;
+            if (o->frames)
+                treg_text_frames(loc, sizeof loc, r, rw->loc, rw->scope);
+            else
+                treg_text_site(loc, sizeof loc, r, rw->loc, rw->call_site);
+            /* two calls on one line print alike: said once */
+            if (!shown_any || strcmp(loc, shown_text) != 0) {
+                const char *text = treg_text_source(r, o, site);
+                treg_text_line(out, o, SGR_CYAN, "  ; %s  %s", loc, text ? text : "");
+                snprintf(shown_text, sizeof shown_text, "%s", loc);
+            }
             shown = rw->loc;
+            shown_scope = rw->scope;
             shown_any = 1;
         }
         char mark = ' ';

@@ -84,6 +84,11 @@ found:
     return b->last_file;
 }
 
+static int32_t intern_cb(void *ctx, const char *path)
+{
+    return intern_file(ctx, path);
+}
+
 static bool push_row(builder *b, const treg_line_row *r)
 {
     if (b->nrows == b->cap) {
@@ -313,6 +318,18 @@ int treg_lines_load(treg_arena *a, const uint8_t *bytes, size_t len, treg_lineta
     }
     rc = read_all_units(&b, dw, err);
     if (rc != TREG_OK || b.nrows == 0) goto done;
+    treg_error ierr = {0, ""};
+    int irc = treg_inlines_read(a, dw, intern_cb, &b, &out->inlines, &ierr);
+    if (!irc) irc = treg_inlines_canonical(a, b.files, b.nfiles, &out->inlines, &ierr);
+    if (irc) memset(&out->inlines, 0, sizeof out->inlines);
+    if (irc == TREG_E_NOMEM) {
+        rc = treg_fail(err, irc, "out of memory");
+        goto done;
+    }
+    if (irc && !(out->inlines_note = treg_arena_strdup(a, ierr.msg))) {
+        rc = treg_fail(err, TREG_E_NOMEM, "out of memory");
+        goto done;
+    }
 
     qsort(b.rows, b.nrows, sizeof *b.rows, cmp_row);
     out->rows = treg_arena_calloc(a, b.nrows, sizeof *out->rows);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "load/inlines.h"
 #include "treg/analyzer.h"
 #include "util/arena.h"
 
@@ -23,6 +24,8 @@ typedef struct treg_linetab {
     treg_line_row *rows; /* sorted by addr, stably; at one address a sequence's
                           * end_sequence row comes before the next sequence's rows */
     size_t nrows;
+    treg_inlines inlines;     /* the inlined calls each address sits in (load/inlines.h) */
+    const char *inlines_note; /* why inlined scopes were not read, or NULL */
 } treg_linetab;
 
 /* Compressed debug sections may inflate to TREG_DWARF_INFLATE_RATIO times
@@ -34,7 +37,9 @@ typedef struct treg_linetab {
 
 /* A code object without DWARF gives an empty table and TREG_OK. Malformed
  * DWARF gives TREG_E_FORMAT with a message, DWARF that would inflate past
- * the limits above TREG_E_LIMIT; the caller may go on without lines. */
+ * the limits above TREG_E_LIMIT; the caller may go on without lines.
+ * Inlined scopes that cannot be read leave inlines empty and say why in
+ * inlines_note: the line table stands without them. */
 int treg_lines_load(treg_arena *a, const uint8_t *bytes, size_t len, treg_linetab *out,
                     treg_error *err);
 

@@ -19,8 +19,10 @@
 #include "load/codeobj.h"
 #include "load/lines.h"
 #include "metrics/allocation.h"
-#include "metrics/attribution.h"
+#include "metrics/callsite.h"
 #include "metrics/occupancy.h"
+#include "metrics/provenance.h"
+#include "metrics/uniform.h"
 #include "metrics/spills.h"
 #include "model/semantics.h"
 #include "report/ranges.h"
@@ -41,6 +43,7 @@ typedef struct pipeline {
     const treg_codeobj *co;
     const treg_target *target;
     const treg_linetab *lines;
+    const uint8_t *library; /* per file of lines: Triton's own package (metrics/callsite.h) */
     triton_meta triton;
     treg_disasm *disasm;
     bool keep_rows;
@@ -176,20 +179,21 @@ static treg_loc loc_of(const pipeline *p, uint64_t addr)
 static int cmp_loc_index(const void *a, const void *b, void *ctx)
 {
     const treg_row *rows = ctx;
-    const treg_row *x = &rows[*(const uint32_t *)a], *y = &rows[*(const uint32_t *)b];
-    if (x->loc.file != y->loc.file) return x->loc.file < y->loc.file ? -1 : 1;
-    if (x->loc.line != y->loc.line) return x->loc.line < y->loc.line ? -1 : 1;
+    const treg_loc *x = &rows[*(const uint32_t *)a].call_site,
+                   *y = &rows[*(const uint32_t *)b].call_site;
+    if (x->file != y->file) return x->file < y->file ? -1 : 1;
+    if (x->line != y->line) return x->line < y->line ? -1 : 1;
     return 0;
 }
 
-/* Per source line: instruction count, peaks, spills. */
+/* Per author's line (rows by call site): instruction count, peaks, spills. */
 static int line_stats(pipeline *p, treg_kernel_report *k, treg_row *rows, size_t n, treg_error *err)
 {
     uint32_t *idx = treg_arena_calloc(p->arena, n ? n : 1, sizeof *idx);
     if (!idx) return treg_fail(err, TREG_E_NOMEM, "out of memory");
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
-        if (rows[i].loc.file >= 0 && rows[i].loc.line != 0) idx[m++] = (uint32_t)i;
+        if (rows[i].call_site.file >= 0 && rows[i].call_site.line != 0) idx[m++] = (uint32_t)i;
     qsort_r(idx, m, sizeof *idx, cmp_loc_index, rows);
     size_t groups = 0;
     for (size_t i = 0; i < m; i++)
@@ -201,7 +205,7 @@ static int line_stats(pipeline *p, treg_kernel_report *k, treg_row *rows, size_t
         const treg_row *r = &rows[idx[i]];
         if (i == 0 || cmp_loc_index(&idx[i - 1], &idx[i], rows) != 0) {
             cur = &k->lines[k->nlines++];
-            cur->loc = r->loc;
+            cur->loc = r->call_site;
             cur->loc.column = 0;
         }
         cur->instructions++;
@@ -215,17 +219,53 @@ static int line_stats(pipeline *p, treg_kernel_report *k, treg_row *rows, size_t
     return TREG_OK;
 }
 
-/* Registers occupied at the VGPR peak, grouped by their definitions' lines. */
+static bool authors_line(const pipeline *p, const treg_row *row)
+{
+    const treg_loc *l = &row->call_site;
+    return l->line && l->file >= 0 && (size_t)l->file < p->lines->nfiles && !p->library[l->file];
+}
+
+/* The instruction whose line explains register r at instruction at: its
+ * reaching definition when that is on an author's line; else, back through
+ * compiler moves and spills and through unlocated arithmetic, the first
+ * definition that is; else the next instruction that reads it (kernel
+ * arguments, work-item ids and rematerialized constants are kept for their
+ * use).  TREG_NONE when none has a line. */
+static uint32_t explaining_insn(const pipeline *p, treg_prov *prov, const treg_insn_effect *fx,
+                                const treg_row *rows, uint32_t at, unsigned r)
+{
+    uint32_t d = treg_prov_def(prov, at, r, true);
+    for (unsigned steps = 0; d != TREG_NONE && steps < TREG_PROV_MAX_MOVES; steps++) {
+        if (authors_line(p, &rows[d])) return d;
+        uint32_t via;
+        unsigned s = treg_prov_move_source(prov, d, r, &via);
+        if (s == TREG_NO_REG) { /* arithmetic with no line: its first register operand */
+            if (rows[d].call_site.line) break;
+            for (unsigned k = 0; k < fx[d].nops && s == TREG_NO_REG; k++)
+                if (fx[d].ops[k].role == TREG_USE && !fx[d].ops[k].old &&
+                    fx[d].ops[k].reg < TREG_REG_SPECIAL0)
+                    s = fx[d].ops[k].reg;
+            if (s == TREG_NO_REG) break;
+        }
+        r = s;
+        d = treg_prov_def(prov, via != TREG_NONE ? via : d, s, false);
+    }
+    uint32_t u = treg_prov_next_use(prov, at, r);
+    return u != TREG_NONE && authors_line(p, &rows[u]) ? u : d;
+}
+
+/* Registers occupied at the VGPR peak, grouped by the lines that explain
+ * them (explaining_insn) and those lines' call sites. */
 static int peak_attribution(pipeline *p, treg_kernel_report *k, const treg_cfg *g,
                             const treg_liveness *lv, const treg_insn_effect *fx,
-                            const uint8_t *partial, const treg_insn *insns, uint32_t at,
-                            treg_error *err)
+                            const uint8_t *partial, const treg_row *rows, treg_prov *prov,
+                            const treg_uniform *uni, uint32_t at, treg_error *err)
 {
-    treg_regset occ;
+    treg_regset occ, vary_before, vary_after;
     treg_liveness_occupied_at(lv, g, fx, partial, at, &occ);
-    uint32_t *def_of;
-    int rc = treg_reaching_defs(p->arena, g, lv, fx, at, &occ, &def_of, err);
-    if (rc) return rc;
+    treg_uniform_at(uni, at, &vary_before, &vary_after);
+    k->peak_uniform = treg_arena_calloc(p->arena, TREG_NUM_V + TREG_NUM_A, sizeof *k->peak_uniform);
+    if (!k->peak_uniform) return treg_fail(err, TREG_E_NOMEM, "out of memory");
     size_t cap = 16;
     k->peak_attribution = treg_arena_calloc(p->arena, cap, sizeof *k->peak_attribution);
     if (!k->peak_attribution) return treg_fail(err, TREG_E_NOMEM, "out of memory");
@@ -234,14 +274,18 @@ static int peak_attribution(pipeline *p, treg_kernel_report *k, const treg_cfg *
         treg_regclass c = treg_reg_class(r);
         bool vcc = r == TREG_REG_VCC_LO || r == TREG_REG_VCC_HI;
         if (c == TREG_CLASS_SPECIAL && !vcc) continue;
-        treg_loc l = {-1, 0, 0};
-        if (def_of[r] != TREG_NONE) {
-            l = loc_of(p, insns[def_of[r]].addr);
-            l.column = 0;
+        treg_loc l = {-1, 0, 0}, site = {-1, 0, 0};
+        uint32_t why = explaining_insn(p, prov, fx, rows, at, r);
+        if (why != TREG_NONE) {
+            l = rows[why].loc;
+            site = rows[why].call_site;
+            l.column = site.column = 0;
         }
         size_t j = 0;
         while (j < k->nattribution && !(k->peak_attribution[j].loc.file == l.file &&
-                                        k->peak_attribution[j].loc.line == l.line))
+                                        k->peak_attribution[j].loc.line == l.line &&
+                                        k->peak_attribution[j].call_site.file == site.file &&
+                                        k->peak_attribution[j].call_site.line == site.line))
             j++;
         if (j == k->nattribution) {
             if (j == cap) {
@@ -251,6 +295,7 @@ static int peak_attribution(pipeline *p, treg_kernel_report *k, const treg_cfg *
                 cap *= 2;
             }
             k->peak_attribution[j].loc = l;
+            k->peak_attribution[j].call_site = site;
             k->nattribution++;
         }
         treg_attribution *at_ = &k->peak_attribution[j];
@@ -260,6 +305,14 @@ static int peak_attribution(pipeline *p, treg_kernel_report *k, const treg_cfg *
             at_->agpr++;
         else
             at_->sgpr++;
+        /* a value written at the peak is judged after it, any other before */
+        const treg_regset *vary = treg_insn_writes(&fx[at], r) ? &vary_after : &vary_before;
+        if ((c == TREG_CLASS_V || c == TREG_CLASS_A) && !treg_regset_has(vary, r)) {
+            at_->uniform++;
+            k->peak_uniform[k->npeak_uniform++] = c == TREG_CLASS_V
+                                                      ? TREG_REPORT_V0 + (r - TREG_REG_V0)
+                                                      : TREG_REPORT_A0 + (r - TREG_REG_A0);
+        }
     }
     /* Largest group first: the answer to "why so many?" leads. */
     for (size_t i = 1; i < k->nattribution; i++)
@@ -286,7 +339,7 @@ static int loops_report(pipeline *p, treg_kernel_report *k, const treg_cfg *g,
         o->head = UINT64_MAX;
         for (uint32_t i = g->blocks[L->header].first; i <= g->blocks[L->header].last && o->file < 0;
              i++)
-            if (rows[i].loc.line) o->file = rows[i].loc.file;
+            if (rows[i].call_site.line) o->file = rows[i].call_site.file;
         for (uint32_t bi = 0; bi < L->nblocks; bi++) {
             const treg_block *B = &g->blocks[L->blocks[bi]];
             if (insns[B->first].addr < o->head) o->head = insns[B->first].addr;
@@ -298,9 +351,10 @@ static int loops_report(pipeline *p, treg_kernel_report *k, const treg_cfg *g,
                 if (r->vgpr > o->peak_vgpr) o->peak_vgpr = r->vgpr;
                 if (r->agpr > o->peak_agpr) o->peak_agpr = r->agpr;
                 if (r->sgpr > o->peak_sgpr) o->peak_sgpr = r->sgpr;
-                if (r->loc.line && r->loc.file == o->file) {
-                    if (!o->first_line || r->loc.line < o->first_line) o->first_line = r->loc.line;
-                    if (r->loc.line > o->last_line) o->last_line = r->loc.line;
+                const treg_loc *site = &r->call_site;
+                if (site->line && site->file == o->file) {
+                    if (!o->first_line || site->line < o->first_line) o->first_line = site->line;
+                    if (site->line > o->last_line) o->last_line = site->line;
                 }
             }
         }
@@ -577,6 +631,8 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
         r->address = insns[i].addr - ks->addr;
         r->text = insns[i].text;
         r->loc = loc_of(p, insns[i].addr);
+        r->scope = treg_inlines_scope(&p->lines->inlines, insns[i].addr);
+        r->call_site = treg_call_site(p->lines, p->library, r->loc, r->scope);
         r->vgpr = lv.occupied[i][0];
         r->agpr = lv.occupied[i][1];
         r->sgpr = lv.occupied[i][2];
@@ -605,6 +661,7 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
             cls[c]->peak_live = lv.occupied[peak_at[c]][c];
             cls[c]->peak_address = rows[peak_at[c]].address;
             cls[c]->peak_loc = rows[peak_at[c]].loc;
+            cls[c]->peak_call_site = rows[peak_at[c]].call_site;
         }
     if (peak_at[0] != TREG_NONE) rows[peak_at[0]].flags |= TREG_ROW_VGPR_PEAK;
 
@@ -617,6 +674,7 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
             s->address = rows[i].address;
             s->kind = spill_kind[i] - 1;
             s->loc = rows[i].loc;
+            s->call_site = rows[i].call_site;
         }
 
     /* Registers live at the entry that the entry does not set: read where
@@ -649,8 +707,17 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     }
 
     if ((rc = line_stats(p, k, rows, n, err))) return rc;
+    treg_prov *prov;
+    if ((rc = treg_prov_new(A, &g, &lv, fx, insns, n, &prov, err))) return rc;
+    /* Work-item ids arrive in the entry's VGPRs: where values vary first. */
+    treg_regset varying_entry;
+    treg_regset_clear(&varying_entry);
+    for (unsigned r = TREG_REG_V0; r < TREG_REG_A0; r++)
+        if (treg_regset_has(&entry.live, r)) treg_regset_add(&varying_entry, r);
+    treg_uniform uni;
+    if ((rc = treg_uniform_run(A, &g, fx, n, partial, &varying_entry, &uni, err))) return rc;
     if (peak_at[0] != TREG_NONE &&
-        (rc = peak_attribution(p, k, &g, &lv, fx, partial, insns, peak_at[0], err)))
+        (rc = peak_attribution(p, k, &g, &lv, fx, partial, rows, prov, &uni, peak_at[0], err)))
         return rc;
     if ((rc = loops_report(p, k, &g, insns, rows, err))) return rc;
     if (p->keep_rows) {
@@ -673,6 +740,26 @@ static void note_add(char *note, size_t cap, size_t *used, const char *fmt, ...)
     int n = vsnprintf(note + *used, cap - *used, fmt, ap);
     va_end(ap);
     if (n > 0) *used = *used + (size_t)n < cap ? *used + (size_t)n : cap - 1;
+}
+
+/* The line table's inlined calls as the report's frames, and which of its
+ * files are Triton's library. */
+static int inline_frames(pipeline *p, treg_report *r, treg_error *err)
+{
+    const treg_inlines *in = &p->lines->inlines;
+    if (!(p->library = treg_library_files(p->arena, p->lines)))
+        return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    r->inlines_note = p->lines->inlines_note;
+    if (!in->ncalls) return TREG_OK;
+    r->inline_calls = treg_arena_calloc(p->arena, in->ncalls, sizeof *r->inline_calls);
+    if (!r->inline_calls) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < in->ncalls; i++) {
+        const treg_inline_call *c = &in->calls[i];
+        r->inline_calls[i].call = (treg_loc){c->file, c->line, c->column};
+        r->inline_calls[i].parent = c->parent;
+    }
+    r->ninline_calls = in->ncalls;
+    return TREG_OK;
 }
 
 static int resolve_target(pipeline *p, treg_report *r, treg_error *err)
@@ -799,6 +886,7 @@ int treg_analyze(const uint8_t *bytes, size_t len, const treg_options *opt, treg
     co = (treg_codeobj *)p.co;
     r->files = lines->files;
     r->nfiles = lines->nfiles;
+    if ((rc = inline_frames(&p, r, err))) goto fail;
     if ((rc = resolve_target(&p, r, err))) goto fail;
 
     if (opt->kernel_regex) {

@@ -64,6 +64,17 @@ typedef struct line_builder {
     size_t nrows, rows_cap;
     bool pending;
     treg_line_row next; /* the .loc waiting for its instruction */
+    /* Inlined calls from the .loc lines' "@[ file:line:col ]" comments:
+     * each chain prefix once ("parent file line column" -> its index). */
+    treg_symtab chains;
+    treg_inline_call *calls;
+    size_t ncalls, calls_cap;
+    int32_t *row_scope; /* per row: its innermost inlined call, -1 */
+    size_t row_scope_cap;
+    int32_t next_scope;
+    uint8_t *row_block_top; /* per row: a basic block began since the row before */
+    size_t row_block_top_cap;
+    bool block_since_row;
 } line_builder;
 
 typedef struct parser {
@@ -90,6 +101,8 @@ typedef struct parser {
     unsigned code_object_version;
     uint64_t insn_off; /* where the instruction being read starts */
     size_t text_len;
+    const char *comment; /* the ";" comment of the line being read, or NULL */
+    size_t comment_len;
 } parser;
 
 #define GROW(ps, arr, n, cap)                                                                      \
@@ -185,8 +198,97 @@ static int directive_file(parser *ps, const char *s, size_t len)
     return TREG_OK;
 }
 
+/* The files[] index of a name as LLVM prints it in a location comment
+ * (DIFile's name: a base name, or a path), interned when no .file has it. */
+static int32_t file_by_name(parser *ps, const char *name, size_t len)
+{
+    line_builder *lb = &ps->lb;
+    for (size_t f = 0; f < lb->nfiles; f++) {
+        const char *path = lb->files[f];
+        size_t plen = strlen(path);
+        if (plen < len || memcmp(path + plen - len, name, len) != 0) continue;
+        if (plen == len || path[plen - len - 1] == '/') return (int32_t)f;
+    }
+    return intern_file(ps, name, len);
+}
+
+/* "name:line[:column]" -> a frame; false when it is not one. */
+static bool parse_frame(const char *s, size_t len, const char **name, size_t *name_len,
+                        uint32_t *line, uint32_t *column)
+{
+    uint32_t nums[2] = {0, 0};
+    unsigned found = 0;
+    while (found < 2) {
+        size_t e = len, b = e;
+        while (b > 0 && s[b - 1] >= '0' && s[b - 1] <= '9') b--;
+        if (b == e || e - b > 9 || b < 2 || s[b - 1] != ':') break;
+        uint32_t v = 0;
+        for (size_t i = b; i < e; i++) v = v * 10 + (uint32_t)(s[i] - '0');
+        nums[found++] = v;
+        len = b - 1;
+    }
+    if (!found || !len) return false;
+    *name = s;
+    *name_len = len;
+    *line = found == 2 ? nums[1] : nums[0];
+    *column = found == 2 ? nums[0] : 0;
+    return true;
+}
+
+/* The inlined-at chain LLVM writes after a .loc ("; standard.py:170:27 @[
+ * standard.py:191:40 @[ kernels_a.py:18:19 ] ]": innermost caller first)
+ * as the index of its innermost call, -1 for none. */
+static int read_chain(parser *ps, const char *c, size_t len, int32_t *scope)
+{
+    line_builder *lb = &ps->lb;
+    struct {
+        const char *name;
+        size_t len;
+        uint32_t line, column;
+    } frames[TREG_INLINE_MAX_DEPTH];
+    unsigned n = 0;
+    *scope = -1;
+    const char *end = c + len;
+    for (const char *p = c; p + 1 < end && n < TREG_INLINE_MAX_DEPTH; p++) {
+        if (p[0] != '@' || p[1] != '[') continue;
+        const char *f = p + 2;
+        while (f < end && *f == ' ') f++;
+        const char *fe = f;
+        while (fe < end && *fe != ' ' && *fe != ']') fe++;
+        if (!parse_frame(f, (size_t)(fe - f), &frames[n].name, &frames[n].len, &frames[n].line,
+                         &frames[n].column))
+            return TREG_OK; /* not LLVM's form: no chain */
+        n++;
+        p = fe - 1;
+    }
+    int32_t parent = -1;
+    for (unsigned i = n; i-- > 0;) { /* outermost first: each prefix once */
+        int32_t file = file_by_name(ps, frames[i].name, frames[i].len);
+        if (file < 0) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+        char key[80];
+        int kl = snprintf(key, sizeof key, "%d %d %u %u", parent, file, frames[i].line,
+                          frames[i].column);
+        treg_sym *known = treg_symtab_get(&lb->chains, key, (size_t)kl);
+        if (!known) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+        if (!known->defined) {
+            if (lb->ncalls >= TREG_INLINE_MAX_SCOPES)
+                return fail_at(ps, TREG_E_LIMIT, "more than %d inlined calls",
+                               TREG_INLINE_MAX_SCOPES);
+            if (GROW(ps, lb->calls, lb->ncalls, lb->calls_cap)) return TREG_E_NOMEM;
+            lb->calls[lb->ncalls] =
+                (treg_inline_call){file, frames[i].line, frames[i].column, parent};
+            known->defined = true;
+            known->value = (int64_t)lb->ncalls++;
+        }
+        parent = (int32_t)known->value;
+    }
+    *scope = parent;
+    return TREG_OK;
+}
+
 /* .loc FILE LINE [COLUMN] [flags]: the row made when the next instruction
- * is emitted (MCDwarfLineEntry::make), as DWARF's line program has it. */
+ * is emitted (MCDwarfLineEntry::make), as DWARF's line program has it;
+ * LLVM's comment after it names the calls it was inlined through. */
 static int directive_loc(parser *ps, const char *s, size_t len)
 {
     unsigned long file, line, col = 0;
@@ -200,12 +302,18 @@ static int directive_loc(parser *ps, const char *s, size_t len)
     lb->next.line = (uint32_t)line;
     lb->next.column = (uint32_t)col;
     lb->next.end_sequence = 0;
-    return TREG_OK;
+    lb->next_scope = -1;
+    return ps->comment ? read_chain(ps, ps->comment, ps->comment_len, &lb->next_scope) : TREG_OK;
 }
 
 static int emit_row(parser *ps, uint64_t off, bool end_sequence)
 {
     line_builder *lb = &ps->lb;
+    if (GROW(ps, lb->row_scope, lb->nrows, lb->row_scope_cap)) return TREG_E_NOMEM;
+    lb->row_scope[lb->nrows] = end_sequence ? -1 : lb->next_scope;
+    if (GROW(ps, lb->row_block_top, lb->nrows, lb->row_block_top_cap)) return TREG_E_NOMEM;
+    lb->row_block_top[lb->nrows] = lb->block_since_row;
+    lb->block_since_row = false;
     if (GROW(ps, lb->rows, lb->nrows, lb->rows_cap)) return TREG_E_NOMEM;
     treg_line_row *r = &lb->rows[lb->nrows++];
     *r = lb->next;
@@ -214,6 +322,84 @@ static int emit_row(parser *ps, uint64_t off, bool end_sequence)
     if (r->file < 0) r->file = -1;
     lb->pending = false;
     return TREG_OK;
+}
+
+/* The deepest call both a and b sit in (-1: the function's own body);
+ * depth[] is each call's nesting. */
+static int32_t common_scope(const line_builder *lb, const uint32_t *depth, int32_t a, int32_t b)
+{
+    while (a >= 0 && b >= 0 && a != b) {
+        if (depth[a] >= depth[b])
+            a = lb->calls[a].parent;
+        else
+            b = lb->calls[b].parent;
+    }
+    return a == b ? a : -1;
+}
+
+/* Line 0 is what LLVM writes for instructions without a location (at the
+ * top of a block, or after a label), and its comment names no inlined
+ * calls.  DWARF's scopes cover them all the same, as LLVM's LexicalScopes
+ * makes them: inside a block an unlocated instruction extends the range of
+ * the located one before it; at the top of a block it lies between two
+ * ranges, inside the deepest scope both sides share (a scope's range stays
+ * open while the located instructions stay inside it). */
+static int scope_unlocated_rows(parser *ps)
+{
+    line_builder *lb = &ps->lb;
+    uint32_t *depth = treg_arena_calloc(ps->a, lb->ncalls, sizeof *depth);
+    if (!depth) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+    for (size_t c = 0; c < lb->ncalls; c++) /* parents come first */
+        depth[c] = lb->calls[c].parent < 0 ? 0 : depth[lb->calls[c].parent] + 1;
+    int32_t before = -1; /* the scope of the last located row */
+    bool have_before = false;
+    size_t next = 0;
+    for (size_t i = 0; i < lb->nrows; i++) {
+        if (lb->rows[i].end_sequence) {
+            have_before = false;
+            continue;
+        }
+        if (lb->rows[i].line) {
+            before = lb->row_scope[i];
+            have_before = true;
+            continue;
+        }
+        if (lb->row_scope[i] >= 0 || !have_before) continue;
+        if (!lb->row_block_top[i]) {
+            lb->row_scope[i] = before;
+            continue;
+        }
+        if (next <= i) { /* the next located row, found once per run of unlocated ones */
+            next = i + 1;
+            while (next < lb->nrows && !lb->rows[next].end_sequence && !lb->rows[next].line) next++;
+        }
+        size_t j = next;
+        if (j < lb->nrows && !lb->rows[j].end_sequence)
+            lb->row_scope[i] = common_scope(lb, depth, before, lb->row_scope[j]);
+    }
+    return TREG_OK;
+}
+
+/* Each row's chain covers the addresses up to the next row. */
+static int index_chains(parser *ps, treg_linetab *lines)
+{
+    line_builder *lb = &ps->lb;
+    if (!lb->ncalls) return TREG_OK;
+    int rc = scope_unlocated_rows(ps);
+    if (rc) return rc;
+    lines->inlines.calls = lb->calls;
+    lines->inlines.ncalls = lb->ncalls;
+    uint64_t(*ranges)[2] = malloc(lb->nrows * sizeof *ranges);
+    if (!ranges) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+    for (size_t i = 0; i + 1 < lb->nrows; i++) {
+        ranges[i][0] = lb->rows[i].addr;
+        ranges[i][1] = lb->rows[i + 1].addr;
+    }
+    rc = treg_inlines_index(ps->a, (const uint64_t(*)[2])ranges, lb->row_scope,
+                            lb->nrows ? lb->nrows - 1 : 0, &lines->inlines, ps->err);
+    free(ranges);
+    if (rc) return rc;
+    return treg_inlines_canonical(ps->a, lb->files, lb->nfiles, &lines->inlines, ps->err);
 }
 
 /* ---- the code section ---- */
@@ -440,6 +626,7 @@ static int instruction(parser *ps, const char *s, size_t len)
 static int define_label(parser *ps, const char *name, size_t len)
 {
     if (!ps->in_text) return TREG_OK; /* data labels play no part */
+    if (len > 4 && memcmp(name, ".LBB", 4) == 0) ps->lb.block_since_row = true;
     treg_sym *s = treg_symtab_get(&ps->syms, name, len);
     if (!s) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
     if (s->defined && s->label)
@@ -971,6 +1158,8 @@ int treg_asm_parse(treg_arena *a, const char *text, size_t len, const char *name
     ps.text_len = len;
     treg_symtab_init(&ps.syms, a);
     treg_symtab_init(&ps.lb.paths, a);
+    treg_symtab_init(&ps.lb.chains, a);
+    ps.lb.next_scope = -1;
     if (!text && len) return treg_fail(err, TREG_E_ARG, "no text");
     bool in_block_comment = false;
     const char *block_end = NULL; /* inside .amdhsa_kernel / .amdgpu_metadata */
@@ -1015,7 +1204,14 @@ int treg_asm_parse(treg_arena *a, const char *text, size_t len, const char *name
         const char *s = line;
         trim(&s, &code_len);
         if (!code_len) {
-            if (comment) trailer_comment(&ps, comment, comment_len);
+            if (comment) {
+                /* LLVM's "; %bb.3:" starts a block that has no label */
+                const char *c = comment;
+                size_t cl = comment_len;
+                trim(&c, &cl);
+                if (cl > 4 && memcmp(c, "%bb.", 4) == 0) ps.lb.block_since_row = true;
+                trailer_comment(&ps, comment, comment_len);
+            }
             continue;
         }
         if (block_end) {
@@ -1033,6 +1229,8 @@ int treg_asm_parse(treg_arena *a, const char *text, size_t len, const char *name
             }
             continue; /* .amd_kernel_code_t fields: the v2 descriptor, not read */
         }
+        ps.comment = comment;
+        ps.comment_len = comment_len;
         rc = statement(&ps, s, code_len, &block_end);
         if (block_end) {
             user_count_given = false;
@@ -1056,6 +1254,7 @@ int treg_asm_parse(treg_arena *a, const char *text, size_t len, const char *name
     out->lines.nfiles = ps.lb.nfiles;
     out->lines.rows = ps.lb.rows;
     out->lines.nrows = ps.lb.nrows;
+    if ((rc = index_chains(&ps, &out->lines))) return rc;
     out->code_object_version = ps.code_object_version;
     out->co.xnack = feature(out->co.target_id, "xnack");
     out->co.sramecc = feature(out->co.target_id, "sramecc");

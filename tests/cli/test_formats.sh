@@ -134,8 +134,8 @@ for r in reports:
             continue
         rows = k["rows"]
         for row in rows:
-            if not has(row, ["address", "text", "file", "line", "vgpr", "agpr", "sgpr", "reads",
-                             "writes"], f"{w}: row"):
+            if not has(row, ["address", "text", "file", "line", "call_site", "scope", "vgpr", "agpr",
+                             "sgpr", "reads", "writes"], f"{w}: row"):
                 break
         check(len(rows) == k["instructions"], f"{w}: {len(rows)} rows, {k['instructions']} instructions")
         addrs = [x["address"] for x in rows]
@@ -152,8 +152,11 @@ for r in reports:
                   f"{w}: peak row's line differs from peak_vgpr's")
             check(sum(a["agpr"] for a in att) == p["agpr"], f"{w}: peak_attribution agpr sum")
             check(sum(a["sgpr"] for a in att) == p["sgpr"], f"{w}: peak_attribution sgpr sum")
-        check(line_insns == sum(1 for x in rows if x["file"] and x["line"]),
-              f"{w}: source_lines instructions != rows with a line")
+        # source_lines are the author's lines: rows by call site
+        check(line_insns == sum(1 for x in rows if x["call_site"]["file"] and x["call_site"]["line"]),
+              f"{w}: source_lines instructions != rows with a call site")
+        check(all(x["call_site"] == {"file": x["file"], "line": x["line"]} or x["scope"] for x in rows),
+              f"{w}: a row's call site differs from its line outside any inlined call")
 if errors:
     sys.exit("\n".join(errors))
 print(f"{len(reports)} reports, {len(names)} kernels")

@@ -186,7 +186,8 @@ static void test_lookup_semantics(void **state)
         {.addr = 0x400, .line = 9},
         {.addr = 0x410, .line = 9, .end_sequence = 1},
     };
-    treg_linetab t = {files, 1, rows, sizeof rows / sizeof rows[0]};
+    treg_linetab t = {
+        .files = files, .nfiles = 1, .rows = rows, .nrows = sizeof rows / sizeof rows[0]};
     assert_null(treg_lines_lookup(&t, 0));
     assert_null(treg_lines_lookup(&t, 0xff));
     assert_int_equal(treg_lines_lookup(&t, 0x100)->line, 2);

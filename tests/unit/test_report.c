@@ -162,14 +162,28 @@ static void test_triton_softmax(void **state)
         if (ends_with(r->files[i], "triton/language/standard.py")) std = (int)i;
     }
     assert_true(kfile >= 0 && std >= 0);
-    bool lines_in_std = false, line_17 = false;
+    bool line_17 = false;
     for (size_t i = 0; i < k->nlines; i++) {
-        lines_in_std |= k->lines[i].loc.file == std;
+        /* per-line figures are the author's lines: tl.max's body is line 18's */
+        assert_int_equal(k->lines[i].loc.file, kfile);
         /* kernels_a.py:17 is softmax's masked load */
-        line_17 |= k->lines[i].loc.file == kfile && k->lines[i].loc.line == 17;
+        line_17 |= k->lines[i].loc.line == 17;
     }
-    assert_true(lines_in_std);
     assert_true(line_17);
+    /* Rows inside standard.py are tl.max's (line 18) and tl.sum's (line 20). */
+    unsigned in_std = 0;
+    for (size_t i = 0; i < k->nrows; i++) {
+        const treg_row *w = &k->rows[i];
+        if (w->loc.file != std || !w->loc.line) continue;
+        in_std++;
+        assert_int_equal(w->call_site.file, kfile);
+        assert_true(w->call_site.line == 18 || w->call_site.line == 20);
+        assert_true(w->scope >= 0 && (size_t)w->scope < r->ninline_calls);
+    }
+    assert_true(in_std > 0);
+    /* The row's maximum, read back from LDS by every lane, is one value
+     * for the wave held in a VGPR: uniform at the peak. */
+    assert_true(k->npeak_uniform > 0);
     assert_int_equal(k->workgroup_size, 512); /* num_warps 8 x 64 */
     assert_int_equal(k->occupancy.waves_per_simd, 8);
     release(&L);

@@ -40,9 +40,12 @@ enum treg_report_reg {
 };
 
 typedef struct treg_row {
-    uint64_t address; /* offset from the kernel's entry */
-    const char *text; /* disassembly */
-    treg_loc loc;
+    uint64_t address;          /* offset from the kernel's entry */
+    const char *text;          /* disassembly */
+    treg_loc loc;              /* the line table's row: the innermost (inlined) line */
+    treg_loc call_site;        /* the author's line: the first inlined frame outside Triton's
+                                  package (metrics/callsite.h); loc when not inlined */
+    int32_t scope;             /* innermost inlined call (treg_report.inline_calls), -1 */
     uint16_t vgpr, agpr, sgpr; /* registers occupied: live-in | live-out | written */
     uint16_t loop_depth;
     uint32_t flags;
@@ -64,8 +67,9 @@ typedef struct treg_live_range {
     const uint32_t *runs; /* nruns [start, end) pairs, flat: ascending, disjoint, never touching */
 } treg_live_range;
 
+/* Per author's line: rows grouped by their call_site. */
 typedef struct treg_line_stat {
-    treg_loc loc; /* column 0 */
+    treg_loc loc; /* a call site; column 0 */
     uint32_t instructions;
     uint16_t peak_vgpr, peak_agpr, peak_sgpr;
     uint32_t spills, reloads;
@@ -74,8 +78,10 @@ typedef struct treg_line_stat {
 /* Registers live at the VGPR peak, grouped by the source line of the
  * definitions that reach the peak. */
 typedef struct treg_attribution {
-    treg_loc loc; /* column 0; file -1, line 0 for kernel arguments/entry */
+    treg_loc loc;       /* column 0; file -1, line 0 for kernel arguments/entry */
+    treg_loc call_site; /* the author's line for loc (column 0): entries group by both */
     uint16_t vgpr, agpr, sgpr;
+    uint16_t uniform; /* of vgpr + agpr: wave-uniform values (metrics/uniform.h) */
 } treg_attribution;
 
 typedef struct treg_loop {
@@ -100,6 +106,7 @@ typedef struct treg_spill {
     uint64_t address;
     int kind; /* enum treg_spill_kind */
     treg_loc loc;
+    treg_loc call_site;
 } treg_spill;
 
 typedef struct treg_class_stat {
@@ -108,6 +115,7 @@ typedef struct treg_class_stat {
     uint32_t limit;     /* addressable by one wave on this target */
     uint64_t peak_address;
     treg_loc peak_loc;
+    treg_loc peak_call_site;
 } treg_class_stat;
 
 typedef struct treg_unknown_mnemonic {
@@ -221,6 +229,10 @@ typedef struct treg_kernel_report {
     size_t nlines;
     treg_attribution *peak_attribution;
     size_t nattribution;
+    /* The VGPRs and AGPRs occupied at the VGPR peak that hold wave-uniform
+     * values (an SGPR could hold each), ascending, in report numbering. */
+    uint32_t *peak_uniform;
+    size_t npeak_uniform;
     treg_loop *loops;
     size_t nloops;
     treg_spill *spills;
@@ -244,6 +256,14 @@ typedef struct treg_triton_options {
     const char *triton_version; /* or NULL */
 } treg_triton_options;
 
+/* One inlined call: where it was called from, and the call it sits in
+ * (-1: the kernel's own body).  A row's chain: its loc, then its scope's
+ * call, that call's parent's call, ... */
+typedef struct treg_inline_frame {
+    treg_loc call;
+    int32_t parent;
+} treg_inline_frame;
+
 typedef struct treg_report {
     const char *target;      /* "gfx90a", from e_flags or the metadata note */
     const char *target_id;   /* full id when the note has one */
@@ -256,6 +276,9 @@ typedef struct treg_report {
     const char *llvm_version;
     const char **files; /* source files from the line table, full paths */
     size_t nfiles;
+    treg_inline_frame *inline_calls; /* the rows' scopes index it */
+    size_t ninline_calls;
+    const char *inlines_note; /* why inlined calls were not read, or NULL */
     treg_kernel_report *kernels;
     size_t nkernels;
     treg_triton_options triton;

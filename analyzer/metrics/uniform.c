@@ -1,0 +1,139 @@
+/* Uniformity: a forward may-vary analysis over the CFG; see uniform.h. */
+#include "metrics/uniform.h"
+
+#include <string.h>
+
+#include "util/error.h"
+
+/* Instructions whose result depends on the lane that runs them, whatever
+ * they read (mnemonic prefixes).  Sources: the ISA manuals' descriptions
+ * (lane ids, cross-lane data movement, matrix fragments spread over lanes). */
+static const char *const lane_dependent[] = {
+    "v_mbcnt_",   /* the lane's own index */
+    "v_permlane", /* values from other lanes */
+    "ds_swizzle",     "ds_bpermute",
+    "ds_permute",     "v_writelane", /* one lane written, the others kept */
+    "v_mfma",         "v_smfmac",
+    "v_wmma",         "v_swmmac",
+    "v_mmac", /* Hygon's matrix instructions: a fragment per lane */
+    "ds_read_addtid", "ds_load_addtid",
+    "scratch_", /* per-lane private memory */
+    "buffer_atomic",  "global_atomic",
+    "flat_atomic",    "ds_",
+};
+
+/* ...except these ds_ forms, which read one address for the wave like any
+ * load (the ds_ entry above covers LDS atomics with return). */
+static const char *const lds_loads[] = {"ds_read", "ds_load"};
+
+/* Results one value for the wave whatever they read: a scalar read of one
+ * lane. */
+static const char *const scalar_of_lane[] = {"v_readfirstlane", "v_readlane"};
+
+static bool has_prefix(const treg_insn_effect *e, const char *p)
+{
+    size_t n = strlen(p);
+    return e->mnemonic_len >= n && memcmp(e->mnemonic, p, n) == 0;
+}
+
+static bool any_prefix(const treg_insn_effect *e, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (has_prefix(e, list[i])) return true;
+    return false;
+}
+
+/* DPP moves data between lanes ("v_mov_b32_dpp", "v_add_f32_e64_dpp"). */
+static bool is_dpp(const treg_insn_effect *e)
+{
+    for (unsigned i = 0; i + 4 <= e->mnemonic_len; i++)
+        if (memcmp(e->mnemonic + i, "_dpp", 4) == 0) return true;
+    return false;
+}
+
+static bool is_exec(unsigned r)
+{
+    return r == TREG_REG_EXEC_LO || r == TREG_REG_EXEC_HI;
+}
+
+void treg_uniform_step(const treg_insn_effect *e, bool exec_partial, treg_regset *varying)
+{
+    bool reads_varying = false;
+    for (unsigned k = 0; k < e->nops && !reads_varying; k++) {
+        const treg_operand *op = &e->ops[k];
+        if (!(op->role & TREG_USE)) continue;
+        for (unsigned r = op->reg; r < (unsigned)op->reg + op->count; r++)
+            if (!is_exec(r) && treg_regset_has(varying, r)) reads_varying = true;
+    }
+    bool scalar = any_prefix(e, scalar_of_lane, sizeof scalar_of_lane / sizeof *scalar_of_lane);
+    bool lane = !scalar &&
+                ((any_prefix(e, lane_dependent, sizeof lane_dependent / sizeof *lane_dependent) &&
+                  !any_prefix(e, lds_loads, sizeof lds_loads / sizeof *lds_loads)) ||
+                 is_dpp(e) || e->move == TREG_MOVE_SCRATCH_LOAD);
+    /* any vector instruction writes only the active lanes' bits or values */
+    bool vector = (e->flags & TREG_FX_VECTOR) != 0 || has_prefix(e, "v_");
+    for (unsigned k = 0; k < e->nops; k++) {
+        const treg_operand *op = &e->ops[k];
+        if (!(op->role & TREG_DEF)) continue;
+        for (unsigned r = op->reg; r < (unsigned)op->reg + op->count; r++) {
+            if (is_exec(r)) continue; /* EXEC is the mask, not a lane's value */
+            bool vary;
+            if (scalar && treg_reg_class(r) == TREG_CLASS_S)
+                vary = false;
+            else
+                vary = lane || reads_varying || (vector && exec_partial);
+            if (vary)
+                treg_regset_add(varying, r);
+            else
+                treg_regset_del(varying, r);
+        }
+    }
+}
+
+int treg_uniform_run(treg_arena *a, const treg_cfg *g, const treg_insn_effect *fx, size_t n,
+                     const uint8_t *exec_partial, const treg_regset *varying_entry,
+                     treg_uniform *out, treg_error *err)
+{
+    (void)n;
+    memset(out, 0, sizeof *out);
+    out->g = g;
+    out->fx = fx;
+    out->partial = exec_partial;
+    out->varying_in = treg_arena_calloc(a, g->nblocks ? g->nblocks : 1, sizeof *out->varying_in);
+    if (!out->varying_in) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    if (!g->nreachable) return TREG_OK;
+    uint32_t entry = g->rpo[0];
+    out->varying_in[entry] = *varying_entry;
+    /* Union at joins: the sets only grow, so the rounds end (each adds a
+     * register somewhere, or none and it is done). */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t k = 0; k < g->nreachable; k++) {
+            uint32_t b = g->rpo[k];
+            const treg_block *B = &g->blocks[b];
+            treg_regset v = out->varying_in[b];
+            for (uint32_t i = B->first; i <= B->last; i++)
+                treg_uniform_step(&fx[i], exec_partial[i] != 0, &v);
+            for (unsigned s = 0; s < B->nsucc; s++) {
+                treg_regset *in = &out->varying_in[B->succ[s]];
+                treg_regset merged = *in;
+                treg_regset_union(&merged, &v);
+                if (!treg_regset_equal(&merged, in)) {
+                    *in = merged;
+                    changed = true;
+                }
+            }
+        }
+    }
+    return TREG_OK;
+}
+
+void treg_uniform_at(const treg_uniform *u, uint32_t i, treg_regset *before, treg_regset *after)
+{
+    const treg_block *B = &u->g->blocks[u->g->block_of[i]];
+    treg_regset v = u->varying_in[u->g->block_of[i]];
+    for (uint32_t j = B->first; j < i; j++) treg_uniform_step(&u->fx[j], u->partial[j] != 0, &v);
+    if (before) *before = v;
+    treg_uniform_step(&u->fx[i], u->partial[i] != 0, &v);
+    if (after) *after = v;
+}
