@@ -198,6 +198,8 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
     pk->dynamic_lds_bytes = k->dynamic_lds_bytes;
     pk->scratch_bytes = k->scratch_bytes;
     pk->spill_instructions = k->spill_instructions;
+    pk->spill_cost = k->spill_cost;
+    pk->assumed_trips = k->assumed_trips;
     pk->undefined_reads = k->undefined_reads;
     pk->undefined_example = str(k->undefined_example);
     pk->undef_operand_reads = k->undef_operand_reads;
@@ -279,6 +281,7 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
             lines[i].peak_sgpr = l->peak_sgpr;
             lines[i].spills = l->spills;
             lines[i].reloads = l->reloads;
+            lines[i].spill_cost = l->spill_cost;
         }
     }
 
@@ -315,6 +318,8 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
             loops[i].peak_agpr = L->peak_agpr;
             loops[i].peak_sgpr = L->peak_sgpr;
             loops[i].instructions = L->instructions;
+            loops[i].trip_count = L->trip_count;
+            loops[i].spill_cost = L->spill_cost;
         }
     }
 
@@ -329,6 +334,7 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
             spills[i].kind = str(sp->kind >= 0 && sp->kind < 6 ? spill_kind_names[sp->kind] : "");
             spills[i].loc = loc(s, sp->loc);
             spills[i].call_site = call_site(s, sp->call_site, sp->loc);
+            spills[i].weight = sp->weight;
         }
     }
 

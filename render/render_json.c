@@ -146,6 +146,19 @@ static void put_int(jw *w, const char *k, int64_t v)
     w->comma = 1;
 }
 
+/* An unsigned 64-bit figure (a weighted cost saturates at UINT64_MAX). */
+static void put_uint(jw *w, const char *k, uint64_t v)
+{
+    char b[24], *p = b + sizeof b;
+    do {
+        *--p = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    key(w, k);
+    raw(w, p, (size_t)(b + sizeof b - p));
+    w->comma = 1;
+}
+
 static void put_str(jw *w, const char *k, const char *v)
 {
     key(w, k);
@@ -349,6 +362,8 @@ static void kernel_json(jw *w, const Treg__V1__Kernel *k, int with_rows)
     put_int(w, "dynamic_lds_bytes", k->dynamic_lds_bytes);
     put_int(w, "scratch_bytes", k->scratch_bytes);
     put_int(w, "spill_instructions", k->spill_instructions);
+    put_uint(w, "spill_cost", k->spill_cost);
+    put_int(w, "assumed_trips", k->assumed_trips);
     put_int(w, "undefined_reads", k->undefined_reads);
     put_int(w, "undef_operand_reads", k->undef_operand_reads);
     put_int(w, "implicit_def_reads", k->implicit_def_reads);
@@ -394,6 +409,7 @@ static void kernel_json(jw *w, const Treg__V1__Kernel *k, int with_rows)
         put_int(w, "peak_sgpr", s->peak_sgpr);
         put_int(w, "spills", s->spills);
         put_int(w, "reloads", s->reloads);
+        put_uint(w, "spill_cost", s->spill_cost);
         close_(w, '}');
     }
     close_(w, ']');
@@ -440,6 +456,8 @@ static void kernel_json(jw *w, const Treg__V1__Kernel *k, int with_rows)
         put_int(w, "peak_vgpr", L->peak_vgpr);
         put_int(w, "peak_agpr", L->peak_agpr);
         put_int(w, "peak_sgpr", L->peak_sgpr);
+        put_int(w, "trip_count", L->trip_count);
+        put_uint(w, "spill_cost", L->spill_cost);
         close_(w, '}');
     }
     close_(w, ']');
@@ -454,6 +472,7 @@ static void kernel_json(jw *w, const Treg__V1__Kernel *k, int with_rows)
         put_str(w, "kind", s->kind);
         put_loc(w, s->loc);
         put_call_site(w, s->call_site, s->loc);
+        put_uint(w, "weight", s->weight);
         close_(w, '}');
     }
     close_(w, ']');

@@ -22,6 +22,7 @@
 #include "metrics/callsite.h"
 #include "metrics/occupancy.h"
 #include "metrics/provenance.h"
+#include "metrics/spill_cost.h"
 #include "metrics/uniform.h"
 #include "metrics/spills.h"
 #include "model/semantics.h"
@@ -187,7 +188,8 @@ static int cmp_loc_index(const void *a, const void *b, void *ctx)
 }
 
 /* Per author's line (rows by call site): instruction count, peaks, spills. */
-static int line_stats(pipeline *p, treg_kernel_report *k, treg_row *rows, size_t n, treg_error *err)
+static int line_stats(pipeline *p, treg_kernel_report *k, treg_row *rows, size_t n,
+                      const uint64_t *weight, treg_error *err)
 {
     uint32_t *idx = treg_arena_calloc(p->arena, n ? n : 1, sizeof *idx);
     if (!idx) return treg_fail(err, TREG_E_NOMEM, "out of memory");
@@ -215,6 +217,7 @@ static int line_stats(pipeline *p, treg_kernel_report *k, treg_row *rows, size_t
         if (r->sgpr > cur->peak_sgpr) cur->peak_sgpr = r->sgpr;
         if (r->flags & TREG_ROW_SPILL) cur->spills++;
         if (r->flags & TREG_ROW_RELOAD) cur->reloads++;
+        if (r->flags & (TREG_ROW_SPILL | TREG_ROW_RELOAD)) cur->spill_cost += weight[idx[i]];
     }
     return TREG_OK;
 }
@@ -327,7 +330,8 @@ static int peak_attribution(pipeline *p, treg_kernel_report *k, const treg_cfg *
 }
 
 static int loops_report(pipeline *p, treg_kernel_report *k, const treg_cfg *g,
-                        const treg_insn *insns, const treg_row *rows, treg_error *err)
+                        const treg_insn *insns, const treg_row *rows, const uint32_t *trips,
+                        const uint64_t *weight, treg_error *err)
 {
     k->loops = treg_arena_calloc(p->arena, g->nloops ? g->nloops : 1, sizeof *k->loops);
     if (!k->loops) return treg_fail(err, TREG_E_NOMEM, "out of memory");
@@ -335,6 +339,7 @@ static int loops_report(pipeline *p, treg_kernel_report *k, const treg_cfg *g,
         const treg_loopinfo *L = &g->loops[l];
         treg_loop *o = &k->loops[k->nloops++];
         o->depth = L->depth;
+        o->trip_count = trips[l];
         o->file = -1;
         o->head = UINT64_MAX;
         for (uint32_t i = g->blocks[L->header].first; i <= g->blocks[L->header].last && o->file < 0;
@@ -348,6 +353,7 @@ static int loops_report(pipeline *p, treg_kernel_report *k, const treg_cfg *g,
             for (uint32_t i = B->first; i <= B->last; i++) {
                 const treg_row *r = &rows[i];
                 o->instructions++;
+                if (r->flags & (TREG_ROW_SPILL | TREG_ROW_RELOAD)) o->spill_cost += weight[i];
                 if (r->vgpr > o->peak_vgpr) o->peak_vgpr = r->vgpr;
                 if (r->agpr > o->peak_agpr) o->peak_agpr = r->agpr;
                 if (r->sgpr > o->peak_sgpr) o->peak_sgpr = r->sgpr;
@@ -667,9 +673,11 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
 
     k->spill_instructions = (uint32_t)nspills;
     k->spills = treg_arena_calloc(A, nspills ? nspills : 1, sizeof *k->spills);
-    if (!k->spills) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    uint32_t *spill_index = treg_arena_calloc(A, nspills ? nspills : 1, sizeof *spill_index);
+    if (!k->spills || !spill_index) return treg_fail(err, TREG_E_NOMEM, "out of memory");
     for (size_t i = 0; i < n; i++)
         if (spill_kind[i]) {
+            spill_index[k->nspills] = (uint32_t)i;
             treg_spill *s = &k->spills[k->nspills++];
             s->address = rows[i].address;
             s->kind = spill_kind[i] - 1;
@@ -706,9 +714,22 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
             }
     }
 
-    if ((rc = line_stats(p, k, rows, n, err))) return rc;
     treg_prov *prov;
     if ((rc = treg_prov_new(A, &g, &lv, fx, insns, n, &prov, err))) return rc;
+    /* Spills weighted by how often they run. */
+    uint32_t *trips;
+    if ((rc = treg_loop_trips(A, &g, insns, fx, prov, &trips, err))) return rc;
+    uint64_t *weight = treg_arena_calloc(A, n ? n : 1, sizeof *weight);
+    if (!weight) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    k->assumed_trips = TREG_LOOP_ASSUMED_TRIPS;
+    for (size_t i = 0; i < k->nspills; i++) {
+        uint32_t at = spill_index[i];
+        weight[at] = treg_insn_weight(&g, trips, at);
+        k->spills[i].weight = weight[at];
+        k->spill_cost =
+            k->spill_cost > UINT64_MAX - weight[at] ? UINT64_MAX : k->spill_cost + weight[at];
+    }
+    if ((rc = line_stats(p, k, rows, n, weight, err))) return rc;
     /* Work-item ids arrive in the entry's VGPRs: where values vary first. */
     treg_regset varying_entry;
     treg_regset_clear(&varying_entry);
@@ -719,7 +740,7 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     if (peak_at[0] != TREG_NONE &&
         (rc = peak_attribution(p, k, &g, &lv, fx, partial, rows, prov, &uni, peak_at[0], err)))
         return rc;
-    if ((rc = loops_report(p, k, &g, insns, rows, err))) return rc;
+    if ((rc = loops_report(p, k, &g, insns, rows, trips, weight, err))) return rc;
     if (p->keep_rows) {
         if ((rc = treg_row_registers(A, fx, rows, n, err))) return rc;
         if ((rc = treg_live_ranges(A, &g, &lv, fx, partial, n, k, err))) return rc;

@@ -16,94 +16,20 @@
 
 #include <cmocka.h>
 
-#include "flow/cfg.h"
-#include "flow/exec.h"
-#include "flow/liveness.h"
 #include "metrics/provenance.h"
 #include "metrics/uniform.h"
 #include "model/semantics.h"
+#include "program.h"
 #include "testutil.h"
 #include "text/asm.h"
 #include "util/arena.h"
-
-typedef struct program {
-    treg_arena arena;
-    treg_insn *insns;
-    treg_insn_effect *fx;
-    size_t n;
-    treg_cfg g;
-    uint8_t *partial;
-    treg_liveness lv;
-    treg_uniform u;
-    treg_regset entry;
-} program;
-
-/* Models insns, builds the CFG, EXEC, liveness and uniformity; v0 (the
- * work-item id) and s[0:15] are the entry's. */
-static void build(program *p, treg_insn *insns, size_t n, unsigned wave)
-{
-    treg_error err = {0, ""};
-    treg_model_ctx ctx = {wave};
-    p->insns = insns;
-    p->n = n;
-    p->fx = treg_arena_calloc(&p->arena, n ? n : 1, sizeof *p->fx);
-    assert_non_null(p->fx);
-    for (size_t i = 0; i < n; i++)
-        if (treg_model_insn(&ctx, insns[i].text, &p->fx[i], &err))
-            fail_msg("%s: %s", insns[i].text, err.msg);
-    for (size_t i = 0; i < n; i++)
-        if (insns[i].has_target)
-            p->fx[i].branch_words =
-                (int32_t)(((int64_t)insns[i].target - (int64_t)(insns[i].addr + 4)) / 4);
-    assert_int_equal(treg_cfg_build(&p->arena, insns, p->fx, n, &p->g, &err), TREG_OK);
-    assert_int_equal(treg_exec_analyze(&p->arena, &p->g, p->fx, n, &p->partial, &err), TREG_OK);
-    treg_regset_clear(&p->entry);
-    treg_regset_add_range(&p->entry, TREG_REG_S0, 16);
-    treg_regset_add_range(&p->entry, TREG_REG_V0, 1);
-    treg_regset_add(&p->entry, TREG_REG_EXEC_LO);
-    treg_regset_add(&p->entry, TREG_REG_EXEC_HI);
-    assert_int_equal(
-        treg_liveness_run(&p->arena, &p->g, p->fx, n, p->partial, &p->entry, &p->lv, &err),
-        TREG_OK);
-    treg_regset varying;
-    treg_regset_clear(&varying);
-    treg_regset_add(&varying, TREG_REG_V0);
-    assert_int_equal(
-        treg_uniform_run(&p->arena, &p->g, p->fx, n, p->partial, &varying, &p->u, &err), TREG_OK);
-}
-
-/* Hand-written text, 4 bytes an instruction: "s_branch N" jumps N + 1 ahead. */
-static program *run(const char *const *text, size_t n)
-{
-    program *p = test_calloc(1, sizeof *p);
-    treg_arena_init(&p->arena);
-    treg_insn *insns = treg_arena_calloc(&p->arena, n, sizeof *insns);
-    assert_non_null(insns);
-    for (size_t i = 0; i < n; i++)
-        insns[i] = (treg_insn){.addr = 4 * i, .size = 4, .text = text[i], .same_as = UINT32_MAX};
-    build(p, insns, n, 64);
-    return p;
-}
-
-static void done(program *p)
-{
-    treg_arena_free(&p->arena);
-    test_free(p);
-}
-
-static unsigned reg(const char *name)
-{
-    unsigned base = name[0] == 'v' ? TREG_REG_V0 : name[0] == 'a' ? TREG_REG_A0 : TREG_REG_S0;
-    if (strcmp(name, "vcc") == 0) return TREG_REG_VCC_LO;
-    return base + (unsigned)atoi(name + 1);
-}
 
 /* Whether name may vary just after instruction i. */
 static bool varies_after(program *p, uint32_t i, const char *name)
 {
     treg_regset after;
     treg_uniform_at(&p->u, i, NULL, &after);
-    return treg_regset_has(&after, reg(name));
+    return treg_regset_has(&after, tp_reg(name));
 }
 
 static void test_straight_line(void **state)
@@ -129,7 +55,7 @@ static void test_straight_line(void **state)
         "v_accvgpr_read_b32 v13, a0",            /* 16 varying */
         "s_endpgm",
     };
-    program *p = run(text, sizeof text / sizeof *text);
+    program *p = tp_run(text, sizeof text / sizeof *text);
     assert_false(varies_after(p, 0, "v1"));
     assert_false(varies_after(p, 1, "v2"));
     assert_true(varies_after(p, 2, "v3"));
@@ -149,7 +75,7 @@ static void test_straight_line(void **state)
     assert_true(varies_after(p, 16, "v13"));
     /* a uniform value written again from a varying one varies from then on */
     assert_false(varies_after(p, 16, "v1"));
-    done(p);
+    tp_done(p);
 }
 
 /* A write while EXEC may be partial keeps the skipped lanes' old values:
@@ -169,12 +95,12 @@ static void test_divergence(void **state)
         "v_mov_b32_e32 v3, s0",           /* 7 full EXEC: uniform */
         "s_endpgm",
     };
-    program *p = run(text, sizeof text / sizeof *text);
+    program *p = tp_run(text, sizeof text / sizeof *text);
     assert_false(varies_after(p, 0, "v1"));
     assert_true(varies_after(p, 4, "v1"));
     assert_true(varies_after(p, 6, "v2"));
     assert_false(varies_after(p, 7, "v3"));
-    done(p);
+    tp_done(p);
 }
 
 /* A loop that adds the work-item id to a uniform value: varying at the
@@ -192,11 +118,11 @@ static void test_loop(void **state)
         "s_cbranch_scc1 -5",        /* 6 -> 2 */
         "s_endpgm",
     };
-    program *p = run(text, sizeof text / sizeof *text);
+    program *p = tp_run(text, sizeof text / sizeof *text);
     assert_true(p->g.nloops == 1);
     assert_true(varies_after(p, 2, "v2"));
     assert_false(varies_after(p, 4, "s4"));
-    done(p);
+    tp_done(p);
 }
 
 /* Provenance: through a copy, a VGPR->AGPR move and back, a scratch spill
@@ -221,22 +147,22 @@ static void test_provenance(void **state)
         "v_add_u32_e32 v6, v0, v5",                   /* 12 uses v0 */
         "s_endpgm",
     };
-    program *p = run(text, sizeof text / sizeof *text);
+    program *p = tp_run(text, sizeof text / sizeof *text);
     treg_error err = {0, ""};
     treg_prov *prov;
     assert_int_equal(treg_prov_new(&p->arena, &p->g, &p->lv, p->fx, p->insns, p->n, &prov, &err),
                      TREG_OK);
     unsigned r, moves;
-    assert_int_equal(treg_prov_origin(prov, 12, reg("v5"), &r, &moves), 0);
-    assert_int_equal(r, reg("v1"));
+    assert_int_equal(treg_prov_origin(prov, 12, tp_reg("v5"), &r, &moves), 0);
+    assert_int_equal(r, tp_reg("v1"));
     assert_int_equal(moves, 4); /* reload, read from AGPR, write to AGPR, copy */
-    assert_int_equal(treg_prov_origin(prov, 12, reg("s10"), &r, &moves), 8);
-    assert_int_equal(r, reg("s9"));
-    assert_int_equal(treg_prov_def(prov, 12, reg("v4"), true), 5);
-    assert_int_equal(treg_prov_def(prov, 0, reg("v0"), true), TREG_NONE);
-    assert_int_equal(treg_prov_next_use(prov, 0, reg("v0")), 12);
-    assert_int_equal(treg_prov_next_use(prov, 12, reg("v6")), TREG_NONE);
-    done(p);
+    assert_int_equal(treg_prov_origin(prov, 12, tp_reg("s10"), &r, &moves), 8);
+    assert_int_equal(r, tp_reg("s9"));
+    assert_int_equal(treg_prov_def(prov, 12, tp_reg("v4"), true), 5);
+    assert_int_equal(treg_prov_def(prov, 0, tp_reg("v0"), true), TREG_NONE);
+    assert_int_equal(treg_prov_next_use(prov, 0, tp_reg("v0")), 12);
+    assert_int_equal(treg_prov_next_use(prov, 12, tp_reg("v6")), TREG_NONE);
+    tp_done(p);
 }
 
 /* --- the differential check ------------------------------------------------------- */
@@ -324,9 +250,10 @@ static unsigned check_text_file(const char *path)
     for (size_t k = 0; k < as.co.nkernels; k++) {
         program *p = test_calloc(1, sizeof *p);
         treg_arena_init(&p->arena);
-        build(p, as.kernels[k].insns, as.kernels[k].ninsns, as.co.kernels[k].kd.wave32 ? 32 : 64);
+        tp_build(p, as.kernels[k].insns, as.kernels[k].ninsns,
+                 as.co.kernels[k].kd.wave32 ? 32 : 64);
         seen += differential(p, path);
-        done(p);
+        tp_done(p);
     }
     treg_arena_free(&a);
     free(text);

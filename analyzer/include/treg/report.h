@@ -73,6 +73,7 @@ typedef struct treg_line_stat {
     uint32_t instructions;
     uint16_t peak_vgpr, peak_agpr, peak_sgpr;
     uint32_t spills, reloads;
+    uint64_t spill_cost; /* spills and reloads weighted by how often they run (spill_cost.h) */
 } treg_line_stat;
 
 /* Registers live at the VGPR peak, grouped by the source line of the
@@ -91,6 +92,8 @@ typedef struct treg_loop {
     uint16_t depth;
     uint16_t peak_vgpr, peak_agpr, peak_sgpr;
     uint32_t instructions;
+    uint32_t trip_count; /* a constant the code shows; 0: unknown */
+    uint64_t spill_cost; /* of the spills inside it, nested loops included */
 } treg_loop;
 
 enum treg_spill_kind {
@@ -107,6 +110,7 @@ typedef struct treg_spill {
     int kind; /* enum treg_spill_kind */
     treg_loc loc;
     treg_loc call_site;
+    uint64_t weight; /* runs per kernel run: its loops' trip counts multiplied */
 } treg_spill;
 
 typedef struct treg_class_stat {
@@ -192,6 +196,8 @@ typedef struct treg_kernel_report {
     uint32_t dynamic_lds_bytes; /* allocated at launch: Triton's .json "shared" */
     uint32_t scratch_bytes;
     uint32_t spill_instructions;   /* stores out + reloads in, all kinds */
+    uint64_t spill_cost;           /* the same weighted by how often each runs */
+    uint32_t assumed_trips;        /* what a loop of unknown trip count is counted as */
     uint32_t undefined_reads;      /* registers read where no definition reaches: a model gap */
     uint32_t implicit_def_reads;   /* registers read where only some paths define them: the
                                       compiler's undefined values (LLVM IMPLICIT_DEF), live
