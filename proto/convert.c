@@ -160,6 +160,56 @@ static void fill_what_if(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_rep
     }
 }
 
+static void fill_live_across(scratch *s, Treg__V1__Loop *pl, const treg_loop *L)
+{
+    size_t n = 0;
+    for (int c = 0; c < TREG_CAT_COUNT; c++) n += L->live_across[c] > 0;
+    Treg__V1__CategoryCount *counts;
+    MESSAGES(s, Treg__V1__CategoryCount, n, counts, pl->live_across);
+    if (!counts || !pl->live_across) return;
+    for (int c = 0; c < TREG_CAT_COUNT; c++) {
+        if (!L->live_across[c]) continue;
+        treg__v1__category_count__init(&counts[pl->n_live_across]);
+        counts[pl->n_live_across].kind = str(treg_category_kind_name(c));
+        counts[pl->n_live_across].registers = L->live_across[c];
+        pl->n_live_across++;
+    }
+}
+
+static void fill_categories(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_report *k)
+{
+    pk->categories_source = str(k->categories_source);
+    pk->categories_note = str(k->categories_note);
+    Treg__V1__Category *cats;
+    MESSAGES(s, Treg__V1__Category, k->ncategories, cats, pk->categories);
+    if (!cats || !pk->categories) return;
+    pk->n_categories = k->ncategories;
+    for (size_t i = 0; i < k->ncategories; i++) {
+        const treg_category *c = &k->categories[i];
+        treg__v1__category__init(&cats[i]);
+        cats[i].kind = str(treg_category_kind_name(c->kind));
+        cats[i].vgpr = c->vgpr;
+        cats[i].agpr = c->agpr;
+        cats[i].uniform = c->uniform;
+        cats[i].hint = str(c->hint);
+        Treg__V1__CategoryPart *parts;
+        MESSAGES(s, Treg__V1__CategoryPart, c->nparts, parts, cats[i].parts);
+        if (!parts || !cats[i].parts) continue;
+        cats[i].n_parts = c->nparts;
+        for (size_t j = 0; j < c->nparts; j++) {
+            const treg_category_part *p = &c->parts[j];
+            treg__v1__category_part__init(&parts[j]);
+            parts[j].op = str(p->op);
+            parts[j].shape = str(p->shape);
+            parts[j].loc = loc(s, p->loc);
+            parts[j].vgpr = p->vgpr;
+            parts[j].agpr = p->agpr;
+            parts[j].uniform = p->uniform;
+            parts[j].tile_registers = p->tile_registers;
+        }
+    }
+}
+
 static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_report *k)
 {
     treg__v1__kernel__init(pk);
@@ -320,6 +370,7 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
             loops[i].instructions = L->instructions;
             loops[i].trip_count = L->trip_count;
             loops[i].spill_cost = L->spill_cost;
+            fill_live_across(s, &loops[i], L);
         }
     }
 
@@ -348,6 +399,7 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
             unk[i].count = k->unknown[i].count;
         }
     }
+    fill_categories(s, pk, k);
     pk->n_peak_uniform = k->npeak_uniform;
     pk->peak_uniform = k->peak_uniform; /* only read by the packer */
     fill_what_if(s, pk, k);
@@ -369,6 +421,7 @@ int treg_pb_with_report(const treg_report *r, const treg_pb_info *info,
     pr.amdgcn_sha256 = str(info ? info->amdgcn_sha256 : NULL);
     pr.team = str(info ? info->team : NULL);
     pr.llvm_ir_sha256 = str(info ? info->llvm_ir_sha256 : NULL);
+    pr.ttgir_sha256 = str(info ? info->ttgir_sha256 : NULL);
     pr.target = str(r->target);
     pr.target_id = str(r->target_id);
     pr.decoded_as = str(r->decoded_as);

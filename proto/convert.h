@@ -21,6 +21,7 @@ typedef struct treg_pb_info {
      * or NULL */
     const char *triton_json_sha256, *amdgcn_sha256, *team;
     const char *llvm_ir_sha256; /* Report.llvm_ir_sha256, or NULL */
+    const char *ttgir_sha256;   /* Report.ttgir_sha256, or NULL */
 } treg_pb_info;
 
 /* Packs r as a treg.v1.Report into a malloc'd buffer. 0 on success, -1 when

@@ -430,6 +430,40 @@ static void kernel_json(jw *w, const Treg__V1__Kernel *k, int with_rows)
     }
     close_(w, ']');
 
+    /* what the vector registers at the peak hold */
+    key(w, "categories");
+    open_(w, '[');
+    for (size_t i = 0; i < k->n_categories; i++) {
+        const Treg__V1__Category *c = k->categories[i];
+        sep(w);
+        open_(w, '{');
+        put_str(w, "kind", c->kind);
+        put_int(w, "vgpr", c->vgpr);
+        put_int(w, "agpr", c->agpr);
+        put_int(w, "uniform", c->uniform);
+        if (c->hint[0]) put_str(w, "hint", c->hint);
+        key(w, "parts");
+        open_(w, '[');
+        for (size_t j = 0; j < c->n_parts; j++) {
+            const Treg__V1__CategoryPart *p = c->parts[j];
+            sep(w);
+            open_(w, '{');
+            put_str(w, "op", p->op);
+            if (p->shape[0]) put_str(w, "shape", p->shape);
+            put_loc(w, p->loc);
+            put_int(w, "vgpr", p->vgpr);
+            put_int(w, "agpr", p->agpr);
+            put_int(w, "uniform", p->uniform);
+            if (p->tile_registers) put_int(w, "tile_registers", p->tile_registers);
+            close_(w, '}');
+        }
+        close_(w, ']');
+        close_(w, '}');
+    }
+    close_(w, ']');
+    if (k->categories_source[0]) put_str(w, "categories_source", k->categories_source);
+    if (k->categories_note[0]) put_str(w, "categories_note", k->categories_note);
+
     /* the wave-uniform values among the vector registers at the peak */
     key(w, "peak_uniform");
     open_(w, '{');
@@ -458,6 +492,11 @@ static void kernel_json(jw *w, const Treg__V1__Kernel *k, int with_rows)
         put_int(w, "peak_sgpr", L->peak_sgpr);
         put_int(w, "trip_count", L->trip_count);
         put_uint(w, "spill_cost", L->spill_cost);
+        key(w, "live_across");
+        open_(w, '{');
+        for (size_t j = 0; j < L->n_live_across; j++)
+            put_int(w, L->live_across[j]->kind, L->live_across[j]->registers);
+        close_(w, '}');
         close_(w, '}');
     }
     close_(w, ']');

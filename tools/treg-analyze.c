@@ -456,7 +456,10 @@ static void analyze_isolated(tool *t, const char *path, const char *entry, const
                       .llvm_ir = opt->llvm_ir,
                       .llvm_ir_len = opt->llvm_ir_len,
                       .llvm_ir_name = opt->llvm_ir_name,
-                      .what_if_ms = opt->what_if_budget_ms};
+                      .what_if_ms = opt->what_if_budget_ms,
+                      .ttgir = opt->ttgir,
+                      .ttgir_len = opt->ttgir_len,
+                      .ttgir_name = opt->ttgir_name};
     /* A child is free, or made free: a finished one handing over its
      * outcome (at most two per child wait their turn), else the oldest. */
     while (harvest(t, 0)) {
@@ -638,6 +641,7 @@ static void analyze_file(tool *t, const char *path)
     opt.kernel_regex = t->kernel_regex;
     opt.keep_rows = t->rows;
     char *json = NULL, *jp = NULL, *asm_text = NULL, *ap = NULL, *ir = NULL, *irp = NULL;
+    char *ttgir = NULL, *tp = NULL;
     size_t stem = strlen(path) - (has_suffix(path, ".hsaco")    ? 6
                                   : has_suffix(path, ".amdgcn") ? 7
                                   : has_suffix(path, ".s")      ? 2
@@ -647,6 +651,18 @@ static void analyze_file(tool *t, const char *path)
         if ((jp = sibling(path, stem, ".json")) && (json = slurp(jp, &jlen, why, sizeof why))) {
             opt.triton_json = json;
             opt.triton_json_len = jlen;
+        }
+    }
+    /* Triton's <kernel>.ttgir: what the registers hold, by the ops that made them.
+     * Too large or unreadable: the categories come from the machine code. */
+    if (stem < strlen(path) && !has_suffix(path, ".s") && (tp = sibling(path, stem, ".ttgir"))) {
+        size_t tlen;
+        struct stat st;
+        if (stat(tp, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= TREG_TTGIR_MAX_BYTES &&
+            (ttgir = slurp(tp, &tlen, why, sizeof why))) {
+            opt.ttgir = ttgir;
+            opt.ttgir_len = tlen;
+            opt.ttgir_name = tp;
         }
     }
     if (text) {
@@ -686,6 +702,8 @@ static void analyze_file(tool *t, const char *path)
     analyze_isolated(t, path, NULL, text ? NULL : (const uint8_t *)bytes, text ? 0 : len, &opt,
                      json ? jp : NULL);
 skip:
+    free(ttgir);
+    free(tp);
     free(ir);
     free(irp);
     free(ap);

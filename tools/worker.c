@@ -42,7 +42,19 @@ struct analysis_pool {
 
 /* The job's strings, in this order, after a header of their lengths and
  * which are present. */
-enum { F_PATH, F_ENTRY, F_BYTES, F_JSON, F_ASM, F_ASM_NAME, F_IR, F_IR_NAME, NFIELDS };
+enum {
+    F_PATH,
+    F_ENTRY,
+    F_BYTES,
+    F_JSON,
+    F_ASM,
+    F_ASM_NAME,
+    F_IR,
+    F_IR_NAME,
+    F_TTGIR,
+    F_TTGIR_NAME,
+    NFIELDS
+};
 
 typedef struct job_head {
     uint64_t present; /* bit i: field i given (else NULL) */
@@ -211,6 +223,9 @@ static void serve(const analysis_pool *p, int fd)
         opt.llvm_ir = field[F_IR];
         opt.llvm_ir_len = (size_t)h.len[F_IR];
         opt.llvm_ir_name = field[F_IR_NAME];
+        opt.ttgir = field[F_TTGIR];
+        opt.ttgir_len = (size_t)h.len[F_TTGIR];
+        opt.ttgir_name = field[F_TTGIR_NAME];
         opt.what_if_budget_ms = (unsigned)h.what_if_ms;
         treg_report *r;
         treg_error err = {0, ""};
@@ -351,8 +366,9 @@ long pool_submit(analysis_pool *p, const worker_job *job, worker_outcome *failed
         failed->kind = WORKER_FAILED;
         return -1;
     }
-    const void *data[NFIELDS] = {job->path,     job->entry,    job->bytes,   job->triton_json,
-                                 job->asm_text, job->asm_name, job->llvm_ir, job->llvm_ir_name};
+    const void *data[NFIELDS] = {job->path,     job->entry,     job->bytes,   job->triton_json,
+                                 job->asm_text, job->asm_name,  job->llvm_ir, job->llvm_ir_name,
+                                 job->ttgir,    job->ttgir_name};
     job_head h = {0};
     h.len[F_PATH] = job->path ? strlen(job->path) : 0;
     h.len[F_ENTRY] = job->entry ? strlen(job->entry) : 0;
@@ -362,6 +378,8 @@ long pool_submit(analysis_pool *p, const worker_job *job, worker_outcome *failed
     h.len[F_ASM_NAME] = job->asm_name ? strlen(job->asm_name) : 0;
     h.len[F_IR] = job->llvm_ir ? job->llvm_ir_len : 0;
     h.len[F_IR_NAME] = job->llvm_ir_name ? strlen(job->llvm_ir_name) : 0;
+    h.len[F_TTGIR] = job->ttgir ? job->ttgir_len : 0;
+    h.len[F_TTGIR_NAME] = job->ttgir_name ? strlen(job->ttgir_name) : 0;
     h.what_if_ms = job->what_if_ms;
     for (int i = 0; i < NFIELDS; i++)
         if (data[i]) h.present |= 1ull << i;

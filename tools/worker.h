@@ -27,6 +27,9 @@ typedef struct worker_job {
     size_t llvm_ir_len;
     const char *llvm_ir_name;
     unsigned what_if_ms; /* the what-if builds' budget (0: the library's default) */
+    const char *ttgir;   /* the sibling .ttgir, or NULL */
+    size_t ttgir_len;
+    const char *ttgir_name;
 } worker_job;
 
 typedef enum { WORKER_REPORT, WORKER_ERROR, WORKER_CRASHED, WORKER_FAILED } worker_kind;

@@ -56,8 +56,8 @@ static void new_walk(treg_prov *p)
 typedef bool (*match_fn)(const treg_prov *p, uint32_t i, const void *ctx);
 typedef bool (*skip_fn)(const treg_prov *p, uint32_t block, const void *ctx);
 
-static uint32_t find_back(treg_prov *p, uint32_t before, uint32_t home, match_fn match,
-                          skip_fn skip, const void *ctx)
+static uint32_t find_back_in(treg_prov *p, uint32_t before, uint32_t home, match_fn match,
+                             skip_fn skip, const void *ctx, const uint8_t *inside)
 {
     const treg_cfg *g = p->g;
     for (uint32_t i = before; i-- > g->blocks[home].first;)
@@ -66,6 +66,7 @@ static uint32_t find_back(treg_prov *p, uint32_t before, uint32_t home, match_fn
     uint32_t head = 0, tail = 0;
     for (uint32_t k = 0; k < g->blocks[home].npreds; k++) {
         uint32_t b = g->blocks[home].preds[k];
+        if (inside && !inside[b]) continue;
         if (p->mark[b] != p->epoch) p->mark[b] = p->epoch, p->queue[tail++] = b;
     }
     while (head < tail) {
@@ -76,10 +77,17 @@ static uint32_t find_back(treg_prov *p, uint32_t before, uint32_t home, match_fn
                 if (match(p, i, ctx)) return i;
         for (uint32_t k = 0; k < B->npreds; k++) {
             uint32_t q = B->preds[k];
+            if (inside && !inside[q]) continue;
             if (p->mark[q] != p->epoch) p->mark[q] = p->epoch, p->queue[tail++] = q;
         }
     }
     return TREG_NONE;
+}
+
+static uint32_t find_back(treg_prov *p, uint32_t before, uint32_t home, match_fn match,
+                          skip_fn skip, const void *ctx)
+{
+    return find_back_in(p, before, home, match, skip, ctx, NULL);
 }
 
 static bool writes_reg(const treg_prov *p, uint32_t i, const void *ctx)
@@ -96,6 +104,50 @@ uint32_t treg_prov_def(treg_prov *p, uint32_t at, unsigned r, bool with_at)
 {
     if (at >= p->n) return TREG_NONE;
     return find_back(p, with_at ? at + 1 : at, p->g->block_of[at], writes_reg, block_lacks_reg, &r);
+}
+
+unsigned treg_prov_defs(treg_prov *p, uint32_t at, unsigned r, bool with_at, uint32_t *out,
+                        unsigned max)
+{
+    if (at >= p->n || !max) return 0;
+    const treg_cfg *g = p->g;
+    uint32_t home = g->block_of[at];
+    for (uint32_t i = with_at ? at + 1 : at; i-- > g->blocks[home].first;)
+        if (treg_insn_writes(&p->fx[i], r)) {
+            out[0] = i;
+            return 1;
+        }
+    /* each path back stops at its first definition; others go on */
+    unsigned n = 0;
+    new_walk(p);
+    uint32_t head = 0, tail = 0;
+    for (uint32_t k = 0; k < g->blocks[home].npreds; k++) {
+        uint32_t b = g->blocks[home].preds[k];
+        if (p->mark[b] != p->epoch) p->mark[b] = p->epoch, p->queue[tail++] = b;
+    }
+    while (head < tail && n < max) {
+        uint32_t b = p->queue[head++];
+        const treg_block *B = &g->blocks[b];
+        if (treg_regset_has(&p->lv->defs[b], r)) {
+            for (uint32_t i = B->last + 1; i-- > B->first;)
+                if (treg_insn_writes(&p->fx[i], r)) {
+                    out[n++] = i;
+                    break;
+                }
+            continue;
+        }
+        for (uint32_t k = 0; k < B->npreds; k++) {
+            uint32_t q = B->preds[k];
+            if (p->mark[q] != p->epoch) p->mark[q] = p->epoch, p->queue[tail++] = q;
+        }
+    }
+    return n;
+}
+
+uint32_t treg_prov_def_within(treg_prov *p, uint32_t at, unsigned r, const uint8_t *inside)
+{
+    if (at >= p->n) return TREG_NONE;
+    return find_back_in(p, at, p->g->block_of[at], writes_reg, block_lacks_reg, &r, inside);
 }
 
 /* --- operands as printed ----------------------------------------------------------- */

@@ -34,6 +34,15 @@ int treg_prov_new(treg_arena *a, const treg_cfg *g, const treg_liveness *lv,
  * instruction index, or TREG_NONE when only the kernel's entry defines it. */
 uint32_t treg_prov_def(treg_prov *p, uint32_t at, unsigned r, bool with_at);
 
+/* Every definition of r that reaches instruction at along some path (the
+ * nearest on each), at most max of them, nearest first: how many. */
+unsigned treg_prov_defs(treg_prov *p, uint32_t at, unsigned r, bool with_at, uint32_t *out,
+                        unsigned max);
+
+/* The same, looking only through blocks with inside[b] set (a loop's
+ * body: the definition that comes round its back edge). */
+uint32_t treg_prov_def_within(treg_prov *p, uint32_t at, unsigned r, const uint8_t *inside);
+
 /* The register a move at d reads to make d's register r (for a reload:
  * the register its matching spill store stored, with *via the store);
  * TREG_NO_REG when d computes r rather than moving it. */

@@ -23,8 +23,7 @@ enum {
 
 /* trips[l] for each loop of g: its constant trip count, 0 when unknown. */
 int treg_loop_trips(treg_arena *a, const treg_cfg *g, const treg_insn *insns,
-                    const treg_insn_effect *fx, treg_prov *prov, uint32_t **trips,
-                    treg_error *err);
+                    const treg_insn_effect *fx, treg_prov *prov, uint32_t **trips, treg_error *err);
 
 /* How many times instruction i runs per run of the kernel, as the product
  * of its loops' trip counts (unknown ones TREG_LOOP_ASSUMED_TRIPS),

@@ -18,8 +18,10 @@
 #include "flow/liveness.h"
 #include "load/codeobj.h"
 #include "load/lines.h"
+#include "load/ttgir.h"
 #include "metrics/allocation.h"
 #include "metrics/callsite.h"
+#include "metrics/categories.h"
 #include "metrics/occupancy.h"
 #include "metrics/provenance.h"
 #include "metrics/spill_cost.h"
@@ -50,9 +52,11 @@ typedef struct pipeline {
     bool keep_rows;
     const treg_options *opt;
     treg_report *report;
-    const treg_asm *text; /* the assembly text, once read (and when readable) */
-    bool text_read;       /* read it only when a kernel needs it */
-    bool text_only;       /* no code object: the text is the input */
+    const treg_ttgir *ttgir; /* Triton's TTGIR, when given and readable */
+    const char *ttgir_note;  /* why the categories come from the machine code alone */
+    const treg_asm *text;    /* the assembly text, once read (and when readable) */
+    bool text_read;          /* read it only when a kernel needs it */
+    bool text_only;          /* no code object: the text is the input */
 } pipeline;
 
 /* Reads the options' assembly text (once).  Unreadable text next to a code
@@ -76,6 +80,32 @@ static int read_text(pipeline *p, treg_error *err)
         return TREG_OK;
     }
     p->text = text;
+    return TREG_OK;
+}
+
+/* The options' TTGIR, read once.  Unreadable TTGIR is not an error: the
+ * categories then come from the machine code, and the report says why. */
+static int read_ttgir(pipeline *p, treg_error *err)
+{
+    const char *name = p->opt->ttgir_name ? p->opt->ttgir_name : "<ttgir>";
+    if (!p->opt->ttgir) {
+        p->ttgir_note = "no .ttgir given: categories from the machine code alone";
+        return TREG_OK;
+    }
+    treg_ttgir *t = treg_arena_calloc(p->arena, 1, sizeof *t);
+    if (!t) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    treg_error terr = {0, ""};
+    int rc = treg_ttgir_parse(p->arena, p->opt->ttgir, p->opt->ttgir_len, name, t, &terr);
+    if (rc == TREG_E_NOMEM) return treg_fail(err, rc, "out of memory");
+    if (rc) {
+        char note[sizeof terr.msg + 64];
+        snprintf(note, sizeof note, "TTGIR not used (%s): categories from the machine code alone",
+                 terr.msg);
+        if (!(p->ttgir_note = treg_arena_strdup(p->arena, note)))
+            return treg_fail(err, TREG_E_NOMEM, "out of memory");
+        return TREG_OK;
+    }
+    p->ttgir = t;
     return TREG_OK;
 }
 
@@ -741,6 +771,29 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
         (rc = peak_attribution(p, k, &g, &lv, fx, partial, rows, prov, &uni, peak_at[0], err)))
         return rc;
     if ((rc = loops_report(p, k, &g, insns, rows, trips, weight, err))) return rc;
+    /* What the peak's registers hold, and what lives across each loop. */
+    unsigned warps = p->ttgir && p->ttgir->num_warps ? (unsigned)p->ttgir->num_warps
+                     : p->triton.num_warps           ? p->triton.num_warps
+                     : k->wave_size                  ? k->workgroup_size / k->wave_size
+                                                     : 0;
+    treg_cat_input cin = {.g = &g,
+                          .lv = &lv,
+                          .fx = fx,
+                          .partial = partial,
+                          .insns = insns,
+                          .rows = rows,
+                          .n = n,
+                          .prov = prov,
+                          .uni = &uni,
+                          .lines = p->lines,
+                          .ttgir = p->ttgir,
+                          .wave_size = k->wave_size,
+                          .num_warps = warps,
+                          .num_stages =
+                              p->report->triton.present ? p->report->triton.num_stages : -1};
+    if ((rc = treg_categories(A, &cin, peak_at[0], k, err))) return rc;
+    k->categories_source = p->ttgir ? "ttgir" : "machine code";
+    k->categories_note = p->ttgir_note;
     if (p->keep_rows) {
         if ((rc = treg_row_registers(A, fx, rows, n, err))) return rc;
         if ((rc = treg_live_ranges(A, &g, &lv, fx, partial, n, k, err))) return rc;
@@ -909,6 +962,7 @@ int treg_analyze(const uint8_t *bytes, size_t len, const treg_options *opt, treg
     r->nfiles = lines->nfiles;
     if ((rc = inline_frames(&p, r, err))) goto fail;
     if ((rc = resolve_target(&p, r, err))) goto fail;
+    if ((rc = read_ttgir(&p, err))) goto fail;
 
     if (opt->kernel_regex) {
         if (regcomp(&re, opt->kernel_regex, REG_EXTENDED | REG_NOSUB) != 0) {

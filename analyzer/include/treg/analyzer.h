@@ -21,6 +21,9 @@ extern "C" {
 
 #define TREG_ANALYZER_VERSION "0.2.0"
 
+/* The largest TTGIR text read (treg_options.ttgir). */
+#define TREG_TTGIR_MAX_BYTES (64u << 20)
+
 /* The largest LLVM IR the what-if stage takes (treg_options.llvm_ir). */
 #define TREG_WHAT_IF_MAX_IR_BYTES (64u << 20)
 
@@ -68,6 +71,13 @@ typedef struct treg_options {
     const char *llvm_ir;
     size_t llvm_ir_len;
     const char *llvm_ir_name;
+    /* Triton's <kernel>.ttgir text, or NULL: with it the registers at the
+     * peak are classified by the TTGIR operations that made them (tt.dot's
+     * accumulators, tt.load's tiles, ...); without it, by the machine code
+     * alone.  ttgir_name names it in notes. */
+    const char *ttgir;
+    size_t ttgir_len;
+    const char *ttgir_name;
     /* Wall-clock budget for all of the what-if builds, in ms (0: 120 s):
      * builds not started by then are listed as not built. */
     unsigned what_if_budget_ms;
@@ -89,6 +99,11 @@ void treg_report_free(treg_report *r);
  * can say why before it exits.  Process-wide; fn must not return to LLVM
  * expecting to go on. */
 void treg_on_llvm_fatal(void (*fn)(const char *reason));
+
+/* The name a report gives an enum treg_category_kind ("accumulator",
+ * "loaded_tile", "lds_read", "address", "mask", "loop_carried",
+ * "reduction", "other"). */
+const char *treg_category_kind_name(int kind);
 
 /* Human-readable name of an enum treg_status. */
 const char *treg_status_name(int code);

@@ -85,6 +85,40 @@ typedef struct treg_attribution {
     uint16_t uniform; /* of vgpr + agpr: wave-uniform values (metrics/uniform.h) */
 } treg_attribution;
 
+/* What the registers at the VGPR peak hold (metrics/categories.h). */
+enum treg_category_kind {
+    TREG_CAT_ACCUMULATOR,  /* dot/MFMA accumulators */
+    TREG_CAT_LOADED,       /* tiles loaded from global memory, pipelined copies included */
+    TREG_CAT_LDS,          /* shared-memory (LDS) reads, mostly dot operands */
+    TREG_CAT_ADDRESS,      /* address and offset arithmetic */
+    TREG_CAT_MASK,         /* masks and predicates */
+    TREG_CAT_LOOP_CARRIED, /* values carried round a loop, none of the above */
+    TREG_CAT_REDUCTION,    /* reductions' partial and final values */
+    TREG_CAT_OTHER,        /* elementwise math and the rest */
+    TREG_CAT_COUNT
+};
+
+/* One operation's share of a category: the TTGIR op (or, without a
+ * .ttgir, the machine instruction family) at one of the author's lines. */
+typedef struct treg_category_part {
+    const char *op;    /* "tt.dot", "tt.load", ... or "v_mfma", "global_load", ... */
+    const char *shape; /* the op's tensor, "128x128xf32", or NULL */
+    treg_loc loc;      /* the author's line (column 0) */
+    uint16_t vgpr, agpr;
+    uint16_t uniform; /* of them, wave-uniform */
+    /* The registers a lane needs for the whole tensor (elements x bytes /
+     * (4 x lanes x warps)): for an accumulator the tile arithmetic; 0 n/a. */
+    uint32_t tile_registers;
+} treg_category_part;
+
+typedef struct treg_category {
+    int kind; /* enum treg_category_kind */
+    uint16_t vgpr, agpr, uniform;
+    const char *hint;          /* what would change it, in one line, or NULL */
+    treg_category_part *parts; /* largest first */
+    size_t nparts;
+} treg_category;
+
 typedef struct treg_loop {
     uint64_t head, end; /* address range of the loop's blocks */
     uint32_t first_line, last_line;
@@ -94,6 +128,9 @@ typedef struct treg_loop {
     uint32_t instructions;
     uint32_t trip_count; /* a constant the code shows; 0: unknown */
     uint64_t spill_cost; /* of the spills inside it, nested loops included */
+    /* The VGPRs and AGPRs live into its header (carried round it or kept
+     * across it), by category. */
+    uint16_t live_across[TREG_CAT_COUNT];
 } treg_loop;
 
 enum treg_spill_kind {
@@ -239,6 +276,11 @@ typedef struct treg_kernel_report {
      * values (an SGPR could hold each), ascending, in report numbering. */
     uint32_t *peak_uniform;
     size_t npeak_uniform;
+    /* The VGPRs and AGPRs at the VGPR peak by what they hold, largest first. */
+    treg_category *categories;
+    size_t ncategories;
+    const char *categories_source; /* "ttgir" or "machine code" */
+    const char *categories_note;   /* why the .ttgir was not used, or NULL */
     treg_loop *loops;
     size_t nloops;
     treg_spill *spills;

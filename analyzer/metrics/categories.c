@@ -1,0 +1,696 @@
+/* Categories of the peak's registers; see categories.h. */
+#include "metrics/categories.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+#include "util/hash.h"
+
+static const char *const category_names[TREG_CAT_COUNT] = {
+    "accumulator", "loaded_tile",  "lds_read",  "address",
+    "mask",        "loop_carried", "reduction", "other",
+};
+
+const char *treg_category_kind_name(int kind)
+{
+    return kind >= 0 && kind < TREG_CAT_COUNT ? category_names[kind] : "other";
+}
+
+/* --- the machine instruction's own kind -------------------------------------------- */
+
+enum mclass {
+    M_MATRIX,
+    M_GLOBAL_LOAD,
+    M_LDS_LOAD,
+    M_CROSS_LANE,
+    M_COMPARE,
+    M_INT,
+    M_PACK,
+    M_OTHER
+};
+
+/* Mnemonic prefixes per class (the ISA manuals' instruction families). */
+static const struct {
+    const char *prefix;
+    enum mclass cls;
+} families[] = {
+    {"v_mfma", M_MATRIX},
+    {"v_smfmac", M_MATRIX},
+    {"v_wmma", M_MATRIX},
+    {"v_swmmac", M_MATRIX},
+    {"v_mmac", M_MATRIX},
+    {"global_load", M_GLOBAL_LOAD},
+    {"buffer_load", M_GLOBAL_LOAD},
+    {"flat_load", M_GLOBAL_LOAD},
+    {"ds_read_addtid", M_OTHER},
+    {"ds_load_addtid", M_OTHER},
+    {"ds_read", M_LDS_LOAD},
+    {"ds_load", M_LDS_LOAD},
+    {"v_permlane", M_CROSS_LANE},
+    {"ds_swizzle", M_CROSS_LANE},
+    {"ds_bpermute", M_CROSS_LANE},
+    {"ds_permute", M_CROSS_LANE},
+    {"v_readlane", M_CROSS_LANE},
+    {"v_readfirstlane", M_CROSS_LANE},
+    {"v_cmp", M_COMPARE},
+    {"v_perm_b32", M_PACK},
+    {"v_pack_b32", M_PACK},
+    {"v_cvt_pk", M_PACK},
+    {"v_alignbyte", M_PACK},
+    {"v_add_u32", M_INT},
+    {"v_add_co_u32", M_INT},
+    {"v_addc_co_u32", M_INT},
+    {"v_add_nc_u32", M_INT},
+    {"v_add_i32", M_INT},
+    {"v_sub_u32", M_INT},
+    {"v_sub_co_u32", M_INT},
+    {"v_subb_co_u32", M_INT},
+    {"v_subrev_u32", M_INT},
+    {"v_subrev_co_u32", M_INT},
+    {"v_sub_nc_u32", M_INT},
+    {"v_mul_lo_u32", M_INT},
+    {"v_mul_hi_u32", M_INT},
+    {"v_mul_hi_i32", M_INT},
+    {"v_mul_u32_u24", M_INT},
+    {"v_mul_i32_i24", M_INT},
+    {"v_mad_u32_u24", M_INT},
+    {"v_mad_i32_i24", M_INT},
+    {"v_mad_u64_u32", M_INT},
+    {"v_mad_i64_i32", M_INT},
+    {"v_mad_co_u64_u32", M_INT},
+    {"v_lshlrev", M_INT},
+    {"v_lshrrev", M_INT},
+    {"v_ashrrev", M_INT},
+    {"v_lshl_", M_INT},
+    {"v_add_lshl", M_INT},
+    {"v_and_or", M_INT},
+    {"v_or3", M_INT},
+    {"v_add3", M_INT},
+    {"v_and_b32", M_INT},
+    {"v_or_b32", M_INT},
+    {"v_xor_b32", M_INT},
+    {"v_bfe_", M_INT},
+    {"v_alignbit", M_INT},
+    {"s_", M_INT},
+};
+
+static bool has_prefix(const treg_insn_effect *e, const char *p)
+{
+    size_t n = strlen(p);
+    return e->mnemonic_len >= n && memcmp(e->mnemonic, p, n) == 0;
+}
+
+static enum mclass mclass_of(const treg_insn_effect *e)
+{
+    for (unsigned i = 0; i + 4 <= e->mnemonic_len; i++)
+        if (memcmp(e->mnemonic + i, "_dpp", 4) == 0) return M_CROSS_LANE;
+    if (e->move == TREG_MOVE_SCRATCH_LOAD) return M_OTHER;
+    for (size_t i = 0; i < sizeof families / sizeof *families; i++)
+        if (has_prefix(e, families[i].prefix)) return families[i].cls;
+    return M_OTHER;
+}
+
+/* --- the TTGIR operation at an instruction's location ------------------------------ */
+
+enum opkind {
+    OPK_NONE,
+    OPK_DOT,
+    OPK_LOAD,
+    OPK_LDS,
+    OPK_REDUCE,
+    OPK_MASK,
+    OPK_ADDRESS,
+    OPK_LOOP,
+    OPK_OTHER
+};
+
+static bool name_has(const char *name, const char *part)
+{
+    return strstr(name, part) != NULL;
+}
+
+static bool int_or_ptr(const treg_ttgir_type *t)
+{
+    return strcmp(t->elem, "ptr") == 0 || (t->elem[0] == 'i' && strcmp(t->elem, "i1") != 0) ||
+           strcmp(t->elem, "index") == 0;
+}
+
+static enum opkind op_kind(const treg_ttgir *t, int32_t k)
+{
+    if (k < 0) return OPK_NONE;
+    const treg_ttgir_op *op = &t->ops[k];
+    for (int32_t r = op->region; r >= 0; r = t->ops[r].region)
+        if (strcmp(t->ops[r].name, "tt.reduce") == 0 || strcmp(t->ops[r].name, "tt.scan") == 0)
+            return OPK_REDUCE;
+    const char *n = op->name;
+    if (strncmp(n, "tt.dot", 6) == 0 || name_has(n, "mfma") || name_has(n, "wmma")) return OPK_DOT;
+    if (strcmp(n, "tt.load") == 0 || strcmp(n, "tt.descriptor_load") == 0 ||
+        name_has(n, "buffer_load") || name_has(n, "async_copy"))
+        return OPK_LOAD;
+    if (strcmp(n, "ttg.local_load") == 0) return OPK_LDS;
+    if (strncmp(n, "tt.reduce", 9) == 0 || strncmp(n, "tt.scan", 7) == 0) return OPK_REDUCE;
+    if (strcmp(n, "arith.cmpi") == 0 || strcmp(n, "arith.cmpf") == 0 ||
+        strcmp(op->type.elem, "i1") == 0)
+        return OPK_MASK;
+    if (strncmp(n, "scf.", 4) == 0) return OPK_LOOP;
+    if (strcmp(n, "tt.addptr") == 0 || strcmp(n, "tt.make_range") == 0 ||
+        strcmp(n, "tt.get_program_id") == 0 || int_or_ptr(&op->type))
+        return OPK_ADDRESS;
+    return OPK_OTHER;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+typedef struct frame_key {
+    const char *base;
+    uint32_t line, column;
+} frame_key;
+
+static uint64_t key_hash(const frame_key *k)
+{
+    uint64_t h = treg_fnv1a(k->base, strlen(k->base));
+    return (h ^ k->line * 0x9e3779b97f4a7c15ull) ^ (uint64_t)k->column * 0xc2b2ae3d27d4eb4full;
+}
+
+/* The operations by their innermost frame, chained. */
+typedef struct op_index {
+    int32_t *slots; /* first op with the key's hash bucket */
+    int32_t *next;  /* the next op in the same bucket */
+    size_t nslots;
+} op_index;
+
+static int build_index(treg_arena *a, const treg_ttgir *t, op_index *x, treg_error *err)
+{
+    size_t n = 64;
+    while (n < t->nops * 2) n *= 2;
+    x->slots = treg_arena_calloc(a, n, sizeof *x->slots);
+    x->next = treg_arena_calloc(a, t->nops ? t->nops : 1, sizeof *x->next);
+    if (!x->slots || !x->next) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    x->nslots = n;
+    for (size_t i = 0; i < n; i++) x->slots[i] = -1;
+    for (size_t k = t->nops; k-- > 0;) { /* chains in program order */
+        const treg_ttgir_op *op = &t->ops[k];
+        x->next[k] = -1;
+        if (!op->nframes) continue;
+        const treg_ttgir_frame *f = &t->frames[op->first_frame];
+        frame_key key = {base_name(f->file), f->line, f->column};
+        size_t b = key_hash(&key) & (n - 1);
+        x->next[k] = x->slots[b];
+        x->slots[b] = (int32_t)k;
+    }
+    return TREG_OK;
+}
+
+static bool frame_is(const treg_ttgir_frame *f, const char *path, uint32_t line, uint32_t col)
+{
+    return f->line == line && f->column == col && strcmp(base_name(f->file), base_name(path)) == 0;
+}
+
+typedef struct ctx {
+    const treg_cat_input *in;
+    op_index index;
+    uint8_t *in_loop; /* per block: in the loop being looked at */
+} ctx;
+
+static const char *file_of(const ctx *c, int32_t f)
+{
+    return f >= 0 && (size_t)f < c->in->lines->nfiles ? c->in->lines->files[f] : "";
+}
+
+/* Whether op's frames are instruction i's whole inlined chain. */
+static bool chain_matches(const ctx *c, const treg_ttgir_op *op, uint32_t i)
+{
+    const treg_ttgir *t = c->in->ttgir;
+    const treg_row *row = &c->in->rows[i];
+    uint32_t k = 1;
+    for (int32_t s = row->scope; s >= 0 && (size_t)s < c->in->lines->inlines.ncalls; k++) {
+        const treg_inline_call *call = &c->in->lines->inlines.calls[s];
+        if (k >= op->nframes || !frame_is(&t->frames[op->first_frame + k], file_of(c, call->file),
+                                          call->line, call->column))
+            return false;
+        if (call->parent >= s) break;
+        s = call->parent;
+    }
+    return k == op->nframes;
+}
+
+/* How well op suits what instruction class cls computes. */
+static int suits(const treg_ttgir *t, int32_t k, enum mclass cls)
+{
+    enum opkind ok = op_kind(t, k);
+    const char *n = t->ops[k].name;
+    if (cls == M_MATRIX) return ok == OPK_DOT ? 3 : 0;
+    if (cls == M_GLOBAL_LOAD) return ok == OPK_LOAD ? 3 : 0;
+    if (cls == M_LDS_LOAD) return ok == OPK_LDS ? 3 : 0;
+    if (cls == M_COMPARE) return ok == OPK_MASK ? 3 : 0;
+    /* a constant or an allocation says little when something else is there */
+    if (strcmp(n, "arith.constant") == 0 || strncmp(n, "ttg.local_", 10) == 0 ||
+        strncmp(n, "ttg.memdesc", 11) == 0 || strcmp(n, "scf.yield") == 0)
+        return 1;
+    return 2;
+}
+
+/* The TTGIR op instruction i came from, -1 when none is at its location. */
+static int32_t op_of(const ctx *c, uint32_t i, enum mclass cls)
+{
+    const treg_ttgir *t = c->in->ttgir;
+    const treg_row *row = &c->in->rows[i];
+    if (!t || !row->loc.line) return -1;
+    frame_key key = {base_name(file_of(c, row->loc.file)), row->loc.line, row->loc.column};
+    int32_t best = -1;
+    int best_score = -1;
+    for (int32_t k = c->index.slots[key_hash(&key) & (c->index.nslots - 1)]; k >= 0;
+         k = c->index.next[k]) {
+        const treg_ttgir_op *op = &t->ops[k];
+        if (!frame_is(&t->frames[op->first_frame], key.base, key.line, key.column)) continue;
+        int score = suits(t, k, cls) * 2 + (chain_matches(c, op, i) ? 1 : 0);
+        if (score > best_score) best = k, best_score = score;
+    }
+    return best;
+}
+
+/* --- one register --------------------------------------------------------------------- */
+
+typedef struct verdict {
+    int kind;
+    int32_t op;    /* TTGIR op, -1 */
+    uint32_t insn; /* the origin instruction, TREG_NONE: the entry */
+} verdict;
+
+static int combine(enum mclass mc, enum opkind ok)
+{
+    switch (mc) {
+    case M_MATRIX:
+        return TREG_CAT_ACCUMULATOR;
+    case M_GLOBAL_LOAD:
+        return TREG_CAT_LOADED;
+    case M_LDS_LOAD: /* a reduction's result shared through LDS is the reduction's */
+        return ok == OPK_REDUCE ? TREG_CAT_REDUCTION : TREG_CAT_LDS;
+    case M_CROSS_LANE:
+        return TREG_CAT_REDUCTION;
+    default:
+        break;
+    }
+    switch (ok) {
+    case OPK_LOAD:
+        return TREG_CAT_LOADED;
+    case OPK_LDS:
+        return TREG_CAT_LDS;
+    case OPK_REDUCE:
+        return TREG_CAT_REDUCTION;
+    case OPK_MASK:
+        return TREG_CAT_MASK;
+    case OPK_ADDRESS:
+        return TREG_CAT_ADDRESS;
+    case OPK_LOOP:
+        return mc == M_INT ? TREG_CAT_ADDRESS : TREG_CAT_LOOP_CARRIED;
+    case OPK_DOT:
+    case OPK_OTHER:
+        return mc == M_COMPARE ? TREG_CAT_MASK : TREG_CAT_OTHER;
+    case OPK_NONE:
+        break;
+    }
+    return mc == M_COMPARE ? TREG_CAT_MASK : mc == M_INT ? TREG_CAT_ADDRESS : TREG_CAT_OTHER;
+}
+
+/* Back through moves from definition d of r; packing looked through to the
+ * first register it packs. */
+static uint32_t origin_from(const ctx *c, uint32_t d, unsigned r)
+{
+    treg_prov *prov = c->in->prov;
+    for (unsigned steps = 0; d != TREG_NONE && steps < TREG_PROV_MAX_MOVES; steps++) {
+        uint32_t via;
+        unsigned s = treg_prov_move_source(prov, d, r, &via);
+        if (s == TREG_NO_REG) {
+            if (mclass_of(&c->in->fx[d]) != M_PACK) return d;
+            const treg_insn_effect *e = &c->in->fx[d];
+            for (unsigned k = 0; k < e->nops && s == TREG_NO_REG; k++)
+                if (e->ops[k].role == TREG_USE && !e->ops[k].old &&
+                    treg_reg_class(e->ops[k].reg) == TREG_CLASS_V)
+                    s = e->ops[k].reg;
+            if (s == TREG_NO_REG) return d;
+        }
+        r = s;
+        d = treg_prov_def(prov, via != TREG_NONE ? via : d, s, false);
+    }
+    return d;
+}
+
+/* What elementwise math at o computes from: the category of the first
+ * tile among its vector operands' origins (a matrix result, a global load,
+ * an LDS read), looking up to depth more steps back; TREG_CAT_OTHER when
+ * none.  exp2(qk) is the score tile's, x - max(x) the loaded row's. */
+static int derived_from(const ctx *c, uint32_t o, unsigned depth)
+{
+    const treg_insn_effect *e = &c->in->fx[o];
+    int found = TREG_CAT_OTHER;
+    uint32_t next[4];
+    unsigned nnext = 0;
+    for (unsigned k = 0; k < e->nops; k++) {
+        const treg_operand *op = &e->ops[k];
+        treg_regclass cls = treg_reg_class(op->reg);
+        if (op->role != TREG_USE || op->old || (cls != TREG_CLASS_V && cls != TREG_CLASS_A))
+            continue;
+        uint32_t d = treg_prov_def(c->in->prov, o, op->reg, false);
+        uint32_t src = d == TREG_NONE ? TREG_NONE : origin_from(c, d, op->reg);
+        if (src == TREG_NONE) continue;
+        switch (mclass_of(&c->in->fx[src])) {
+        case M_MATRIX:
+            return TREG_CAT_ACCUMULATOR; /* the strongest claim: take it at once */
+        case M_GLOBAL_LOAD:
+            if (found == TREG_CAT_OTHER) found = TREG_CAT_LOADED;
+            break;
+        case M_LDS_LOAD:
+            if (found == TREG_CAT_OTHER) found = TREG_CAT_LDS;
+            break;
+        case M_OTHER:
+        case M_PACK:
+            if (nnext < 4) next[nnext++] = src;
+            break;
+        default:
+            break;
+        }
+    }
+    for (unsigned i = 0; i < nnext && depth && found == TREG_CAT_OTHER; i++)
+        found = derived_from(c, next[i], depth - 1);
+    return found;
+}
+
+/* Which kinds say more when a value may come from several definitions
+ * (an accumulator's zero start and its MFMA round the loop): the larger. */
+static const int priority[TREG_CAT_COUNT] = {
+    [TREG_CAT_ACCUMULATOR] = 7,  [TREG_CAT_LOADED] = 6, [TREG_CAT_LDS] = 5,
+    [TREG_CAT_REDUCTION] = 4,    [TREG_CAT_MASK] = 3,   [TREG_CAT_ADDRESS] = 2,
+    [TREG_CAT_LOOP_CARRIED] = 1, [TREG_CAT_OTHER] = 0,
+};
+
+/* The verdict for definition d of r. */
+static verdict judge(const ctx *c, uint32_t d, unsigned r, bool carried)
+{
+    const treg_cat_input *in = c->in;
+    verdict v = {TREG_CAT_ADDRESS, -1, TREG_NONE};
+    uint32_t o = d == TREG_NONE ? TREG_NONE : origin_from(c, d, r);
+    if (o == TREG_NONE) return v; /* work-item ids and arguments: what offsets are made of */
+    enum mclass mc = mclass_of(&in->fx[o]);
+    v.insn = o;
+    v.op = op_of(c, o, mc);
+    enum opkind ok = in->ttgir ? op_kind(in->ttgir, v.op) : OPK_NONE;
+    v.kind = combine(mc, ok);
+    /* elementwise math on a matrix result, in its layout, is that tile */
+    if (v.kind == TREG_CAT_OTHER && v.op >= 0 && in->ttgir->ops[v.op].type.mma_layout)
+        v.kind = TREG_CAT_ACCUMULATOR;
+    if (v.kind == TREG_CAT_OTHER && (mc == M_OTHER || mc == M_PACK)) v.kind = derived_from(c, o, 3);
+    if (v.kind == TREG_CAT_OTHER && carried) v.kind = TREG_CAT_LOOP_CARRIED;
+    return v;
+}
+
+enum { MAX_DEFS = 4 };
+
+static verdict classify(const ctx *c, uint32_t at, unsigned r, const treg_regset *header_live,
+                        uint32_t loop)
+{
+    const treg_cat_input *in = c->in;
+    uint32_t defs[MAX_DEFS + 1];
+    unsigned n = treg_prov_defs(in->prov, at, r, true, defs, MAX_DEFS);
+    bool carried = false;
+    /* a value live into the loop and made again inside it: what the back edge brings */
+    if (loop != TREG_NONE && header_live && treg_regset_has(header_live, r)) {
+        uint32_t inner = treg_prov_def_within(in->prov, at, r, c->in_loop);
+        bool known = false;
+        for (unsigned i = 0; i < n; i++) known |= defs[i] == inner;
+        if (inner != TREG_NONE && !known) defs[n++] = inner;
+        carried = inner != TREG_NONE;
+    }
+    if (!n) return judge(c, TREG_NONE, r, false);
+    verdict best = judge(c, defs[0], r, carried);
+    for (unsigned i = 1; i < n; i++) {
+        verdict v = judge(c, defs[i], r, carried);
+        if (priority[v.kind] > priority[best.kind]) best = v;
+    }
+    return best;
+}
+
+/* --- parts and categories ----------------------------------------------------------- */
+
+typedef struct part_acc {
+    int kind;
+    const char *op;
+    int32_t ttgir_op;
+    treg_loc loc;
+    uint16_t vgpr, agpr, uniform;
+} part_acc;
+
+/* The family of a mnemonic: "v_mfma_f32_32x32x8f16" -> "v_mfma". */
+static const char *family(treg_arena *a, const treg_insn_effect *e)
+{
+    size_t n = 0, unders = 0;
+    while (n < e->mnemonic_len && !(e->mnemonic[n] == '_' && ++unders == 2)) n++;
+    return treg_arena_strndup(a, e->mnemonic, n);
+}
+
+static uint32_t tile_registers(const treg_cat_input *in, const treg_ttgir_op *op)
+{
+    if (!op || !op->type.ndims || !in->num_warps || !in->wave_size) return 0;
+    const char *elem = op->type.elem;
+    if (strcmp(elem, "ptr") == 0 && strcmp(op->name, "tt.load") == 0) elem = op->type.pointee;
+    unsigned bytes = treg_ttgir_elem_bytes(elem);
+    if (!bytes) return 0;
+    uint64_t elements = 1;
+    for (unsigned d = 0; d < op->type.ndims; d++) elements *= op->type.dims[d];
+    uint64_t per = 4ull * in->wave_size * in->num_warps;
+    uint64_t regs = (elements * bytes + per - 1) / per;
+    return regs > UINT32_MAX ? UINT32_MAX : (uint32_t)regs;
+}
+
+static const char *shape_of(treg_arena *a, const treg_ttgir_op *op)
+{
+    if (!op || !op->type.ndims) return NULL;
+    char buf[96];
+    size_t at = 0;
+    for (unsigned d = 0; d < op->type.ndims && at < sizeof buf; d++)
+        at += (size_t)snprintf(buf + at, sizeof buf - at, "%ux", op->type.dims[d]);
+    const char *elem =
+        strcmp(op->type.elem, "ptr") == 0 && op->type.pointee[0] ? op->type.pointee : op->type.elem;
+    if (at < sizeof buf)
+        snprintf(buf + at, sizeof buf - at, "%s%s", strcmp(op->type.elem, "ptr") == 0 ? "ptr<" : "",
+                 elem);
+    if (strcmp(op->type.elem, "ptr") == 0 && strlen(buf) + 2 < sizeof buf) strcat(buf, ">");
+    return treg_arena_strdup(a, buf);
+}
+
+static int cmp_part(const void *pa, const void *pb)
+{
+    const treg_category_part *a = pa, *b = pb;
+    unsigned x = (unsigned)a->vgpr + a->agpr, y = (unsigned)b->vgpr + b->agpr;
+    if (x != y) return x > y ? -1 : 1;
+    return a->loc.line < b->loc.line ? -1 : a->loc.line > b->loc.line;
+}
+
+static int cmp_category(const void *pa, const void *pb)
+{
+    const treg_category *a = pa, *b = pb;
+    unsigned x = (unsigned)a->vgpr + a->agpr, y = (unsigned)b->vgpr + b->agpr;
+    if (x != y) return x > y ? -1 : 1;
+    return a->kind - b->kind;
+}
+
+/* One line on what would change a category, from its largest part. */
+static const char *hint(treg_arena *a, const treg_cat_input *in, const treg_category *cat)
+{
+    const treg_category_part *p = cat->nparts ? &cat->parts[0] : NULL;
+    unsigned regs = (unsigned)cat->vgpr + cat->agpr;
+    char buf[320];
+    switch (cat->kind) {
+    case TREG_CAT_ACCUMULATOR:
+        if (p && p->shape && p->tile_registers)
+            snprintf(buf, sizeof buf,
+                     "%s's %s accumulator over %u warps of %u lanes is %u registers a lane; a "
+                     "tile half as large (BLOCK_M or BLOCK_N) halves it",
+                     p->op, p->shape, in->num_warps, in->wave_size, p->tile_registers);
+        else
+            snprintf(buf, sizeof buf,
+                     "matrix accumulators: BLOCK_M x BLOCK_N x 4 bytes / (lanes x 4 x warps) "
+                     "registers a lane; a smaller tile needs fewer");
+        break;
+    case TREG_CAT_LOADED:
+        if (p && p->shape && p->tile_registers && in->num_stages > 1)
+            snprintf(buf, sizeof buf,
+                     "%s's %s tile is %u registers a lane per copy; num_stages=%d keeps the next "
+                     "iterations' loads in flight: fewer stages or a smaller BLOCK_K keep fewer",
+                     p->op, p->shape, p->tile_registers, in->num_stages);
+        else if (p && p->shape && p->tile_registers)
+            snprintf(buf, sizeof buf,
+                     "%s's %s tile is %u registers a lane; a smaller tile keeps fewer", p->op,
+                     p->shape, p->tile_registers);
+        else
+            snprintf(buf, sizeof buf,
+                     "loaded values waiting to be used; pipelining "
+                     "(num_stages) keeps more of them in flight");
+        break;
+    case TREG_CAT_LDS:
+        if (p && p->shape && p->tile_registers)
+            snprintf(buf, sizeof buf,
+                     "%s of the %s dot operand is %u registers a lane; a smaller BLOCK_K keeps "
+                     "fewer",
+                     p->op, p->shape, p->tile_registers);
+        else
+            snprintf(buf, sizeof buf,
+                     "operands read from shared memory for the matrix "
+                     "instructions; a smaller BLOCK_K keeps fewer");
+        break;
+    case TREG_CAT_ADDRESS:
+        snprintf(buf, sizeof buf,
+                 "%u registers of offsets and pointers: a 64-bit pointer tensor costs 2 a lane "
+                 "per element; a scalar base with 32-bit offsets (buffer loads, "
+                 "tl.make_block_ptr) costs fewer",
+                 regs);
+        break;
+    case TREG_CAT_MASK:
+        snprintf(buf, sizeof buf,
+                 "masks and predicates: a mask the shapes make unnecessary "
+                 "(sizes that divide the tile) costs nothing");
+        break;
+    case TREG_CAT_LOOP_CARRIED:
+        snprintf(buf, sizeof buf, "values carried from one iteration to the next");
+        break;
+    case TREG_CAT_REDUCTION:
+        snprintf(buf, sizeof buf, "partial and final values of reductions (tl.max, tl.sum)");
+        break;
+    default:
+        return NULL;
+    }
+    return treg_arena_strdup(a, buf);
+}
+
+static int peak_categories(treg_arena *a, ctx *c, uint32_t peak, treg_kernel_report *k,
+                           const treg_regset *header_live, uint32_t loop, treg_error *err)
+{
+    const treg_cat_input *in = c->in;
+    treg_regset occ, uniform;
+    treg_liveness_occupied_at(in->lv, in->g, in->fx, in->partial, peak, &occ);
+    treg_regset_fold(&occ);
+    treg_regset_clear(&uniform);
+    for (size_t i = 0; i < k->npeak_uniform; i++) {
+        uint32_t r = k->peak_uniform[i];
+        treg_regset_add(&uniform,
+                        r < TREG_REPORT_A0 ? TREG_REG_V0 + r : TREG_REG_A0 + (r - TREG_REPORT_A0));
+    }
+    part_acc *parts = NULL;
+    size_t nparts = 0, cap = 0;
+    for (unsigned r = TREG_REG_V0; r < TREG_REG_S0; r++) {
+        if (!treg_regset_has(&occ, r)) continue;
+        verdict v = classify(c, peak, r, header_live, loop);
+        const treg_ttgir_op *op = v.op >= 0 ? &in->ttgir->ops[v.op] : NULL;
+        treg_loc site = v.insn != TREG_NONE ? in->rows[v.insn].call_site : (treg_loc){-1, 0, 0};
+        site.column = 0;
+        const char *opname = op                    ? op->name
+                             : v.insn == TREG_NONE ? "(kernel entry)"
+                                                   : family(a, &in->fx[v.insn]);
+        if (!opname) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+        size_t j = 0;
+        while (j < nparts && !(parts[j].kind == v.kind && parts[j].ttgir_op == v.op &&
+                               parts[j].loc.file == site.file && parts[j].loc.line == site.line &&
+                               strcmp(parts[j].op, opname) == 0))
+            j++;
+        if (j == nparts) {
+            if (nparts == cap) {
+                size_t ncap = cap ? 2 * cap : 16;
+                part_acc *g = treg_arena_grow(a, parts, nparts, ncap, sizeof *g);
+                if (!g) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+                parts = g, cap = ncap;
+            }
+            parts[nparts++] = (part_acc){v.kind, opname, v.op, site, 0, 0, 0};
+        }
+        if (treg_reg_class(r) == TREG_CLASS_V)
+            parts[j].vgpr++;
+        else
+            parts[j].agpr++;
+        parts[j].uniform += treg_regset_has(&uniform, r);
+    }
+    /* parts -> categories */
+    treg_category cats[TREG_CAT_COUNT];
+    memset(cats, 0, sizeof cats);
+    for (int kind = 0; kind < TREG_CAT_COUNT; kind++) cats[kind].kind = kind;
+    for (size_t j = 0; j < nparts; j++) cats[parts[j].kind].nparts++;
+    for (int kind = 0; kind < TREG_CAT_COUNT; kind++) {
+        if (!cats[kind].nparts) continue;
+        cats[kind].parts = treg_arena_calloc(a, cats[kind].nparts, sizeof *cats[kind].parts);
+        if (!cats[kind].parts) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+        cats[kind].nparts = 0;
+    }
+    for (size_t j = 0; j < nparts; j++) {
+        const part_acc *x = &parts[j];
+        treg_category *cat = &cats[x->kind];
+        const treg_ttgir_op *op = x->ttgir_op >= 0 ? &in->ttgir->ops[x->ttgir_op] : NULL;
+        treg_category_part *p = &cat->parts[cat->nparts++];
+        *p = (treg_category_part){x->op,      shape_of(a, op),       x->loc, x->vgpr, x->agpr,
+                                  x->uniform, tile_registers(in, op)};
+        cat->vgpr += x->vgpr;
+        cat->agpr += x->agpr;
+        cat->uniform += x->uniform;
+    }
+    size_t ncats = 0;
+    for (int kind = 0; kind < TREG_CAT_COUNT; kind++) {
+        if (!cats[kind].nparts) continue;
+        qsort(cats[kind].parts, cats[kind].nparts, sizeof *cats[kind].parts, cmp_part);
+        cats[kind].hint = hint(a, in, &cats[kind]);
+        cats[ncats++] = cats[kind];
+    }
+    qsort(cats, ncats, sizeof *cats, cmp_category);
+    k->categories = treg_arena_calloc(a, ncats ? ncats : 1, sizeof *k->categories);
+    if (!k->categories) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    memcpy(k->categories, cats, ncats * sizeof *cats);
+    k->ncategories = ncats;
+    return TREG_OK;
+}
+
+static void mark_loop(const treg_cfg *g, uint32_t l, uint8_t *in_loop, uint8_t on)
+{
+    for (uint32_t b = 0; b < g->loops[l].nblocks; b++) in_loop[g->loops[l].blocks[b]] = on;
+}
+
+int treg_categories(treg_arena *a, const treg_cat_input *in, uint32_t peak, treg_kernel_report *k,
+                    treg_error *err)
+{
+    ctx c = {.in = in};
+    const treg_cfg *g = in->g;
+    if (in->ttgir && build_index(a, in->ttgir, &c.index, err)) return err->code;
+    c.in_loop = treg_arena_calloc(a, g->nblocks ? g->nblocks : 1, 1);
+    if (!c.in_loop) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    if (peak != TREG_NONE) {
+        /* the innermost loop around the peak, for what it carries */
+        uint32_t loop = g->blocks[g->block_of[peak]].loop;
+        treg_regset header_live;
+        if (loop != TREG_NONE) {
+            mark_loop(g, loop, c.in_loop, 1);
+            treg_liveness_occupied_at(in->lv, g, in->fx, in->partial,
+                                      g->blocks[g->loops[loop].header].first, &header_live);
+            treg_regset_fold(&header_live);
+        }
+        int rc =
+            peak_categories(a, &c, peak, k, loop != TREG_NONE ? &header_live : NULL, loop, err);
+        if (loop != TREG_NONE) mark_loop(g, loop, c.in_loop, 0);
+        if (rc) return rc;
+    }
+    /* each loop: what lives into its header, by category */
+    for (uint32_t l = 0; l < g->nloops && l < k->nloops; l++) {
+        uint32_t head = g->blocks[g->loops[l].header].first;
+        treg_regset live;
+        treg_liveness_occupied_at(in->lv, g, in->fx, in->partial, head, &live);
+        treg_regset_fold(&live);
+        mark_loop(g, l, c.in_loop, 1);
+        for (unsigned r = TREG_REG_V0; r < TREG_REG_S0; r++) {
+            if (!treg_regset_has(&live, r)) continue;
+            verdict v = classify(&c, head, r, &live, l);
+            if (k->loops[l].live_across[v.kind] < UINT16_MAX) k->loops[l].live_across[v.kind]++;
+        }
+        mark_loop(g, l, c.in_loop, 0);
+    }
+    return TREG_OK;
+}
