@@ -2,7 +2,8 @@
  *
  *   treg-bench [-r REPS] [--full-only] FILE|DIR...
  *
- * Every .hsaco under the arguments (and its sibling Triton .json) is read
+ * Every .hsaco under the arguments (and its sibling Triton .json and
+ * .ttgir, which the categories of the peak's registers read) is read
  * into memory before any clock starts, so the figures are the analyzer's
  * and not the disk's.  Three measurements:
  *   1. the whole pipeline (treg_analyze) over every file, REPS times: best
@@ -49,6 +50,8 @@ typedef struct input {
     size_t len;
     char *json; /* sibling <kernel>.json, or NULL */
     size_t json_len;
+    char *ttgir; /* sibling <kernel>.ttgir, or NULL */
+    size_t ttgir_len;
 } input;
 
 static input *g_inputs;
@@ -91,6 +94,13 @@ static int add_input(const char *path)
         in->json = bench_slurp(jp, &in->json_len);
         free(jp);
     }
+    char *tp = malloc(plen + 2);
+    if (tp) {
+        memcpy(tp, path, plen - 6);
+        strcpy(tp + plen - 6, ".ttgir");
+        in->ttgir = bench_slurp(tp, &in->ttgir_len);
+        free(tp);
+    }
     g_ninputs++;
     return 0;
 }
@@ -101,6 +111,7 @@ static void free_inputs(void)
         free(g_inputs[f].path);
         free(g_inputs[f].bytes);
         free(g_inputs[f].json);
+        free(g_inputs[f].ttgir);
     }
     free(g_inputs);
 }
@@ -317,8 +328,11 @@ static void *pool_worker(void *arg)
     pool_run *run = arg;
     for (size_t f; (f = atomic_fetch_add(&run->next, 1)) < g_ninputs;) {
         const input *in = &g_inputs[f];
-        treg_options opt = {
-            .triton_json = in->json, .triton_json_len = in->json_len, .keep_rows = 1};
+        treg_options opt = {.triton_json = in->json,
+                            .triton_json_len = in->json_len,
+                            .keep_rows = 1,
+                            .ttgir = in->ttgir,
+                            .ttgir_len = in->ttgir_len};
         treg_report *rep;
         treg_error err = {0, ""};
         if (treg_analyze(in->bytes, in->len, &opt, &rep, &err)) die(in->path, &err);
@@ -411,8 +425,11 @@ int main(int argc, char **argv)
         double t0 = now();
         for (size_t f = 0; f < g_ninputs; f++) {
             const input *in = &g_inputs[f];
-            treg_options opt = {
-                .triton_json = in->json, .triton_json_len = in->json_len, .keep_rows = 1};
+            treg_options opt = {.triton_json = in->json,
+                                .triton_json_len = in->json_len,
+                                .keep_rows = 1,
+                                .ttgir = in->ttgir,
+                                .ttgir_len = in->ttgir_len};
             treg_report *rep;
             treg_error err = {0, ""};
             if (treg_analyze(in->bytes, in->len, &opt, &rep, &err)) die(in->path, &err);

@@ -466,15 +466,18 @@ static int try_stored(cli *c, const char *path, const char *entry, const char *h
  * Triton's siblings when it has them.  Returns STOP when the server cannot
  * take more. */
 static int upload_blob(cli *c, const char *path, const char *entry, const uint8_t *bytes,
-                       size_t len, const char *triton_json, const char *amdgcn, const char *llvm_ir)
+                       size_t len, const char *triton_json, const char *amdgcn, const char *llvm_ir,
+                       const char *ttgir)
 {
     char hash[TREG_DIGEST_HEX + 1], json_sha[TREG_DIGEST_HEX + 1];
     char asm_sha[TREG_DIGEST_HEX + 1], ir_sha[TREG_DIGEST_HEX + 1], inputs[TREG_DIGEST_HEX + 1];
+    char ttgir_sha[TREG_DIGEST_HEX + 1];
     if (treg_sha256_hex(bytes, len, hash) != 0 ||
         treg_text_sha256(triton_json, triton_json ? strlen(triton_json) : 0, json_sha) != 0 ||
         treg_text_sha256(amdgcn, amdgcn ? strlen(amdgcn) : 0, asm_sha) != 0 ||
         treg_text_sha256(llvm_ir, llvm_ir ? strlen(llvm_ir) : 0, ir_sha) != 0 ||
-        treg_inputs_digest(entry ? entry : "", json_sha, asm_sha, ir_sha, inputs) != 0) {
+        treg_text_sha256(ttgir, ttgir ? strlen(ttgir) : 0, ttgir_sha) != 0 ||
+        treg_inputs_digest(entry ? entry : "", json_sha, asm_sha, ir_sha, ttgir_sha, inputs) != 0) {
         item_failed(c, "file", path, "out of memory");
         return GO_ON;
     }
@@ -490,6 +493,7 @@ static int upload_blob(cli *c, const char *path, const char *entry, const uint8_
     req.triton_json = (char *)(triton_json ? triton_json : "");
     req.amdgcn = (char *)(amdgcn ? amdgcn : "");
     req.llvm_ir = (char *)(llvm_ir ? llvm_ir : "");
+    req.ttgir = (char *)(ttgir ? ttgir : "");
     req.client_host = c->host_name;
     req.reanalyze = c->reanalyze;
     req.omit_rows = !wants_rows(c);
@@ -597,7 +601,7 @@ static int upload_entry(void *ctx, const treg_embedded *e, treg_error *err)
     }
     u->sent++;
     c->entry = e->entry_id;
-    u->outcome = upload_blob(c, u->path, e->entry_id, e->bytes, e->len, NULL, NULL, NULL);
+    u->outcome = upload_blob(c, u->path, e->entry_id, e->bytes, e->len, NULL, NULL, NULL, NULL);
     c->entry = NULL;
     fflush(stdout);
     return u->outcome == STOP ? TREG_E_ARG : 0; /* stop the walk; the server said why */
@@ -676,6 +680,8 @@ static int upload_one(cli *c, const char *path)
         size_t sibling_len;
         char *triton_json = json_path ? tregc_slurp(json_path, &sibling_len) : NULL;
         char *amdgcn = asm_path ? tregc_slurp(asm_path, &sibling_len) : NULL;
+        char *ttgir_path = tregc_sibling(path, "ttgir");
+        char *ttgir = ttgir_path ? tregc_slurp(ttgir_path, &sibling_len) : NULL;
         /* --what-if: the .llir is asked for, so its absence is this file's error. */
         char *ir_path = c->what_if ? tregc_sibling(path, "llir") : NULL;
         char *llvm_ir = ir_path ? tregc_slurp(ir_path, &sibling_len) : NULL;
@@ -688,8 +694,10 @@ static int upload_one(cli *c, const char *path)
             outcome = GO_ON;
         } else {
             outcome = upload_blob(c, path, NULL, (const uint8_t *)bytes, len, triton_json, amdgcn,
-                                  llvm_ir);
+                                  llvm_ir, ttgir);
         }
+        free(ttgir);
+        free(ttgir_path);
         free(llvm_ir);
         free(ir_path);
         free(triton_json);
@@ -787,7 +795,7 @@ static void fetch_one(cli *c, const char *hash_arg)
         if (r) {
             char link[200], inputs[TREG_DIGEST_HEX + 1];
             if (treg_inputs_digest(r->bundle_entry, r->triton_json_sha256, r->amdgcn_sha256,
-                                   r->llvm_ir_sha256, inputs) == 0)
+                                   r->llvm_ir_sha256, r->ttgir_sha256, inputs) == 0)
                 snprintf(link, sizeof link, "/r/%s?inputs=%s", r->hash, inputs);
             else
                 snprintf(link, sizeof link, "/r/%s", r->hash);
@@ -1273,12 +1281,14 @@ static int run(cli *c, int argc, char **argv)
     if (c->json &&
         (c->text.explicit_views ||
          (c->text.sources_given && strcmp(cmd, "upload") != 0 && strcmp(cmd, "watch") != 0)))
-        conflict = "--lines, --peak, --asm, --summary, --regs, --source-dir and --source-map are "
-                   "for text output, not --format json (upload: --source-dir, --source-map say "
-                   "which files to send)";
+        conflict =
+            "--lines, --peak, --why, --asm, --summary, --regs, --source-dir and --source-map are "
+            "for text output, not --format json (upload: --source-dir, --source-map say "
+            "which files to send)";
     else if (c->html && c->text.explicit_views)
-        conflict = "--lines, --peak, --asm, --summary and --regs are text views: the HTML page "
-                   "has them all";
+        conflict =
+            "--lines, --peak, --why, --asm, --summary and --regs are text views: the HTML page "
+            "has them all";
     else if (c->html && !c->rows)
         conflict = "--format html draws every instruction: not with --no-rows";
     else if (c->output && !c->html)

@@ -64,10 +64,14 @@ static int digest_fields(const char *tag, const char *const *fields, size_t n,
 }
 
 int treg_inputs_digest(const char *bundle_entry, const char *json_sha256, const char *amdgcn_sha256,
-                       const char *llvm_ir_sha256, char out[TREG_DIGEST_HEX + 1])
+                       const char *llvm_ir_sha256, const char *ttgir_sha256,
+                       char out[TREG_DIGEST_HEX + 1])
 {
-    const char *f[] = {bundle_entry, json_sha256, amdgcn_sha256, llvm_ir_sha256};
-    return digest_fields("treg inputs 1", f, llvm_ir_sha256 && *llvm_ir_sha256 ? 4 : 3, out);
+    const char *f[] = {bundle_entry, json_sha256, amdgcn_sha256,
+                       llvm_ir_sha256 ? llvm_ir_sha256 : "", ttgir_sha256};
+    /* fields added later count only when present: older digests stay */
+    size_t n = ttgir_sha256 && *ttgir_sha256 ? 5 : llvm_ir_sha256 && *llvm_ir_sha256 ? 4 : 3;
+    return digest_fields("treg inputs 1", f, n, out);
 }
 
 int treg_report_key(const char *hash, const char *inputs, const char *analyzer_version,

@@ -29,11 +29,13 @@ int treg_sha256_hex(const void *data, size_t len, char out[TREG_DIGEST_HEX + 1])
 int treg_text_sha256(const char *text, size_t len, char out[TREG_DIGEST_HEX + 1]);
 
 /* The inputs digest: bundle_entry ("" for a code object sent as it is) and
- * the texts' treg_text_sha256: the .json, the .amdgcn and the LLVM IR (the
- * what-if builds'; "" or NULL for none, which gives the digest of the three
- * alone, as before the what-if). */
+ * the texts' treg_text_sha256: the .json, the .amdgcn, the LLVM IR (the
+ * what-if builds') and the TTGIR (the categories'); "" or NULL for an IR
+ * or a TTGIR not sent, which gives the digest without it, as before they
+ * were inputs. */
 int treg_inputs_digest(const char *bundle_entry, const char *json_sha256, const char *amdgcn_sha256,
-                       const char *llvm_ir_sha256, char out[TREG_DIGEST_HEX + 1]);
+                       const char *llvm_ir_sha256, const char *ttgir_sha256,
+                       char out[TREG_DIGEST_HEX + 1]);
 
 /* The store's key: the code object's hash, the inputs digest and the
  * versions of the analyzer and of LLVM that made the report. */

@@ -22,23 +22,26 @@ enum {
     F_WAVES,
     F_SPILLS,
     F_SCRATCH,
+    F_SPILL_COST,
     NFIG
 };
 
 static const struct {
     const char *group, *key, *label;
-    bool peak; /* a lower bound when words went undecoded */
+    bool peak;  /* a lower bound when words went undecoded */
+    bool added; /* newer than the first baselines: 0 where one lacks it */
 } fig_names[NFIG] = {
-    {"vgpr", "allocated", "VGPRs allocated", false},
-    {"vgpr", "peak_live", "VGPR peak", true},
-    {"agpr", "allocated", "AGPRs allocated", false},
-    {"agpr", "peak_live", "AGPR peak", true},
-    {"sgpr", "allocated", "SGPRs allocated", false},
-    {"sgpr", "peak_live", "SGPR peak", true},
-    {NULL, "total_vgprs", "VGPRs + AGPRs", false},
-    {"occupancy", "waves_per_simd", "waves/SIMD", false},
-    {NULL, "spill_instructions", "spill instructions", false},
-    {NULL, "scratch_bytes", "scratch bytes", false},
+    {"vgpr", "allocated", "VGPRs allocated", false, false},
+    {"vgpr", "peak_live", "VGPR peak", true, false},
+    {"agpr", "allocated", "AGPRs allocated", false, false},
+    {"agpr", "peak_live", "AGPR peak", true, false},
+    {"sgpr", "allocated", "SGPRs allocated", false, false},
+    {"sgpr", "peak_live", "SGPR peak", true, false},
+    {NULL, "total_vgprs", "VGPRs + AGPRs", false, false},
+    {"occupancy", "waves_per_simd", "waves/SIMD", false, false},
+    {NULL, "spill_instructions", "spill instructions", false, false},
+    {NULL, "scratch_bytes", "scratch bytes", false, false},
+    {NULL, "spill_cost", "spill cost", false, true},
 };
 
 typedef struct line_fig {
@@ -182,6 +185,7 @@ int treg_diff_add(treg_diff *d, int which, const Treg__V1__Report *r)
         k->v[F_WAVES] = pk->occupancy ? pk->occupancy->waves_per_simd : 0;
         k->v[F_SPILLS] = pk->spill_instructions;
         k->v[F_SCRATCH] = pk->scratch_bytes;
+        k->v[F_SPILL_COST] = pk->spill_cost > INT64_MAX ? INT64_MAX : (int64_t)pk->spill_cost;
         k->lower_bound = pk->undecodable_words > 0;
         if (pk->n_lines && !(k->lines = calloc(pk->n_lines, sizeof *k->lines))) {
             free_kfig(k);
@@ -270,7 +274,7 @@ int treg_diff_match(treg_diff *d)
 
 void treg_gate_none(treg_gate *g)
 {
-    g->spills = g->scratch = g->vgpr = g->agpr = g->sgpr = g->occupancy = -1;
+    g->spills = g->scratch = g->vgpr = g->agpr = g->sgpr = g->occupancy = g->spill_cost = -1;
 }
 
 int treg_gate_parse(const char *spec, treg_gate *g, char *why, size_t whylen)
@@ -279,8 +283,8 @@ int treg_gate_parse(const char *spec, treg_gate *g, char *why, size_t whylen)
     const char *p = spec;
     if (!*p) {
         snprintf(why, whylen,
-                 "--fail-on needs rules: spills, scratch, vgpr+N, agpr+N, sgpr+N, "
-                 "occupancy-N");
+                 "--fail-on needs rules: spills, scratch, spill-cost+N, vgpr+N, agpr+N, "
+                 "sgpr+N, occupancy-N");
         return -1;
     }
     while (*p) {
@@ -291,9 +295,13 @@ int treg_gate_parse(const char *spec, treg_gate *g, char *why, size_t whylen)
             const char *name;
             int *slot;
             char sign; /* the allowance's sign: "vgpr+N", "occupancy-N"; 0: none */
-        } rules[] = {{"spills", &g->spills, 0}, {"scratch", &g->scratch, 0},
-                     {"vgpr", &g->vgpr, '+'},   {"agpr", &g->agpr, '+'},
-                     {"sgpr", &g->sgpr, '+'},   {"occupancy", &g->occupancy, '-'}};
+        } rules[] = {{"spills", &g->spills, 0},
+                     {"scratch", &g->scratch, 0},
+                     {"spill-cost", &g->spill_cost, '+'},
+                     {"vgpr", &g->vgpr, '+'},
+                     {"agpr", &g->agpr, '+'},
+                     {"sgpr", &g->sgpr, '+'},
+                     {"occupancy", &g->occupancy, '-'}};
         bool known = false;
         for (size_t i = 0; i < sizeof rules / sizeof *rules && !known; i++) {
             size_t len = strlen(rules[i].name);
@@ -306,15 +314,15 @@ int treg_gate_parse(const char *spec, treg_gate *g, char *why, size_t whylen)
                        rest[1] <= '9') {
                 char *end;
                 long v = strtol(rest + 1, &end, 10);
-                if (*end || v > 100000) break;
+                if (*end || v > 1000000000) break;
                 *rules[i].slot = (int)v;
                 known = true;
             }
         }
         if (!known) {
             snprintf(why, whylen,
-                     "--fail-on: unknown rule '%s' (rules: spills, scratch, vgpr+N, agpr+N, "
-                     "sgpr+N, occupancy-N)",
+                     "--fail-on: unknown rule '%s' (rules: spills, scratch, spill-cost+N, "
+                     "vgpr+N, agpr+N, sgpr+N, occupancy-N)",
                      rule);
             return -1;
         }
@@ -345,6 +353,17 @@ static size_t check(const treg_gate *g, const pair *p, emit_fn emit, void *ctx)
         snprintf(msg, sizeof msg, "scratch %lld -> %lld bytes", (long long)o->v[F_SCRATCH],
                  (long long)n->v[F_SCRATCH]);
         emit(ctx, n, "scratch", msg);
+        broken++;
+    }
+    int64_t cost_grew = n->v[F_SPILL_COST] - o->v[F_SPILL_COST];
+    if (g->spill_cost >= 0 && cost_grew > g->spill_cost) {
+        snprintf(rule, sizeof rule, "spill-cost+%d", g->spill_cost);
+        int at = snprintf(msg, sizeof msg, "spill cost %lld -> %lld (+%lld",
+                          (long long)o->v[F_SPILL_COST], (long long)n->v[F_SPILL_COST],
+                          (long long)cost_grew);
+        snprintf(msg + at, sizeof msg - (size_t)at, g->spill_cost ? ", allowed +%d)" : ")",
+                 g->spill_cost);
+        emit(ctx, n, g->spill_cost ? rule : "spill-cost", msg);
         broken++;
     }
     if (!p->old) return broken;
@@ -804,7 +823,8 @@ int treg_diff_read_baseline(treg_diff *d, int which, const char *path, char *why
             break;
         }
         for (int f = 0; f < NFIG && rc == 0; f++)
-            if (!get_int(o, fig_names[f].group, fig_names[f].key, &k->v[f])) {
+            if (!get_int(o, fig_names[f].group, fig_names[f].key, &k->v[f]) &&
+                !fig_names[f].added) {
                 snprintf(why, whylen, "%s: kernel %s (%s) has no %s%s%s", path, name, target,
                          fig_names[f].group ? fig_names[f].group : "",
                          fig_names[f].group ? "." : "", fig_names[f].key);

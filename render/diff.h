@@ -34,9 +34,10 @@ int treg_diff_read_baseline(treg_diff *d, int side, const char *path, char *why,
 /* --fail-on: each rule -1 when not asked, else its allowance.  "spills":
  * more spill instructions; "scratch": more scratch bytes; "vgpr+N",
  * "agpr+N", "sgpr+N": more than N registers allocated beyond the old;
- * "occupancy-N": more than N waves per SIMD fewer. */
+ * "occupancy-N": more than N waves per SIMD fewer; "spill-cost+N": a spill
+ * cost (spills weighted by their loops' trips) more than N above the old. */
 typedef struct treg_gate {
-    int spills, scratch, vgpr, agpr, sgpr, occupancy;
+    int spills, scratch, vgpr, agpr, sgpr, occupancy, spill_cost;
 } treg_gate;
 void treg_gate_none(treg_gate *g);
 /* Parses "spills,vgpr+8,occupancy" into g: 0, or -1 with why. */

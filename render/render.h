@@ -78,7 +78,8 @@ enum treg_view {
     TREG_VIEW_SUMMARY = 1 << 0, /* the default */
     TREG_VIEW_LINES = 1 << 1,   /* per source line */
     TREG_VIEW_PEAK = 1 << 2,    /* what is live at the VGPR peak, by defining line */
-    TREG_VIEW_ASM = 1 << 3      /* per instruction, with live-range strips; needs rows */
+    TREG_VIEW_ASM = 1 << 3,     /* per instruction, with live-range strips; needs rows */
+    TREG_VIEW_WHY = 1 << 4      /* what the peak's registers hold, uniform values, spill cost */
 };
 
 /* The register window of --asm's live-range strip: numbers in Row.reads'
@@ -117,7 +118,8 @@ enum {
     TREG_TEXT_OPT_SOURCE_DIR,
     TREG_TEXT_OPT_COLOR,
     TREG_TEXT_OPT_FRAMES,
-    TREG_TEXT_OPT_LAST = TREG_TEXT_OPT_FRAMES
+    TREG_TEXT_OPT_WHY,
+    TREG_TEXT_OPT_LAST = TREG_TEXT_OPT_WHY
 };
 /* clang-format off */
 #define TREG_TEXT_LONGOPTS                                                \
@@ -129,7 +131,8 @@ enum {
     {"source-map", required_argument, NULL, TREG_TEXT_OPT_SOURCE_MAP},    \
     {"source-dir", required_argument, NULL, TREG_TEXT_OPT_SOURCE_DIR},    \
     {"color", required_argument, NULL, TREG_TEXT_OPT_COLOR},              \
-    {"frames", no_argument, NULL, TREG_TEXT_OPT_FRAMES}
+    {"frames", no_argument, NULL, TREG_TEXT_OPT_FRAMES},                  \
+    {"why", no_argument, NULL, TREG_TEXT_OPT_WHY}
 /* clang-format on */
 extern const char treg_text_help[];
 

@@ -130,6 +130,9 @@ static void j_rows(FILE *out, const Treg__V1__Kernel *k)
     } while (0)
     COLUMN("file", loc_file(row->loc));
     COLUMN("line", loc_line(row->loc));
+    /* the author's line each instruction belongs to (its call site) */
+    COLUMN("cfile", loc_file(row->call_site ? row->call_site : row->loc));
+    COLUMN("cline", loc_line(row->call_site ? row->call_site : row->loc));
     COLUMN("v", row->vgpr);
     COLUMN("a", row->agpr);
     COLUMN("s", row->sgpr);
@@ -200,19 +203,25 @@ static void j_kernel(FILE *out, const Treg__V1__Kernel *k)
     fputs("]}", out);
 
     j_key(out, "peak", &f);
-    if (k->vgpr)
-        fprintf(out, "{\"addr\":%llu,\"file\":%d,\"line\":%u}",
-                (unsigned long long)k->vgpr->peak_address, loc_file(k->vgpr->peak_loc),
-                loc_line(k->vgpr->peak_loc));
-    else
+    if (k->vgpr) {
+        /* the line a kernel author reads: the peak's call site */
+        const Treg__V1__Loc *site =
+            k->vgpr->peak_call_site ? k->vgpr->peak_call_site : k->vgpr->peak_loc;
+        fprintf(out, "{\"addr\":%llu,\"file\":%d,\"line\":%u,\"ifile\":%d,\"iline\":%u}",
+                (unsigned long long)k->vgpr->peak_address, loc_file(site), loc_line(site),
+                loc_file(k->vgpr->peak_loc), loc_line(k->vgpr->peak_loc));
+    } else {
         fputs("null", out);
+    }
 
     j_key(out, "attr", &f);
     fputc('[', out);
     for (size_t i = 0; i < k->n_peak_attribution; i++) {
         const Treg__V1__Attribution *a = k->peak_attribution[i];
-        fprintf(out, "%s[%d,%u,%u,%u,%u]", i ? "," : "", loc_file(a->loc), loc_line(a->loc),
-                a->vgpr, a->agpr, a->sgpr);
+        const Treg__V1__Loc *site = a->call_site ? a->call_site : a->loc;
+        fprintf(out, "%s[%d,%u,%u,%u,%u,%d,%u,%u]", i ? "," : "", loc_file(a->loc),
+                loc_line(a->loc), a->vgpr, a->agpr, a->sgpr, loc_file(site), loc_line(site),
+                a->uniform);
     }
     fputs("]", out);
 
@@ -220,9 +229,9 @@ static void j_kernel(FILE *out, const Treg__V1__Kernel *k)
     fputc('[', out);
     for (size_t i = 0; i < k->n_lines; i++) {
         const Treg__V1__LineStat *s = k->lines[i];
-        fprintf(out, "%s[%d,%u,%u,%u,%u,%u,%u,%u]", i ? "," : "", loc_file(s->loc),
+        fprintf(out, "%s[%d,%u,%u,%u,%u,%u,%u,%u,%llu]", i ? "," : "", loc_file(s->loc),
                 loc_line(s->loc), s->instructions, s->peak_vgpr, s->peak_agpr, s->peak_sgpr,
-                s->spills, s->reloads);
+                s->spills, s->reloads, (unsigned long long)s->spill_cost);
     }
     fputs("]", out);
 
@@ -230,10 +239,16 @@ static void j_kernel(FILE *out, const Treg__V1__Kernel *k)
     fputc('[', out);
     for (size_t i = 0; i < k->n_loops; i++) {
         const Treg__V1__Loop *l = k->loops[i];
-        fprintf(out, "%s[%llu,%llu,%u,%u,%d,%u,%u,%u,%u,%u]", i ? "," : "",
+        fprintf(out, "%s[%llu,%llu,%u,%u,%d,%u,%u,%u,%u,%u,%u,%llu,{", i ? "," : "",
                 (unsigned long long)l->head, (unsigned long long)l->end, l->first_line,
                 l->last_line, l->file, l->depth, l->peak_vgpr, l->peak_agpr, l->peak_sgpr,
-                l->instructions);
+                l->instructions, l->trip_count, (unsigned long long)l->spill_cost);
+        for (size_t j = 0; j < l->n_live_across; j++) {
+            if (j) fputc(',', out);
+            j_str(out, l->live_across[j]->kind);
+            fprintf(out, ":%u", l->live_across[j]->registers);
+        }
+        fputs("}]", out);
     }
     fputs("]", out);
 
@@ -246,6 +261,41 @@ static void j_kernel(FILE *out, const Treg__V1__Kernel *k)
         fprintf(out, ",%d,%u]", loc_file(s->loc), loc_line(s->loc));
     }
     fputs("]", out);
+
+    /* Why the peak: what its registers hold, the uniform ones, spill cost. */
+    j_key(out, "why", &f);
+    bool wy = true;
+    fputc('{', out);
+    j_kstr(out, "source", k->categories_source, &wy);
+    j_kstr(out, "note", k->categories_note, &wy);
+    j_kint(out, "uniform", (long long)k->n_peak_uniform, &wy);
+    j_kint(out, "spill_cost", (long long)k->spill_cost, &wy);
+    j_kint(out, "assumed_trips", k->assumed_trips, &wy);
+    j_key(out, "categories", &wy);
+    fputc('[', out);
+    for (size_t i = 0; i < k->n_categories; i++) {
+        const Treg__V1__Category *c = k->categories[i];
+        bool g2 = true;
+        fputs(i ? ",{" : "{", out);
+        j_kstr(out, "kind", c->kind, &g2);
+        j_kint(out, "v", c->vgpr, &g2);
+        j_kint(out, "a", c->agpr, &g2);
+        j_kint(out, "u", c->uniform, &g2);
+        j_kstr(out, "hint", c->hint, &g2);
+        j_key(out, "parts", &g2);
+        fputc('[', out);
+        for (size_t j = 0; j < c->n_parts; j++) {
+            const Treg__V1__CategoryPart *p = c->parts[j];
+            fputs(j ? ",[" : "[", out);
+            j_str(out, p->op);
+            fputc(',', out);
+            j_str(out, p->shape);
+            fprintf(out, ",%d,%u,%u,%u,%u,%u]", loc_file(p->loc), loc_line(p->loc), p->vgpr,
+                    p->agpr, p->uniform, p->tile_registers);
+        }
+        fputs("]}", out);
+    }
+    fputs("]}", out);
 
     /* The IR built at each register budget (with the .llir only). */
     j_kstr(out, "what_if_note", k->what_if_note, &f);

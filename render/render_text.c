@@ -72,8 +72,14 @@ void treg_print_clean(FILE *out, const char *s)
 void treg_text_wrap(FILE *out, const treg_text_options *o, const char *sgr, int indent,
                     const char *lead, const char *text)
 {
-    /* Words onto lines of the width; continuation lines indented two more
-     * than the first.  A word longer than a line is cut by treg_text_line. */
+    treg_text_wrap_at(out, o, sgr, indent, lead, indent + 2, text);
+}
+
+void treg_text_wrap_at(FILE *out, const treg_text_options *o, const char *sgr, int indent,
+                       const char *lead, int hang, const char *text)
+{
+    /* Words onto lines of the width; continuation lines indented by hang.
+     * A word longer than a line is cut by treg_text_line. */
     size_t room = TREG_TEXT_WIDTH - (size_t)indent - strlen(lead);
     int first = 1;
     while (*text) {
@@ -84,10 +90,10 @@ void treg_text_wrap(FILE *out, const treg_text_options *o, const char *sgr, int 
             while (take > 0 && text[take] != ' ') take--;
             if (take == 0) take = room;
         }
-        treg_text_line(out, o, sgr, "%*s%s%.*s", first ? indent : indent + 2, "", first ? lead : "",
+        treg_text_line(out, o, sgr, "%*s%s%.*s", first ? indent : hang, "", first ? lead : "",
                        (int)take, text);
         text += take;
-        if (first) room = TREG_TEXT_WIDTH - (size_t)indent - 2;
+        if (first) room = TREG_TEXT_WIDTH - (size_t)hang;
         first = 0;
     }
 }
@@ -270,10 +276,14 @@ static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1_
         snprintf(kinds, sizeof kinds, " (VGPR<->AGPR copies, no memory)");
     else if (copies)
         snprintf(kinds, sizeof kinds, " (%zu of them VGPR<->AGPR copies)", copies);
-    treg_text_line(out, o, k->spill_instructions ? SGR_RED : NULL,
-                   "    scratch %u B, %u spill instruction%s%s, LDS %llu B%s", k->scratch_bytes,
-                   k->spill_instructions, plural(k->spill_instructions), kinds,
-                   (unsigned long long)k->lds_bytes + k->dynamic_lds_bytes, lds_parts);
+    char cost[48] = ""; /* spills weighted by how often they run (--why) */
+    if (k->spill_cost)
+        snprintf(cost, sizeof cost, ", spill cost %llu", (unsigned long long)k->spill_cost);
+    char line[400];
+    snprintf(line, sizeof line, "scratch %u B, %u spill instruction%s%s%s, LDS %llu B%s",
+             k->scratch_bytes, k->spill_instructions, plural(k->spill_instructions), kinds, cost,
+             (unsigned long long)k->lds_bytes + k->dynamic_lds_bytes, lds_parts);
+    treg_text_wrap(out, o, k->spill_instructions ? SGR_RED : NULL, 4, "", line);
     print_loops(out, o, r, k);
     if (k->vgpr) {
         treg_text_site(loc, sizeof loc, r, k->vgpr->peak_loc, k->vgpr->peak_call_site);
@@ -307,6 +317,21 @@ static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1_
         treg_text_line(out, o, NULL, "      %4u VGPR %4u AGPR  %s", g->vgpr, g->agpr, loc);
     }
     treg_site_groups_free(&sg);
+    /* what they hold, and how many are one value for the wave */
+    char held[400] = "";
+    size_t at = 0;
+    for (size_t i = 0; i < k->n_categories && at < sizeof held; i++)
+        at += (size_t)snprintf(held + at, sizeof held - at, "%s%s %u", i ? ", " : "",
+                               treg_text_category_words(k->categories[i]->kind),
+                               k->categories[i]->vgpr + k->categories[i]->agpr);
+    if (held[0] && at < sizeof held)
+        snprintf(held + at, sizeof held - at, " (--why: by op, with what would change them)");
+    if (held[0]) treg_text_wrap(out, o, NULL, 4, "held as: ", held);
+    if (k->n_peak_uniform)
+        treg_text_line(out, o, NULL,
+                       "    wave-uniform values in vector registers at the peak: %zu (an SGPR "
+                       "could hold each)",
+                       k->n_peak_uniform);
 }
 
 /* --- what-if ------------------------------------------------------------------------ */
@@ -456,6 +481,7 @@ void treg_render_views(FILE *out, const Treg__V1__Report *r, const treg_text_opt
         print_warnings(out, o, r, k);
         if (views & TREG_VIEW_LINES) treg_text_lines_view(out, r, k, o);
         if (views & TREG_VIEW_PEAK) treg_text_peak_view(out, r, k, o);
+        if (views & TREG_VIEW_WHY) treg_text_why_view(out, r, k, o);
         if (views & TREG_VIEW_ASM) treg_text_asm_view(out, r, k, o);
     }
 }
@@ -475,6 +501,11 @@ const char treg_text_help[] =
     "                         highest VGPR peak, 'P' the line of the kernel's VGPR peak\n"
     "  --peak                 the registers live at the VGPR peak, by the author's source line\n"
     "                         that defined them (inlined Triton library lines under it)\n"
+    "  --why                  what the registers at the VGPR peak hold (accumulators, loaded\n"
+    "                         tiles, LDS reads, addresses, masks, ...: by the .ttgir's ops when\n"
+    "                         the cache entry has one) and what would change them; the\n"
+    "                         wave-uniform values an SGPR could hold; what lives across each\n"
+    "                         loop; the spill cost (spills weighted by their loops' trips)\n"
     "  --asm                  per instruction: live VGPR/AGPR/SGPR and, when the report has\n"
     "                         live ranges, a strip of one column per register: ':' live,\n"
     "                         '^' written, 'v' read, 'x' both, ' ' free; source lines between\n"
@@ -525,6 +556,9 @@ int treg_text_option(treg_text_settings *t, int opt, const char *arg, char *err,
         break;
     case TREG_TEXT_OPT_PEAK:
         o->views |= TREG_VIEW_PEAK;
+        break;
+    case TREG_TEXT_OPT_WHY:
+        o->views |= TREG_VIEW_WHY;
         break;
     case TREG_TEXT_OPT_ASM:
         o->views |= TREG_VIEW_ASM;

@@ -29,6 +29,13 @@ void treg_text_line(FILE *out, const treg_text_options *o, const char *sgr, cons
 void treg_text_wrap(FILE *out, const treg_text_options *o, const char *sgr, int indent,
                     const char *lead, const char *text);
 
+/* The same, continuation lines indented by hang columns. */
+void treg_text_wrap_at(FILE *out, const treg_text_options *o, const char *sgr, int indent,
+                       const char *lead, int hang, const char *text);
+
+/* A Category.kind in words ("loaded_tile" -> "loaded tile"). */
+const char *treg_text_category_words(const char *kind);
+
 /* The file's base name, "?" for an index outside source_files. */
 const char *treg_text_file(const Treg__V1__Report *r, int file);
 /* "kernels_a.py:75", "kernels_a.py, no line (compiler-generated)" or
@@ -70,6 +77,8 @@ void treg_text_lines_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__
                           const treg_text_options *o);
 void treg_text_peak_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__Kernel *k,
                          const treg_text_options *o);
+void treg_text_why_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__Kernel *k,
+                        const treg_text_options *o);
 void treg_text_asm_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__Kernel *k,
                         const treg_text_options *o);
 

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { FRAME_REQUEST_FIELDS = 14, FRAME_REPLY_FIELDS = 3 };
+enum { FRAME_REQUEST_FIELDS = 16, FRAME_REPLY_FIELDS = 3 };
 
 enum frame_status {
     FRAME_OK = 0,

@@ -697,6 +697,7 @@ static const treg_pb_rule upload_rules[] = {
     {7, 0, 0, "omit_rows"},
     {8, 2, 1024, "bundle_entry"},
     {9, 2, TREG_WHAT_IF_MAX_IR_BYTES, "llvm_ir"},
+    {10, 2, TREG_TTGIR_MAX_BYTES, "ttgir"},
 };
 
 /* The stored report for key answers this upload: true when it did (the
@@ -768,14 +769,17 @@ static void handle_analyze(request *r)
     const char *amdgcn = up->amdgcn ? up->amdgcn : "";
     const char *entry = up->bundle_entry ? up->bundle_entry : "";
     const char *ir = up->llvm_ir ? up->llvm_ir : "";
+    const char *ttgir = up->ttgir ? up->ttgir : "";
     char json_sha[STORE_HASH_HEX + 1], asm_sha[STORE_HASH_HEX + 1], ir_sha[STORE_HASH_HEX + 1];
+    char ttgir_sha[STORE_HASH_HEX + 1];
     char inputs[STORE_HASH_HEX + 1], key[STORE_HASH_HEX + 1];
     if (r->client_host == NULL ||
         treg_sha256_hex(up->code_object.data, up->code_object.len, r->hash) != 0 ||
         treg_text_sha256(json, strlen(json), json_sha) != 0 ||
         treg_text_sha256(amdgcn, strlen(amdgcn), asm_sha) != 0 ||
         treg_text_sha256(ir, strlen(ir), ir_sha) != 0 ||
-        treg_inputs_digest(entry, json_sha, asm_sha, ir_sha, inputs) != 0 ||
+        treg_text_sha256(ttgir, strlen(ttgir), ttgir_sha) != 0 ||
+        treg_inputs_digest(entry, json_sha, asm_sha, ir_sha, ttgir_sha, inputs) != 0 ||
         treg_report_key(r->hash, inputs, TREG_ANALYZER_VERSION, treg_llvm_version(), key) != 0) {
         treg__v1__upload_request__free_unpacked(up, NULL);
         reply_error(r, 500, "out of memory");
@@ -811,7 +815,8 @@ static void handle_analyze(request *r)
      * write needs, generously: the blob, the texts and a report (5-10x the
      * code object with its rows). */
     char room[160];
-    uint64_t need = (uint64_t)up->code_object.len * 17 + strlen(json) + strlen(amdgcn) + strlen(ir);
+    uint64_t need = (uint64_t)up->code_object.len * 17 + strlen(json) + strlen(amdgcn) +
+                    strlen(ir) + strlen(ttgir);
     if (store_it && !store_has_room(s->cfg.store, need, s->cfg.min_free_bytes, room, sizeof room)) {
         treg__v1__upload_request__free_unpacked(up, NULL);
         log_store_full(s, room);
@@ -857,6 +862,9 @@ static void handle_analyze(request *r)
                           .llvm_ir_len = strlen(ir),
                           .llvm_ir_sha256 = ir_sha,
                           .what_if_ms = s->cfg.what_if_ms,
+                          .ttgir = ttgir,
+                          .ttgir_len = strlen(ttgir),
+                          .ttgir_sha256 = ttgir_sha,
                           .store = store_it};
     f->waiters = r;
     f->next = s->running;

@@ -38,6 +38,7 @@ typedef struct job {
     void *arg;
     bool store; /* write the report (pool_job_spec.store) */
     char hash[72], key[72], json_sha256[72], amdgcn_sha256[72], llvm_ir_sha256[72];
+    char ttgir_sha256[72];
     struct job *next;
 } job;
 
@@ -447,6 +448,9 @@ static bool complete(worker *w, const uint8_t *payload, size_t len)
                                       .llvm_ir = q[11].data,
                                       .llvm_ir_len = q[11].len,
                                       .llvm_ir_sha256 = j->llvm_ir_sha256,
+                                      .ttgir = q[14].data,
+                                      .ttgir_len = q[14].len,
+                                      .ttgir_sha256 = j->ttgir_sha256,
                                       .report = report,
                                       .report_len = f[1].len},
                            .done = written};
@@ -540,6 +544,7 @@ int pool_submit(pool *p, const pool_job_spec *s, pool_done_fn done, void *arg)
              s->amdgcn_sha256 ? s->amdgcn_sha256 : "");
     snprintf(j->llvm_ir_sha256, sizeof j->llvm_ir_sha256, "%s",
              s->llvm_ir_sha256 ? s->llvm_ir_sha256 : "");
+    snprintf(j->ttgir_sha256, sizeof j->ttgir_sha256, "%s", s->ttgir_sha256 ? s->ttgir_sha256 : "");
     j->store = s->store;
     uint32_t what_if_ms = s->what_if_ms;
     frame_field f[FRAME_REQUEST_FIELDS] = {
@@ -557,6 +562,8 @@ int pool_submit(pool *p, const pool_job_spec *s, pool_done_fn done, void *arg)
         {s->llvm_ir, s->llvm_ir ? s->llvm_ir_len : 0},
         {j->llvm_ir_sha256, strlen(j->llvm_ir_sha256)},
         {&what_if_ms, sizeof what_if_ms},
+        {s->ttgir, s->ttgir ? s->ttgir_len : 0},
+        {j->ttgir_sha256, strlen(j->ttgir_sha256)},
     };
     if (frame_build(f, FRAME_REQUEST_FIELDS, &j->frame, &j->frame_len) != 0) {
         job_free(j);

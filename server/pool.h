@@ -67,6 +67,10 @@ typedef struct pool_job_spec {
     size_t llvm_ir_len;
     const char *llvm_ir_sha256;
     uint32_t what_if_ms;
+    /* Triton's TTGIR and its treg_text_sha256 ("" for none). */
+    const char *ttgir;
+    size_t ttgir_len;
+    const char *ttgir_sha256;
     /* false: the store holds this key's report already (reanalyze): the
      * analysis is answered, nothing is written. */
     bool store;

@@ -497,11 +497,13 @@ int store_write_upload(const char *dir, const char *tmp_dir, const store_upload 
                        size_t errlen)
 {
     char shard[4096];
-    char blob_path[4200], json_path[4200], asm_path[4200], ir_path[4200], rpath[4200];
+    char blob_path[4200], json_path[4200], asm_path[4200], ir_path[4200], ttgir_path[4200];
+    char rpath[4200];
     if (!store_valid_hash(u->hash) || !store_valid_hash(u->key) ||
         !valid_text_hash(u->json_sha256, u->json_len) ||
         !valid_text_hash(u->amdgcn_sha256, u->amdgcn_len) ||
-        !valid_text_hash(u->llvm_ir_sha256, u->llvm_ir_len)) {
+        !valid_text_hash(u->llvm_ir_sha256, u->llvm_ir_len) ||
+        !valid_text_hash(u->ttgir_sha256, u->ttgir_len)) {
         snprintf(err, errlen, "store: not a hash");
         return -1;
     }
@@ -511,6 +513,7 @@ int store_write_upload(const char *dir, const char *tmp_dir, const store_upload 
          shard_dir(dir, "texts", u->amdgcn_sha256, shard, sizeof shard) != 0) ||
         (u->llvm_ir_len > 0 &&
          shard_dir(dir, "texts", u->llvm_ir_sha256, shard, sizeof shard) != 0) ||
+        (u->ttgir_len > 0 && shard_dir(dir, "texts", u->ttgir_sha256, shard, sizeof shard) != 0) ||
         shard_dir(dir, "reports", u->key, shard, sizeof shard) != 0) {
         int why = errno;
         snprintf(err, errlen, "store: cannot create directories under %s: %s", dir, strerror(why));
@@ -522,6 +525,8 @@ int store_write_upload(const char *dir, const char *tmp_dir, const store_upload 
              u->amdgcn_sha256);
     const char *ir_sha = u->llvm_ir_len > 0 ? u->llvm_ir_sha256 : "";
     snprintf(ir_path, sizeof ir_path, "%s/texts/%.2s/%s", dir, ir_sha, ir_sha);
+    const char *ttgir_sha = u->ttgir_len > 0 ? u->ttgir_sha256 : "";
+    snprintf(ttgir_path, sizeof ttgir_path, "%s/texts/%.2s/%s", dir, ttgir_sha, ttgir_sha);
     report_path(dir, u->key, rpath, sizeof rpath);
 
     uint8_t header[STORE_REPORT_HEADER];
@@ -534,7 +539,7 @@ int store_write_upload(const char *dir, const char *tmp_dir, const store_upload 
     /* In rename order: the blob and texts first, the report last.  A
      * content-addressed file the store holds whole is kept; one that is
      * missing or damaged is written again (the repair of the next upload). */
-    piece want[5];
+    piece want[6];
     size_t n = 0;
     if (u->blob != NULL && !holds(blob_path, u->blob, u->blob_len))
         want[n++] = (piece){NULL, 0, u->blob, u->blob_len, blob_path};
@@ -547,14 +552,21 @@ int store_write_upload(const char *dir, const char *tmp_dir, const store_upload 
         strcmp(u->llvm_ir_sha256, u->amdgcn_sha256) != 0 &&
         !holds(ir_path, u->llvm_ir, u->llvm_ir_len))
         want[n++] = (piece){NULL, 0, u->llvm_ir, u->llvm_ir_len, ir_path};
+    /* (a text equal to another's is the same file: written once) */
+    if (u->ttgir_len > 0 && strcmp(u->ttgir_sha256, u->json_sha256) != 0 &&
+        strcmp(u->ttgir_sha256, u->amdgcn_sha256) != 0 &&
+        (u->llvm_ir_len == 0 || strcmp(u->ttgir_sha256, u->llvm_ir_sha256) != 0) &&
+        !holds(ttgir_path, u->ttgir, u->ttgir_len))
+        want[n++] = (piece){NULL, 0, u->ttgir, u->ttgir_len, ttgir_path};
     want[n++] = (piece){header, sizeof header, u->report, u->report_len, rpath};
 
-    const char *sync[5];
+    const char *sync[6];
     size_t nsync = 0;
     if (u->blob != NULL) sync[nsync++] = blob_path;
     if (u->json_len > 0) sync[nsync++] = json_path;
     if (u->amdgcn_len > 0) sync[nsync++] = asm_path;
     if (u->llvm_ir_len > 0) sync[nsync++] = ir_path;
+    if (u->ttgir_len > 0) sync[nsync++] = ttgir_path;
     sync[nsync++] = rpath;
     return put_files(tmp_dir, want, n, sync, nsync, rpath, err, errlen);
 }
@@ -1668,7 +1680,7 @@ static int key_of(const Treg__V1__Report *r, char key[STORE_HASH_HEX + 1],
 {
     if (!store_valid_hash(r->hash)) return -1;
     if (treg_inputs_digest(r->bundle_entry, r->triton_json_sha256, r->amdgcn_sha256,
-                           r->llvm_ir_sha256, inputs) != 0)
+                           r->llvm_ir_sha256, r->ttgir_sha256, inputs) != 0)
         return -1;
     return treg_report_key(r->hash, inputs, r->analyzer_version, r->llvm_version, key);
 }

@@ -92,6 +92,9 @@ typedef struct store_upload {
     const char *llvm_ir; /* the kernel's LLVM IR (the what-if builds'), or none */
     size_t llvm_ir_len;
     const char *llvm_ir_sha256;
+    const char *ttgir; /* Triton's TTGIR (the categories'), or none */
+    size_t ttgir_len;
+    const char *ttgir_sha256;
     const uint8_t *report; /* the packed Report (the header is added here) */
     size_t report_len;
 } store_upload;

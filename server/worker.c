@@ -91,6 +91,7 @@ static int run_job(int fd, const frame_field *f)
     char *entry = f[7].len ? field_str(&f[7]) : NULL;
     char *team = field_str(&f[8]), *json_sha = field_str(&f[9]), *asm_sha = field_str(&f[10]);
     char *ir_sha = field_str(&f[12]);
+    char *ttgir_sha = field_str(&f[15]);
     uint32_t what_if_ms = 0;
     if (f[13].len == sizeof what_if_ms) memcpy(&what_if_ms, f[13].data, sizeof what_if_ms);
     int64_t created = 0;
@@ -98,7 +99,7 @@ static int run_job(int fd, const frame_field *f)
     int rc;
     if (hash == NULL || file_name == NULL || client_host == NULL || (f[5].len && json == NULL) ||
         (f[7].len && entry == NULL) || team == NULL || json_sha == NULL || asm_sha == NULL ||
-        ir_sha == NULL) {
+        ir_sha == NULL || ttgir_sha == NULL) {
         rc = reply_text(fd, FRAME_FAILED, "worker: out of memory");
         goto out;
     }
@@ -116,7 +117,10 @@ static int run_job(int fd, const frame_field *f)
                         .llvm_ir = f[11].len ? (const char *)f[11].data : NULL,
                         .llvm_ir_len = f[11].len,
                         .llvm_ir_name = "kernel.llir",
-                        .what_if_budget_ms = what_if_ms};
+                        .what_if_budget_ms = what_if_ms,
+                        .ttgir = f[14].len ? (const char *)f[14].data : NULL,
+                        .ttgir_len = f[14].len,
+                        .ttgir_name = "kernel.ttgir"};
     treg_report *report = NULL;
     treg_error err = {0};
     if (treg_analyze(f[4].data, f[4].len, &opt, &report, &err) != TREG_OK) {
@@ -141,6 +145,7 @@ static int run_job(int fd, const frame_field *f)
                          .triton_json_sha256 = json_sha,
                          .amdgcn_sha256 = asm_sha,
                          .llvm_ir_sha256 = ir_sha,
+                         .ttgir_sha256 = ttgir_sha,
                          .team = team};
     uint8_t *packed = NULL, *summary = NULL;
     size_t packed_len = 0, summary_len = 0;
@@ -158,6 +163,7 @@ out:
     free(json_sha);
     free(asm_sha);
     free(ir_sha);
+    free(ttgir_sha);
     free(hash);
     free(file_name);
     free(client_host);

@@ -977,11 +977,13 @@ int main(int argc, char **argv)
     else if (fail_on && treg_gate_parse(fail_on, &gate, why_gate, sizeof why_gate) != 0)
         conflict = why_gate;
     else if (t.json && (t.text.explicit_views || t.text.sources_given))
-        conflict = "--lines, --peak, --asm, --summary, --regs, --source-dir and --source-map are "
-                   "for text output, not --format json";
+        conflict =
+            "--lines, --peak, --why, --asm, --summary, --regs, --source-dir and --source-map are "
+            "for text output, not --format json";
     else if (t.html && t.text.explicit_views)
-        conflict = "--lines, --peak, --asm, --summary and --regs are text views: the HTML page "
-                   "has them all";
+        conflict =
+            "--lines, --peak, --why, --asm, --summary and --regs are text views: the HTML page "
+            "has them all";
     else if (t.html && !t.rows)
         conflict = "--format html draws every instruction: not with --no-rows";
     else if (t.output && !t.html)

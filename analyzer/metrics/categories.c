@@ -342,16 +342,15 @@ static uint32_t origin_from(const ctx *c, uint32_t d, unsigned r)
     return d;
 }
 
-/* What elementwise math at o computes from: the category of the first
- * tile among its vector operands' origins (a matrix result, a global load,
- * an LDS read), looking up to depth more steps back; TREG_CAT_OTHER when
- * none.  exp2(qk) is the score tile's, x - max(x) the loaded row's. */
+/* What elementwise math at o computes from: the strongest tile among the
+ * origins of its vector operands, looking up to depth steps back through
+ * more math (a matrix result, then a global load, then an LDS read);
+ * TREG_CAT_OTHER when none.  exp2(qk) is the score tile's, x - max(x) the
+ * loaded row's. */
 static int derived_from(const ctx *c, uint32_t o, unsigned depth)
 {
     const treg_insn_effect *e = &c->in->fx[o];
     int found = TREG_CAT_OTHER;
-    uint32_t next[4];
-    unsigned nnext = 0;
     for (unsigned k = 0; k < e->nops; k++) {
         const treg_operand *op = &e->ops[k];
         treg_regclass cls = treg_reg_class(op->reg);
@@ -360,25 +359,27 @@ static int derived_from(const ctx *c, uint32_t o, unsigned depth)
         uint32_t d = treg_prov_def(c->in->prov, o, op->reg, false);
         uint32_t src = d == TREG_NONE ? TREG_NONE : origin_from(c, d, op->reg);
         if (src == TREG_NONE) continue;
+        int here = TREG_CAT_OTHER;
         switch (mclass_of(&c->in->fx[src])) {
         case M_MATRIX:
-            return TREG_CAT_ACCUMULATOR; /* the strongest claim: take it at once */
+            return TREG_CAT_ACCUMULATOR; /* the strongest: no need to look on */
         case M_GLOBAL_LOAD:
-            if (found == TREG_CAT_OTHER) found = TREG_CAT_LOADED;
+            here = TREG_CAT_LOADED;
             break;
         case M_LDS_LOAD:
-            if (found == TREG_CAT_OTHER) found = TREG_CAT_LDS;
+            here = TREG_CAT_LDS;
             break;
         case M_OTHER:
         case M_PACK:
-            if (nnext < 4) next[nnext++] = src;
+            if (depth) here = derived_from(c, src, depth - 1);
             break;
         default:
             break;
         }
+        if (here == TREG_CAT_ACCUMULATOR) return here;
+        if ((here == TREG_CAT_LOADED) || (here == TREG_CAT_LDS && found == TREG_CAT_OTHER))
+            found = here;
     }
-    for (unsigned i = 0; i < nnext && depth && found == TREG_CAT_OTHER; i++)
-        found = derived_from(c, next[i], depth - 1);
     return found;
 }
 
@@ -444,6 +445,7 @@ typedef struct part_acc {
     int32_t ttgir_op;
     treg_loc loc;
     uint16_t vgpr, agpr, uniform;
+    bool in_loop; /* made inside a loop */
 } part_acc;
 
 /* The family of a mnemonic: "v_mfma_f32_32x32x8f16" -> "v_mfma". */
@@ -475,12 +477,12 @@ static const char *shape_of(treg_arena *a, const treg_ttgir_op *op)
     size_t at = 0;
     for (unsigned d = 0; d < op->type.ndims && at < sizeof buf; d++)
         at += (size_t)snprintf(buf + at, sizeof buf - at, "%ux", op->type.dims[d]);
-    const char *elem =
-        strcmp(op->type.elem, "ptr") == 0 && op->type.pointee[0] ? op->type.pointee : op->type.elem;
+    /* a load's tensor of pointers is a tensor of what they point to */
+    bool load = strcmp(op->name, "tt.load") == 0;
+    bool ptr = strcmp(op->type.elem, "ptr") == 0;
     if (at < sizeof buf)
-        snprintf(buf + at, sizeof buf - at, "%s%s", strcmp(op->type.elem, "ptr") == 0 ? "ptr<" : "",
-                 elem);
-    if (strcmp(op->type.elem, "ptr") == 0 && strlen(buf) + 2 < sizeof buf) strcat(buf, ">");
+        snprintf(buf + at, sizeof buf - at, "%s%s%s", ptr && !load ? "ptr<" : "",
+                 ptr ? op->type.pointee : op->type.elem, ptr && !load ? ">" : "");
     return treg_arena_strdup(a, buf);
 }
 
@@ -500,56 +502,70 @@ static int cmp_category(const void *pa, const void *pb)
     return a->kind - b->kind;
 }
 
+/* The largest part made by a matrix instruction's op (tt.dot), or NULL. */
+static const treg_category_part *dot_part(const treg_category *cat)
+{
+    for (size_t j = 0; j < cat->nparts; j++)
+        if (strncmp(cat->parts[j].op, "tt.dot", 6) == 0 ||
+            strncmp(cat->parts[j].op, "v_mfma", 6) == 0 ||
+            strncmp(cat->parts[j].op, "v_wmma", 6) == 0)
+            return &cat->parts[j];
+    return NULL;
+}
+
 /* One line on what would change a category, from its largest part. */
 static const char *hint(treg_arena *a, const treg_cat_input *in, const treg_category *cat)
 {
     const treg_category_part *p = cat->nparts ? &cat->parts[0] : NULL;
     unsigned regs = (unsigned)cat->vgpr + cat->agpr;
-    char buf[320];
+    char buf[400];
     switch (cat->kind) {
-    case TREG_CAT_ACCUMULATOR:
-        if (p && p->shape && p->tile_registers)
+    case TREG_CAT_ACCUMULATOR: {
+        const treg_category_part *d = dot_part(cat);
+        unsigned dot_regs = d ? (unsigned)d->vgpr + d->agpr : 0;
+        if (d && d->shape && d->tile_registers)
             snprintf(buf, sizeof buf,
-                     "%s's %s accumulator over %u warps of %u lanes is %u registers a lane; a "
-                     "tile half as large (BLOCK_M or BLOCK_N) halves it",
-                     p->op, p->shape, in->num_warps, in->wave_size, p->tile_registers);
+                     "%s's %s accumulator over %u warps of %u lanes is %u registers a lane "
+                     "(BLOCK_M x BLOCK_N x bytes / (lanes x 4 x warps))%s; a tile half as large "
+                     "(BLOCK_M or BLOCK_N) halves it",
+                     d->op, d->shape, in->num_warps, in->wave_size, d->tile_registers,
+                     regs > dot_regs ? ", and math on such tiles holds the rest" : "");
         else
             snprintf(buf, sizeof buf,
-                     "matrix accumulators: BLOCK_M x BLOCK_N x 4 bytes / (lanes x 4 x warps) "
-                     "registers a lane; a smaller tile needs fewer");
+                     "matrix results and the math on them: BLOCK_M x BLOCK_N x 4 bytes / (lanes x "
+                     "4 x warps) registers a lane per tile; a smaller tile needs fewer");
         break;
+    }
     case TREG_CAT_LOADED:
-        if (p && p->shape && p->tile_registers && in->num_stages > 1)
+        if (p && p->in_loop && in->num_stages > 1 && p->tile_registers)
             snprintf(buf, sizeof buf,
-                     "%s's %s tile is %u registers a lane per copy; num_stages=%d keeps the next "
-                     "iterations' loads in flight: fewer stages or a smaller BLOCK_K keep fewer",
-                     p->op, p->shape, p->tile_registers, in->num_stages);
-        else if (p && p->shape && p->tile_registers)
-            snprintf(buf, sizeof buf,
-                     "%s's %s tile is %u registers a lane; a smaller tile keeps fewer", p->op,
-                     p->shape, p->tile_registers);
+                     "%s%s%s: %u registers a lane per copy; with num_stages=%d the next "
+                     "iterations' loads are in flight while this one computes: fewer stages or "
+                     "a smaller tile keep fewer",
+                     p->op, p->shape ? " " : "", p->shape ? p->shape : "", p->tile_registers,
+                     in->num_stages);
         else
             snprintf(buf, sizeof buf,
-                     "loaded values waiting to be used; pipelining "
-                     "(num_stages) keeps more of them in flight");
+                     "values loaded from global memory and waiting to be used; "
+                     "a smaller block keeps fewer");
         break;
     case TREG_CAT_LDS:
-        if (p && p->shape && p->tile_registers)
+        if (p && p->dot_operand && p->shape && p->tile_registers)
             snprintf(buf, sizeof buf,
                      "%s of the %s dot operand is %u registers a lane; a smaller BLOCK_K keeps "
-                     "fewer",
+                     "fewer of them",
                      p->op, p->shape, p->tile_registers);
         else
             snprintf(buf, sizeof buf,
-                     "operands read from shared memory for the matrix "
-                     "instructions; a smaller BLOCK_K keeps fewer");
+                     "values read from shared memory (LDS) and waiting to be used");
         break;
     case TREG_CAT_ADDRESS:
         snprintf(buf, sizeof buf,
-                 "%u registers of offsets and pointers: a 64-bit pointer tensor costs 2 a lane "
+                 "%u registers of offsets and pointers%s: a 64-bit pointer tensor costs 2 a lane "
                  "per element; a scalar base with 32-bit offsets (buffer loads, "
                  "tl.make_block_ptr) costs fewer",
-                 regs);
+                 regs,
+                 p && strcmp(p->op, "scf.for") == 0 ? ", most of them stepped by the loop" : "");
         break;
     case TREG_CAT_MASK:
         snprintf(buf, sizeof buf,
@@ -605,7 +621,9 @@ static int peak_categories(treg_arena *a, ctx *c, uint32_t peak, treg_kernel_rep
                 if (!g) return treg_fail(err, TREG_E_NOMEM, "out of memory");
                 parts = g, cap = ncap;
             }
-            parts[nparts++] = (part_acc){v.kind, opname, v.op, site, 0, 0, 0};
+            parts[nparts++] = (part_acc){
+                v.kind, opname, v.op, site,
+                0,      0,      0,    v.insn != TREG_NONE && in->rows[v.insn].loop_depth > 0};
         }
         if (treg_reg_class(r) == TREG_CLASS_V)
             parts[j].vgpr++;
@@ -629,8 +647,15 @@ static int peak_categories(treg_arena *a, ctx *c, uint32_t peak, treg_kernel_rep
         treg_category *cat = &cats[x->kind];
         const treg_ttgir_op *op = x->ttgir_op >= 0 ? &in->ttgir->ops[x->ttgir_op] : NULL;
         treg_category_part *p = &cat->parts[cat->nparts++];
-        *p = (treg_category_part){x->op,      shape_of(a, op),       x->loc, x->vgpr, x->agpr,
-                                  x->uniform, tile_registers(in, op)};
+        *p = (treg_category_part){.op = x->op,
+                                  .shape = shape_of(a, op),
+                                  .loc = x->loc,
+                                  .vgpr = x->vgpr,
+                                  .agpr = x->agpr,
+                                  .uniform = x->uniform,
+                                  .tile_registers = tile_registers(in, op),
+                                  .in_loop = x->in_loop,
+                                  .dot_operand = op && op->type.dot_operand};
         cat->vgpr += x->vgpr;
         cat->agpr += x->agpr;
         cat->uniform += x->uniform;

@@ -175,7 +175,8 @@
     if (o.launch_waves === 0 && o.lds_limit && o.launch_lds > o.lds_limit)
       cards.append(card('at launch', 'cannot launch', 'needs ' + o.launch_lds + ' B of LDS, the target has ' + o.lds_limit, true));
     else if (o.launch_waves !== o.waves) cards.append(card('at launch', o.launch_waves + ' waves', o.launch_lds + ' B LDS; limited by ' + byWords(o.launch_by)));
-    cards.append(card('spills', k.spill_insns + ' instructions', 'scratch ' + k.scratch + ' B', k.spill_insns > 0));
+    cards.append(card('spills', k.spill_insns + ' instructions', 'scratch ' + k.scratch + ' B' +
+      (k.why.spill_cost ? '; cost ' + k.why.spill_cost + ' (weighted by loop trips)' : ''), k.spill_insns > 0));
     cards.append(card('LDS', (k.lds + k.dyn_lds) + ' B',
       (k.dyn_lds ? k.lds + ' B static, ' + k.dyn_lds + ' B dynamic; ' : '') + k.insns + ' instructions, ' + k.blocks + ' blocks'));
     view.append(cards);
@@ -191,7 +192,7 @@
     const srcPanel = sourcePanel(state);
     const list = listingPanel(state);
     split.append(srcPanel.node, list.node);
-    view.append(plot.node, split, attributionPanel(state), loopsPanel(state));
+    view.append(plot.node, split, attributionPanel(state), whyPanel(state), loopsPanel(state));
     if (k.what_if.length || k.what_if_note) view.append(whatIfPanel(state));
     state.plot = plot; state.list = list; state.srcPanel = srcPanel;
 
@@ -227,7 +228,8 @@
     state.sel = { file, line };
     state.selRows = new Set();
     const rows = state.k.rows;
-    if (rows) for (let i = 0; i < rows.line.length; i++) if (rows.line[i] === line && rows.file[i] === file) state.selRows.add(i);
+    // an author's line owns the instructions inlined from Triton's library for it (call sites)
+    if (rows) for (let i = 0; i < rows.cline.length; i++) if (rows.cline[i] === line && rows.cfile[i] === file) state.selRows.add(i);
     state.srcPanel.mark(file, line);
     state.list.refresh();
     state.plot.draw();
@@ -483,14 +485,19 @@
         d.dataset.index = String(i);
         d.dataset.line = String(rows.line[i]);
         d.dataset.file = String(rows.file[i]);
+        d.dataset.cline = String(rows.cline[i]);
+        d.dataset.cfile = String(rows.cfile[i]);
         if (rows.flags[i] & (FLAG_SPILL | FLAG_RELOAD)) d.classList.add('spill');
         if (rows.flags[i] & FLAG_PEAK) d.classList.add('peak');
         if (state.selRows.has(i)) d.classList.add('hl');
         if (i === state.cursor) d.classList.add('cursor');
-        d.title = locText(state, rows.file[i], rows.line[i]);
+        // the author's line, and the library line inside it when inlined
+        d.title = locText(state, rows.cfile[i], rows.cline[i]) +
+          (rows.cline[i] !== rows.line[i] || rows.cfile[i] !== rows.file[i]
+            ? '\nvia ' + (rows.file[i] >= 0 ? base(state.r.files[rows.file[i]] || '?') + ':' + rows.line[i] : '?') : '');
         d.append(el('span', 'addr', hex(rows.addr[i])), el('span', 'v', rows.v[i]), el('span', 'a', rows.a[i]),
           el('span', 's', rows.s[i]), el('span', 'txt', rows.text[i]), el('span', 'strip', strip(i)));
-        d.addEventListener('click', () => { if (rows.line[i] > 0) selectLine(state, rows.file[i], rows.line[i]); });
+        d.addEventListener('click', () => { if (rows.cline[i] > 0) selectLine(state, rows.cfile[i], rows.cline[i]); });
         frag.append(d);
       }
       spacer.replaceChildren(frag);
@@ -516,21 +523,97 @@
   function attributionPanel(state) {
     const k = state.k;
     const node = el('section', 'panel');
-    node.append(el('h2', null, 'Live at the VGPR peak (' + hex(k.peak ? k.peak.addr : 0) + '), by the line that defined them'));
+    node.id = 'attribution';
+    node.append(el('h2', null, 'Live at the VGPR peak (' + hex(k.peak ? k.peak.addr : 0) + '), by the line of yours that defined them'));
     if (!k.attr.length) { node.append(el('div', 'empty', 'Nothing attributed.')); return node; }
     const t = el('table', 'attr');
     const h = el('tr');
-    [['VGPR', 'num'], ['AGPR', 'num'], ['SGPR', 'num'], ['defined at', null]].forEach(([c, cl]) => h.append(el('th', cl, c)));
+    [['VGPR', 'num'], ['AGPR', 'num'], ['SGPR', 'num'], ['uniform', 'num'], ['defined at', null]].forEach(([c, cl]) => h.append(el('th', cl, c)));
     t.append(h);
-    const rows = [...k.attr].sort((a, b) => (b[2] + b[3]) - (a[2] + a[3]) || b[4] - a[4]);
-    for (const a of rows) {
-      const tr = el('tr');
-      tr.append(el('td', 'num', a[2]), el('td', 'num', a[3]), el('td', 'num', a[4]),
-        el('td', 'code', a[0] < 0 ? '(kernel entry: arguments, ids)' : locText(state, a[0], a[1])));
-      if (a[0] >= 0 && a[1] > 0) tr.addEventListener('click', () => selectLine(state, a[0], a[1]));
+    // entries [file, line, v, a, s, call file, call line, uniform], grouped by call site
+    const groups = new Map();
+    for (const a of k.attr) {
+      const key = a[5] + ':' + a[6];
+      if (!groups.has(key)) groups.set(key, { file: a[5], line: a[6], v: 0, a: 0, s: 0, u: 0, via: [] });
+      const g = groups.get(key);
+      g.v += a[2]; g.a += a[3]; g.s += a[4]; g.u += a[7];
+      if (a[0] !== a[5] || a[1] !== a[6]) g.via.push(a);
+    }
+    const sorted = [...groups.values()].sort((x, y) => (y.v + y.a) - (x.v + x.a) || y.s - x.s);
+    for (const g of sorted) {
+      const tr = el('tr', 'site');
+      tr.append(el('td', 'num', g.v), el('td', 'num', g.a), el('td', 'num', g.s), el('td', 'num', g.u),
+        el('td', 'code', g.file < 0 ? '(kernel entry: arguments, ids)' : locText(state, g.file, g.line)));
+      if (g.file >= 0 && g.line > 0) tr.addEventListener('click', () => selectLine(state, g.file, g.line));
       t.append(tr);
+      for (const a of g.via.sort((x, y) => (y[2] + y[3]) - (x[2] + x[3]))) {
+        const sub = el('tr', 'via');
+        const where = a[0] < 0 || a[0] >= state.r.files.length ? '?' : base(state.r.files[a[0]]) + (a[1] ? ':' + a[1] : ' (no line)');
+        sub.append(el('td', 'num', a[2]), el('td', 'num', a[3]), el('td', 'num', a[4]), el('td', 'num', a[7]),
+          el('td', 'code', '\u2003via ' + where + ' (inlined library code)'));
+        t.append(sub);
+      }
     }
     node.append(t);
+    return node;
+  }
+
+  /* ---- why: what the peak's registers hold, uniform values, spill cost ------------------- */
+
+  const KIND_WORDS = { accumulator: 'accumulator', loaded_tile: 'loaded tile', lds_read: 'LDS read',
+    address: 'address', mask: 'mask', loop_carried: 'loop-carried', reduction: 'reduction', other: 'other' };
+
+  function whyPanel(state) {
+    const k = state.k, w = k.why;
+    const node = el('section', 'panel');
+    node.id = 'why';
+    const total = w.categories.reduce((n, c) => n + c.v + c.a, 0);
+    node.append(el('h2', null, 'Why the peak: what its ' + total + ' VGPRs and AGPRs hold'));
+    node.append(el('div', 'note', w.source === 'ttgir' ? 'By the TTGIR operations that made them.'
+      : (w.note || 'From the machine code alone.')));
+    if (w.categories.length) {
+      const t = el('table', 'attr why');
+      const h = el('tr');
+      [['held as', null], ['VGPR', 'num'], ['AGPR', 'num'], ['uniform', 'num'], ['made by', null]].forEach(([c, cl]) => h.append(el('th', cl, c)));
+      t.append(h);
+      for (const c of w.categories) {
+        const tr = el('tr', 'category');
+        tr.dataset.kind = c.kind;
+        const parts = el('td', 'code');
+        c.parts.forEach((p, i) => {
+          // [op, shape, file, line, v, a, uniform, tile registers]
+          const where = p[2] < 0 ? '' : ' at ' + (p[3] ? base(state.r.files[p[2]] || '?') + ':' + p[3] : base(state.r.files[p[2]] || '?') + ' (no line)');
+          const span = el('span', 'part', (i ? ', ' : '') + p[0] + (p[1] ? ' ' + p[1] : '') + where + ' (' + (p[4] + p[5]) + (p[7] > 1 ? '; tensor ' + p[7] : '') + ')');
+          if (p[2] >= 0 && p[3] > 0) span.addEventListener('click', () => selectLine(state, p[2], p[3]));
+          parts.append(span);
+        });
+        tr.append(el('td', null, KIND_WORDS[c.kind] || c.kind), el('td', 'num', c.v), el('td', 'num', c.a), el('td', 'num', c.u), parts);
+        t.append(tr);
+        if (c.hint) {
+          const hr = el('tr', 'hint');
+          const td = el('td', 'hint', c.hint);
+          td.colSpan = 5;
+          hr.append(td);
+          t.append(hr);
+        }
+      }
+      node.append(t);
+    }
+    if (w.uniform) node.append(el('div', 'note uniform', w.uniform + ' of them hold wave-uniform values: an SGPR could hold each (the \u201cuniform\u201d columns say where)'));
+    if (w.spill_cost) {
+      node.append(el('h3', null, 'Spill cost ' + w.spill_cost + ': each spill and reload weighted by its loops\u2019 trip counts (a count the code does not show: ' + w.assumed_trips + ')'));
+      const t = el('table', 'attr cost');
+      const h = el('tr');
+      [['cost', 'num'], ['spills', 'num'], ['reloads', 'num'], ['line', null]].forEach(([c, cl]) => h.append(el('th', cl, c)));
+      t.append(h);
+      for (const s of k.lines.filter((s) => s[8] > 0).sort((x, y) => y[8] - x[8])) {
+        const tr = el('tr');
+        tr.append(el('td', 'num', s[8]), el('td', 'num', s[6]), el('td', 'num', s[7]), el('td', 'code', locText(state, s[0], s[1])));
+        tr.addEventListener('click', () => selectLine(state, s[0], s[1]));
+        t.append(tr);
+      }
+      node.append(t);
+    }
     return node;
   }
 
@@ -541,12 +624,15 @@
     if (!k.loops.length) { node.append(el('div', 'empty', 'No loops.')); return node; }
     const t = el('table', 'attr');
     const h = el('tr');
-    [['lines', null], ['depth', 'num'], ['instructions', 'num'], ['peak VGPR', 'num'], ['AGPR', 'num'], ['SGPR', 'num']].forEach(([c, cl]) => h.append(el('th', cl, c)));
+    [['lines', null], ['depth', 'num'], ['instructions', 'num'], ['peak VGPR', 'num'], ['AGPR', 'num'], ['SGPR', 'num'],
+      ['trips', 'num'], ['spill cost', 'num'], ['live across it', null]].forEach(([c, cl]) => h.append(el('th', cl, c)));
     t.append(h);
     for (const lp of k.loops) {
       const tr = el('tr');
       const where = lp[4] >= 0 && lp[4] < state.r.files.length ? base(state.r.files[lp[4]]) + ':' + lp[2] + '-' + lp[3] : hex(lp[0]) + '-' + hex(lp[1]);
-      tr.append(el('td', 'code', where), el('td', 'num', lp[5]), el('td', 'num', lp[9]), el('td', 'num', lp[6]), el('td', 'num', lp[7]), el('td', 'num', lp[8]));
+      const across = Object.entries(lp[12] || {}).map(([kind, n]) => (KIND_WORDS[kind] || kind) + ' ' + n).join(', ');
+      tr.append(el('td', 'code', where), el('td', 'num', lp[5]), el('td', 'num', lp[9]), el('td', 'num', lp[6]), el('td', 'num', lp[7]), el('td', 'num', lp[8]),
+        el('td', 'num', lp[10] || '?'), el('td', 'num', lp[11]), el('td', null, across));
       if (lp[4] >= 0 && lp[2] > 0) tr.addEventListener('click', () => selectLine(state, lp[4], lp[2]));
       t.append(tr);
     }

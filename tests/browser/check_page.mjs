@@ -204,7 +204,8 @@ try {
     const count = Number(await page.getAttribute('.status', 'data-count'));
     if (count !== want.click.instructions)
       fail(`clicking line ${want.click.line} highlighted ${count} instructions, expected ${want.click.instructions}`);
-    const lines = await page.$$eval('.row.hl', (rs) => rs.map((r) => [Number(r.dataset.file), Number(r.dataset.line)]));
+    // a line owns its own instructions and those inlined from Triton's library for it
+    const lines = await page.$$eval('.row.hl', (rs) => rs.map((r) => [Number(r.dataset.cfile), Number(r.dataset.cline)]));
     if (!lines.length) fail('no highlighted instruction drawn after the click');
     for (const [fi, li] of lines) if (fi !== f || li !== want.click.line) fail(`a highlighted row is of line ${li}`);
     if (!(await target.evaluate((e) => e.classList.contains('sel')))) fail('the clicked line is not marked');
@@ -235,12 +236,53 @@ try {
     await page.$eval('.scroll.listing', (b) => { b.scrollTop = b.scrollHeight; });
     await page.waitForFunction((n) => [...document.querySelectorAll('.row')].some((r) => Number(r.dataset.index) === n - 1), want.rows);
     ok(`listing scrolled to instruction ${want.rows} in ${Date.now() - t1} ms (information)`);
+    await page.locator('canvas.plot').scrollIntoViewIfNeeded(); // a click may have scrolled it away
     const box = await page.locator('canvas.plot').boundingBox();
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     await page.waitForSelector('.tip', { state: 'visible' });
     const tip = await page.textContent('.tip');
     if (!/^0x[0-9a-f]+ {2}\S/.test(tip)) fail(`plot tooltip does not show an instruction: ${tip}`);
     ok(`plot hover shows "${tip.split('\n')[0].slice(0, 60)}"`);
+  }
+
+  if (want.why) {
+    // Why the peak: one row per category, its registers as the JSON says, in
+    // the JSON's order; the hint under it; the uniform count; the spill cost.
+    const w = want.why;
+    const rows = await page.$$eval('#why tr.category', (rs) => rs.map((r) => ({
+      kind: r.dataset.kind, v: Number(r.children[1].textContent), a: Number(r.children[2].textContent),
+      u: Number(r.children[3].textContent) })));
+    if (JSON.stringify(rows) !== JSON.stringify(w.categories))
+      fail(`why panel categories ${JSON.stringify(rows)}, expected ${JSON.stringify(w.categories)}`);
+    const hints = await page.locator('#why tr.hint').count();
+    if (hints !== w.hints) fail(`${hints} hints under the categories, expected ${w.hints}`);
+    const whyText = await page.textContent('#why');
+    if (w.uniform && !whyText.includes(`${w.uniform} of them hold wave-uniform values`))
+      fail(`the why panel does not say ${w.uniform} uniform values`);
+    if (w.spill_cost && !whyText.includes(`Spill cost ${w.spill_cost}`))
+      fail(`the why panel does not give the spill cost ${w.spill_cost}`);
+    if (!whyText.includes(w.source === 'ttgir' ? 'By the TTGIR operations' : 'machine code'))
+      fail(`the why panel does not say its categories came from ${w.source}`);
+    ok(`why: ${rows.length} categories (${rows.map((r) => r.kind + ' ' + (r.v + r.a)).join(', ')}), ` +
+      `${hints} hints, uniform ${w.uniform}, spill cost ${w.spill_cost}, from ${w.source}`);
+    // the peak table by the author's lines: one row per call site, the
+    // inlined library lines under theirs
+    const sites = await page.locator('#attribution tr.site').count();
+    const vias = await page.locator('#attribution tr.via').count();
+    if (sites !== w.sites || vias !== w.vias)
+      fail(`peak table: ${sites} lines, ${vias} inlined under them; expected ${w.sites}, ${w.vias}`);
+    ok(`peak table: ${sites} of the author's lines, ${vias} inlined library lines under them`);
+    // a category's first part names a line: clicking it selects that line
+    const part = page.locator('#why tr.category span.part').first();
+    if (w.first_part_line) {
+      await part.scrollIntoViewIfNeeded();
+      await part.click();
+      const count = Number(await page.getAttribute('.status', 'data-count'));
+      if (count !== w.first_part_line.instructions)
+        fail(`clicking the first part selected ${count} instructions, expected ${w.first_part_line.instructions}`);
+      ok(`clicking "${(await part.textContent()).slice(0, 50)}" selects line ${w.first_part_line.line} (${count} instructions)`);
+    }
+    await page.locator('#why').screenshot({ path: path.join(shots, `${name}-why.png`) });
   }
 
   for (const text of want.literal || []) {

@@ -68,8 +68,14 @@ def digest_fields(tag, fields):
         h.update(b"%d:" % len(f) + f)
     return h.hexdigest()
 
-def inputs_digest(entry, json_sha, amdgcn_sha):
-    return digest_fields("treg inputs 1", [entry, json_sha, amdgcn_sha])
+def inputs_digest(entry, json_sha, amdgcn_sha, ir_sha="", ttgir_sha=""):
+    """Fields added later (the LLVM IR's, the TTGIR's) count only when present."""
+    fields = [entry, json_sha, amdgcn_sha]
+    if ir_sha or ttgir_sha:
+        fields.append(ir_sha)
+    if ttgir_sha:
+        fields.append(ttgir_sha)
+    return digest_fields("treg inputs 1", fields)
 
 def report_key(hash_, inputs, analyzer_version, llvm_version):
     return digest_fields("treg report key 1", [hash_, inputs, analyzer_version, llvm_version])
@@ -88,7 +94,7 @@ def main():
         return out
 
     if cmd == "upload":  # upload CODE_FILE NAME [reanalyze] [omit] [pad=FIELD:BYTES] [host=BYTES|NAME]
-        #                    [json=FILE] [amdgcn=FILE] [entry=BUNDLE_ENTRY]
+        #                    [json=FILE] [amdgcn=FILE] [entry=BUNDLE_ENTRY] [ttgir=FILE]
         data = open(sys.argv[2], "rb").read()
         host = b"testhost"
         extra = b""
@@ -101,6 +107,8 @@ def main():
                 extra += field_bytes(4, open(a[7:], "rb").read())
             elif a.startswith("entry="):
                 extra += field_bytes(8, a[6:].encode())
+            elif a.startswith("ttgir="):
+                extra += field_bytes(10, open(a[6:], "rb").read())
         body = field_bytes(1, data) + field_bytes(2, sys.argv[3].encode()) + field_bytes(5, host) + extra
         for a in sys.argv[4:]:
             if a.startswith("pad="):  # an unknown (or repeated) field of that many bytes
@@ -111,8 +119,10 @@ def main():
         if "omit" in sys.argv[4:]:
             body += bytes([0x38, 1])
         sys.stdout.buffer.write(body)
-    elif cmd == "inputs":  # inputs BUNDLE_ENTRY JSON_FILE|- AMDGCN_FILE|-: the inputs digest
-        print(inputs_digest(sys.argv[2], text_sha(read_opt(sys.argv[3])), text_sha(read_opt(sys.argv[4]))))
+    elif cmd == "inputs":  # inputs BUNDLE_ENTRY JSON_FILE|- AMDGCN_FILE|- [TTGIR_FILE|-]: the inputs digest
+        ttgir = text_sha(read_opt(sys.argv[5])) if len(sys.argv) > 5 else ""
+        print(inputs_digest(sys.argv[2], text_sha(read_opt(sys.argv[3])), text_sha(read_opt(sys.argv[4])),
+                            "", ttgir))
     elif cmd == "versions":  # versions HEALTH_FILE: the analyzer's and LLVM's versions
         h = parse(open(sys.argv[2], "rb").read())
         print(s(h, 2), s(h, 3))
@@ -120,7 +130,8 @@ def main():
         print(report_key(*sys.argv[2:6]))
     elif cmd == "report-key":  # report-key REPORT_FILE: the key a stored report's own fields give
         rep = parse(open(sys.argv[2], "rb").read())
-        print(report_key(s(rep, 2), inputs_digest(s(rep, 16), s(rep, 18), s(rep, 19)), s(rep, 9), s(rep, 10)))
+        print(report_key(s(rep, 2), inputs_digest(s(rep, 16), s(rep, 18), s(rep, 19), s(rep, 22), s(rep, 25)),
+                         s(rep, 9), s(rep, 10)))
     elif cmd == "meta":  # meta report|upload-response FILE: whose upload, and the occupancy
         msg = parse(open(sys.argv[3], "rb").read())
         rep = parse(msg[1][0]) if sys.argv[2] == "upload-response" else msg

@@ -102,7 +102,8 @@ def fig(kj):  # a kernel's figures, as the diff names them
             "sgpr": {f: kj["sgpr"][f] for f in ("allocated", "peak_live")},
             "total_vgprs": kj["total_vgprs"],
             "occupancy": {"waves_per_simd": kj["occupancy"]["waves_per_simd"]},
-            "spill_instructions": kj["spill_instructions"], "scratch_bytes": kj["scratch_bytes"]}
+            "spill_instructions": kj["spill_instructions"], "scratch_bytes": kj["scratch_bytes"],
+            "spill_cost": kj["spill_cost"]}
 def strip(x):
     return {a: b for a, b in x.items() if a not in ("file", "lower_bound")}
 assert strip(k["old"]) == fig(ko), (k["old"], fig(ko))
@@ -143,6 +144,15 @@ run "$work/r.txt" diff --fail-on spills,scratch,vgpr,sgpr,occupancy "$new" "$old
 run "$work/r.txt" diff --fail-on agpr+15 "$new" "$old"
 if ((rc != 1)) || ! grep -q 'AGPRs allocated 0 -> 16 (+16, allowed +15) \[agpr+15\]' "$work/r.txt"; then
   fail "agpr+15 from 0 to 16 AGPRs: exit $rc: $(tail -2 "$work/r.txt")"
+fi
+# spill-cost+N: the spills weighted by their loops' trips, against an allowance
+cost=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["kernels"][0]["delta"]["spill_cost"])' "$work/d.json")
+((cost > 0)) || fail "the num_warps 8 build spills, yet its spill cost grew by $cost"
+run "$work/c.txt" diff --fail-on "spill-cost+$cost" "$old" "$new"
+((rc == 0)) || fail "spill-cost+$cost should hold: exit $rc: $(tail -3 "$work/c.txt")"
+run "$work/c.txt" diff --fail-on "spill-cost+$((cost - 1))" "$old" "$new"
+if ((rc != 1)) || ! grep -q "spill cost 0 -> $cost (+$cost, allowed +$((cost - 1)))" "$work/c.txt"; then
+  fail "spill-cost+$((cost - 1)) with a cost grown by $cost: exit $rc: $(tail -3 "$work/c.txt")"
 fi
 echo "$prog: ok: rules named when broken (exit 1), kept at their allowance (exit 0)"
 

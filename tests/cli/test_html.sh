@@ -69,6 +69,26 @@ elif mode == "busiest" and lines:
     pick = max(lines, key=lambda l: (l["instructions"], -l["line"]))
 if pick:
     want["click"] = {"file": pick["file"], "line": pick["line"], "instructions": pick["instructions"]}
+# why the peak: the categories and the rest, as the JSON says them
+if "categories" in k:
+    sites = {}
+    for a in k["peak_attribution"]:
+        cs = a["call_site"]
+        sites.setdefault((cs["file"], cs["line"]), []).append(a)
+    vias = sum(1 for g in sites.values() for a in g
+               if (a["file"], a["line"]) != (a["call_site"]["file"], a["call_site"]["line"]))
+    first = None
+    if k["categories"] and k["categories"][0]["parts"]:
+        p = k["categories"][0]["parts"][0]
+        line = next((l for l in lines if l["file"] == p["file"] and l["line"] == p["line"]), None)
+        if p["file"] and p["line"] and line:
+            first = {"line": p["line"], "instructions": line["instructions"]}
+    want["why"] = {"categories": [{"kind": c["kind"], "v": c["vgpr"], "a": c["agpr"], "u": c["uniform"]}
+                                  for c in k["categories"]],
+                   "hints": sum(1 for c in k["categories"] if c.get("hint")),
+                   "uniform": k["peak_uniform"]["vgpr"] + k["peak_uniform"]["agpr"],
+                   "spill_cost": k["spill_cost"], "source": k.get("categories_source", ""),
+                   "sites": len(sites), "vias": vias, "first_part_line": first}
 json.dump(want, sys.stdout)
 PY
 }
@@ -91,6 +111,13 @@ page() {
 }
 
 page fixture peak "$TREG_SOURCE_ROOT/tests/fixtures/src" "$fx/gfx90a/loop_kernel.hsaco"
+# Real Triton kernels with their .ttgir (tests/data): the categories from the
+# TTGIR, the peak by the author's lines with tl.max's and tl.sum's lines
+# inlined under them, a click on kernels_a.py:18 that selects the inlined
+# rows too, and a spill cost.
+data=$TREG_SOURCE_ROOT/tests/data
+page triton-softmax peak "$data/src" "$data/triton-cache/MD4F523L5PVMIKLU6IIZMAM7ASER47Q6J6JG6ABYSLCTRQZ3BBMA/softmax_kernel.hsaco"
+page triton-attn busiest "$data/src" "$data/triton-cache/LZJ667C7JP62SNK5JTV3O4L5MEBAWSBVUKRGI5OMGRI3GP2VHRMQ/attn_fwd.hsaco"
 page names busiest "$fx/html/names-src" "$fx/html/names/names.hsaco" '<script>alert(1)</script>' \
   '</script><script>alert(3)</script> <b>not bold</b> &amp; \u003c' '<img src=x onerror=alert(2)>.py'
 page spill busiest "$TREG_SOURCE_ROOT/tests/fixtures/src" "$fx/gfx90a/spill_kernel.hsaco"

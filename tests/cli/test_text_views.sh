@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# treg-analyze's text views (the summary, --lines, --peak, --asm) against the
+# treg-analyze's text views (the summary, --lines, --peak, --why, --asm) against the
 # golden outputs in tests/golden/text_views/, and the properties every view
 # must have.
 #
@@ -157,11 +157,11 @@ if [[ $update == 1 ]]; then
   printf '%s\n' "$toolchain" >"$golden/fixture-toolchain.txt"
 fi
 if [[ $toolchain == "$(cat "$golden/fixture-toolchain.txt" 2>/dev/null)" ]]; then
-  views fixture_loop_kernel "$fx/gfx906" loop_kernel.hsaco "summary lines peak asm"
+  views fixture_loop_kernel "$fx/gfx906" loop_kernel.hsaco "summary lines peak why asm"
 else
   echo "$prog: NOTE: fixtures built by '$toolchain', goldens made with" \
     "'$(cat "$golden/fixture-toolchain.txt" 2>/dev/null)': fixture views checked without goldens"
-  update=check-only views fixture_loop_kernel "$fx/gfx906" loop_kernel.hsaco "summary lines peak asm"
+  update=check-only views fixture_loop_kernel "$fx/gfx906" loop_kernel.hsaco "summary lines peak why asm"
 fi
 grep -q 'row\[u\] += p\[u\]' "$work/fixture_loop_kernel.lines.txt" ||
   fail "--lines does not show the fixture's source, read where it was compiled"
@@ -192,9 +192,9 @@ print(next(os.path.dirname(f) for f in files if f.endswith("/kernels_a.py")))')
 [[ -n $old && ! -e $old/kernels_a.py ]] ||
   fail "the corpus source path '$old' is readable here: the fallback cannot be tested"
 
-views corpus_matmul_gfx90a "$corpus" "$matmul" "summary lines peak" --source-dir src
-views corpus_attn_fwd_gfx90a "$corpus" "$attn" "summary lines peak" --source-map "$old=$corpus/src"
-views corpus_softmax_gfx906 "$corpus" "$softmax" "summary lines peak asm" --source-dir src
+views corpus_matmul_gfx90a "$corpus" "$matmul" "summary lines peak why" --source-dir src
+views corpus_attn_fwd_gfx90a "$corpus" "$attn" "summary lines peak why" --source-map "$old=$corpus/src"
+views corpus_softmax_gfx906 "$corpus" "$softmax" "summary lines peak why asm" --source-dir src
 
 # The same lines through --source-map as through --source-dir.
 run "$work/map.txt" "$corpus" --lines --source-map "$old=$corpus/src" "$matmul"

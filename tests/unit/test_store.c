@@ -171,7 +171,7 @@ static void pack_made(made *m, char hash_digit)
     if (m->target == NULL) m->target = "gfx90a";
     assert_int_equal(treg_text_sha256(m->json, strlen(m->json), m->json_sha), 0);
     assert_int_equal(treg_text_sha256(m->amdgcn, strlen(m->amdgcn), m->asm_sha), 0);
-    assert_int_equal(treg_inputs_digest("", m->json_sha, m->asm_sha, NULL, m->inputs), 0);
+    assert_int_equal(treg_inputs_digest("", m->json_sha, m->asm_sha, NULL, NULL, m->inputs), 0);
     assert_int_equal(treg_report_key(m->hash, m->inputs, m->version, "22.1.0", m->key), 0);
     Treg__V1__Report r = TREG__V1__REPORT__INIT;
     Treg__V1__Kernel ks[4], *kp[4];

@@ -109,6 +109,8 @@ typedef struct treg_category_part {
     /* The registers a lane needs for the whole tensor (elements x bytes /
      * (4 x lanes x warps)): for an accumulator the tile arithmetic; 0 n/a. */
     uint32_t tile_registers;
+    uint8_t in_loop;     /* made inside a loop */
+    uint8_t dot_operand; /* laid out as a dot's operand */
 } treg_category_part;
 
 typedef struct treg_category {
