@@ -565,7 +565,10 @@ int treg_ttgir_parse(treg_arena *a, const char *text, size_t len, const char *na
             if (!opens) {
                 span body = rest;
                 span expr;
-                if (trailing_loc(line, &expr)) body.n = (size_t)(expr.s - 4 - body.s);
+                /* the type ends where the op's loc( starts, when that is after the name */
+                if (trailing_loc(line, &expr) && expr.s - 4 >= body.s &&
+                    expr.s - 4 <= body.s + body.n)
+                    body.n = (size_t)(expr.s - 4 - body.s);
                 op_type(&op->type, body);
                 if (!set_loc(&r, op, line)) break;
             }

@@ -5,6 +5,7 @@
 #   fuzz_analyze  the whole pipeline, treg_analyze on the input bytes
 #   fuzz_asm      the assembly text front end (seeds: every .amdgcn and .s of the
 #                 corpus and the fixtures, and tests/cli/data)
+#   fuzz_ttgir    Triton's TTGIR reader (seeds: every .ttgir of tests/data and the corpus)
 #   fuzz_gate     tregd's token gate: request heads parsed and rewritten before
 #                 evhttp (seeds: a few heads written here)
 #   fuzz_container  the container reader (seeds: the HIP fixtures' executables,
@@ -36,7 +37,7 @@ seconds=${2:-60}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=${TREG_CORPUS:-$src/../shared/corpus}
 cc=${CC:-clang-22}
-read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze fuzz_asm fuzz_container fuzz_render fuzz_gate fuzz_web}"
+read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze fuzz_asm fuzz_ttgir fuzz_container fuzz_render fuzz_gate fuzz_web}"
 read -r -a extra <<<"${FUZZ_ARGS:-}"
 
 cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER="$cc" -DTREG_FUZZ=ON \
@@ -74,6 +75,14 @@ find "$corpus" "$fixtures" "$src/tests/cli/data" \( -name '*.amdgcn' -o -name '*
   -print0 2>/dev/null | while IFS= read -r -d '' f; do
   cp -f "$f" "$asm_seeds/$(echo "$f" | md5sum | cut -c1-16).s"
 done
+
+# TTGIR seeds: the repository's real ones and the corpus's.
+ttgir_seeds=$build/fuzz-seeds-ttgir
+mkdir -p "$ttgir_seeds"
+find "$src/tests/data" "$corpus" -name '*.ttgir' -size -200k -print0 2>/dev/null |
+  while IFS= read -r -d '' f; do
+    cp -f "$f" "$ttgir_seeds/$(echo "$f" | md5sum | cut -c1-16).ttgir"
+  done
 
 # Container seeds: the HIP fixtures under 200 KB (the bombs excluded: they
 # state more than the fuzz target's limits and only say so).
@@ -121,6 +130,9 @@ for t in "${targets[@]}"; do
     maxlen=1048576 # packed reports with rows run up to ~370 KB
   elif [[ $t == fuzz_asm ]]; then
     seed_dir=$asm_seeds
+    maxlen=262144
+  elif [[ $t == fuzz_ttgir ]]; then
+    seed_dir=$ttgir_seeds
     maxlen=262144
   elif [[ $t == fuzz_gate ]]; then
     seed_dir=$gate_seeds

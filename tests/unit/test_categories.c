@@ -154,6 +154,13 @@ static void test_ttgir_bad(void **state)
     assert_int_equal(
         treg_ttgir_parse(&a, prose, (size_t)TREG_TTGIR_MAX_BYTES + 1, "x.ttgir", &t, &err),
         TREG_E_LIMIT);
+    /* fuzz_ttgir's find: a loc( before the op's name (the type span ran
+     * backwards, ASan saw the read past the text) */
+    static const char early_loc[] = "module {\n  %b loc(#loc1), %B = tt.addptr %a, %c : i32\n}\n";
+    assert_int_equal(treg_ttgir_parse(&a, early_loc, strlen(early_loc), "x.ttgir", &t, &err),
+                     TREG_OK);
+    assert_int_equal(t.nops, 1);
+    assert_string_equal(t.ops[0].name, "tt.addptr");
     static const char loop[] = "#loc1 = loc(#loc2)\n#loc2 = loc(callsite(#loc1 at #loc3))\n"
                                "#loc3 = loc(\"k.py\":3:4)\n"
                                "module {\n  %0 = arith.addi %a, %b : i32 loc(#loc1)\n}\n";

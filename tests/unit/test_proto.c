@@ -71,6 +71,10 @@ static void same_report(const Treg__V1__Report *p, const treg_report *r)
             assert_int_equal(pk->rows[j]->agpr, k->rows[j].agpr);
             assert_int_equal(pk->rows[j]->sgpr, k->rows[j].sgpr);
             assert_int_equal(pk->rows[j]->flags, k->rows[j].flags);
+            /* the call site travels when it is not the row's own line */
+            same_loc(pk->rows[j]->call_site ? pk->rows[j]->call_site : pk->rows[j]->loc,
+                     k->rows[j].call_site);
+            assert_int_equal(pk->rows[j]->scope, (uint32_t)(k->rows[j].scope + 1));
         }
         assert_int_equal(pk->n_lines, k->nlines);
         for (size_t j = 0; j < k->nlines; j++) {
@@ -85,7 +89,18 @@ static void same_report(const Treg__V1__Report *p, const treg_report *r)
         for (size_t j = 0; j < k->nloops; j++)
             assert_int_equal(pk->loops[j]->peak_vgpr, k->loops[j].peak_vgpr);
         assert_int_equal(pk->n_spills, k->nspills);
+        assert_int_equal(pk->spill_cost, k->spill_cost);
+        assert_int_equal(pk->n_peak_uniform, k->npeak_uniform);
+        assert_int_equal(pk->n_categories, k->ncategories);
+        for (size_t j = 0; j < k->ncategories; j++) {
+            assert_string_equal(pk->categories[j]->kind,
+                                treg_category_kind_name(k->categories[j].kind));
+            assert_int_equal(pk->categories[j]->vgpr, k->categories[j].vgpr);
+            assert_int_equal(pk->categories[j]->n_parts, k->categories[j].nparts);
+        }
+        assert_string_equal(pk->categories_source, k->categories_source);
     }
+    assert_int_equal(p->n_inline_calls, r->ninline_calls);
 }
 
 static void roundtrip(const char *rel)
@@ -190,6 +205,80 @@ static void test_report_cost(void **state)
     assert_int_equal(treg_pb_upload_response_report(resp, 3, &rep, &rlen), -1);
 }
 
+/* A report as analyzer 0.2 stored it (no call sites, inlined calls,
+ * categories, uniform values or spill costs): every view still reads it,
+ * the JSON's call sites are the rows' own lines, --why says what it lacks. */
+static void test_older_report(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t *bytes =
+        tu_read_file(TREG_FIXTURES "/triton/softmax_kernel/softmax_kernel.hsaco", &len);
+    assert_non_null(bytes);
+    treg_report *r;
+    treg_error err = {0, ""};
+    treg_options opt = {.keep_rows = 1};
+    assert_int_equal(treg_analyze(bytes, len, &opt, &r, &err), TREG_OK);
+    /* what 0.2 did not write, taken out before packing */
+    assert_true(r->ninline_calls > 0); /* softmax inlines tl.max and tl.sum */
+    r->ninline_calls = 0;
+    for (size_t i = 0; i < r->nkernels; i++) {
+        treg_kernel_report *k = &r->kernels[i];
+        k->vgpr.peak_call_site = k->vgpr.peak_loc;
+        for (size_t j = 0; j < k->nrows; j++) k->rows[j].call_site = k->rows[j].loc;
+        for (size_t j = 0; j < k->nrows; j++) k->rows[j].scope = -1;
+        for (size_t j = 0; j < k->nattribution; j++)
+            k->peak_attribution[j].call_site = k->peak_attribution[j].loc;
+        k->ncategories = 0;
+        k->categories_source = k->categories_note = NULL;
+        k->npeak_uniform = 0;
+        k->spill_cost = 0;
+        k->assumed_trips = 0;
+    }
+    uint8_t *packed;
+    size_t plen;
+    assert_int_equal(treg_pb_pack_report(r, NULL, &packed, &plen), 0);
+    Treg__V1__Report *p = treg__v1__report__unpack(NULL, plen, packed);
+    assert_non_null(p);
+    assert_int_equal(p->n_inline_calls, 0);
+    assert_null(p->kernels[0]->rows[0]->call_site);
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *out = open_memstream(&text, &tlen);
+    assert_non_null(out);
+    treg_text_options o = {.views = TREG_VIEW_SUMMARY | TREG_VIEW_LINES | TREG_VIEW_PEAK |
+                                    TREG_VIEW_WHY | TREG_VIEW_ASM,
+                           .frames = 1};
+    treg_render_views(out, p, &o);
+    assert_int_equal(fclose(out), 0);
+    assert_non_null(strstr(text, "no categories in this report (made before treg 0.3)"));
+    free(text);
+    json_object *j = treg_render_json(p, 1), *ks, *rows, *row, *site, *line, *own;
+    assert_non_null(j);
+    assert_true(json_object_object_get_ex(j, "kernels", &ks));
+    assert_true(json_object_object_get_ex(json_object_array_get_idx(ks, 0), "rows", &rows));
+    for (size_t i = 0; i < json_object_array_length(rows); i++) {
+        row = json_object_array_get_idx(rows, i);
+        assert_true(json_object_object_get_ex(row, "call_site", &site));
+        assert_true(json_object_object_get_ex(site, "line", &line));
+        assert_true(json_object_object_get_ex(row, "line", &own));
+        assert_int_equal(json_object_get_int(line), json_object_get_int(own));
+    }
+    json_object_put(j);
+    char *html = NULL;
+    size_t hlen = 0;
+    out = open_memstream(&html, &hlen);
+    const Treg__V1__Report *one = p;
+    assert_int_equal(treg_render_html(out, &one, 1, NULL, "old"), 0);
+    assert_int_equal(fclose(out), 0);
+    assert_true(hlen > 1000);
+    free(html);
+    treg__v1__report__free_unpacked(p, NULL);
+    free(packed);
+    treg_report_free(r);
+    free(bytes);
+}
+
 static void test_roundtrip_fixtures(void **state)
 {
     (void)state;
@@ -202,6 +291,7 @@ static void test_roundtrip_fixtures(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_roundtrip_fixtures),
-                                       cmocka_unit_test(test_report_cost)};
+                                       cmocka_unit_test(test_report_cost),
+                                       cmocka_unit_test(test_older_report)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
