@@ -253,12 +253,12 @@ static void test_older_report(void **state)
     assert_int_equal(fclose(out), 0);
     assert_non_null(strstr(text, "no categories in this report (made before treg 0.3)"));
     free(text);
-    json_object *j = treg_render_json(p, 1), *ks, *rows, *row, *site, *line, *own;
+    json_object *j = treg_render_json(p, 1), *ks, *rows, *site, *line, *own;
     assert_non_null(j);
     assert_true(json_object_object_get_ex(j, "kernels", &ks));
     assert_true(json_object_object_get_ex(json_object_array_get_idx(ks, 0), "rows", &rows));
     for (size_t i = 0; i < json_object_array_length(rows); i++) {
-        row = json_object_array_get_idx(rows, i);
+        json_object *row = json_object_array_get_idx(rows, i);
         assert_true(json_object_object_get_ex(row, "call_site", &site));
         assert_true(json_object_object_get_ex(site, "line", &line));
         assert_true(json_object_object_get_ex(row, "line", &own));
