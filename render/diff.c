@@ -29,7 +29,7 @@ enum {
 static const struct {
     const char *group, *key, *label;
     bool peak;  /* a lower bound when words went undecoded */
-    bool added; /* newer than the first baselines: 0 where one lacks it */
+    bool added; /* newer than the first baselines and reports: -1 where one lacks it */
 } fig_names[NFIG] = {
     {"vgpr", "allocated", "VGPRs allocated", false, false},
     {"vgpr", "peak_live", "VGPR peak", true, false},
@@ -185,7 +185,10 @@ int treg_diff_add(treg_diff *d, int which, const Treg__V1__Report *r)
         k->v[F_WAVES] = pk->occupancy ? pk->occupancy->waves_per_simd : 0;
         k->v[F_SPILLS] = pk->spill_instructions;
         k->v[F_SCRATCH] = pk->scratch_bytes;
-        k->v[F_SPILL_COST] = pk->spill_cost > INT64_MAX ? INT64_MAX : (int64_t)pk->spill_cost;
+        /* a report made before spill costs (no assumed trips) has none: -1 */
+        k->v[F_SPILL_COST] = !pk->assumed_trips           ? -1
+                             : pk->spill_cost > INT64_MAX ? INT64_MAX
+                                                          : (int64_t)pk->spill_cost;
         k->lower_bound = pk->undecodable_words > 0;
         if (pk->n_lines && !(k->lines = calloc(pk->n_lines, sizeof *k->lines))) {
             free_kfig(k);
@@ -356,7 +359,8 @@ static size_t check(const treg_gate *g, const pair *p, emit_fn emit, void *ctx)
         broken++;
     }
     int64_t cost_grew = n->v[F_SPILL_COST] - o->v[F_SPILL_COST];
-    if (g->spill_cost >= 0 && cost_grew > g->spill_cost) {
+    if (g->spill_cost >= 0 && n->v[F_SPILL_COST] >= 0 && o->v[F_SPILL_COST] >= 0 &&
+        cost_grew > g->spill_cost) {
         snprintf(rule, sizeof rule, "spill-cost+%d", g->spill_cost);
         int at = snprintf(msg, sizeof msg, "spill cost %lld -> %lld (+%lld",
                           (long long)o->v[F_SPILL_COST], (long long)n->v[F_SPILL_COST],
@@ -482,10 +486,18 @@ static size_t top_lines(const pair *p, line_delta *out)
 
 /* --- the views --------------------------------------------------------------------- */
 
+/* Whether figure f is known on both sides (an added one may be missing). */
+static bool both_known(const pair *p, int f)
+{
+    return p->old && p->new_ && p->old->v[f] >= 0 && p->new_->v[f] >= 0;
+}
+
 static bool changed(const pair *p)
 {
     if (!p->old || !p->new_) return true;
-    return memcmp(p->old->v, p->new_->v, sizeof p->old->v) != 0;
+    for (int f = 0; f < NFIG; f++)
+        if ((!fig_names[f].added || both_known(p, f)) && p->old->v[f] != p->new_->v[f]) return true;
+    return false;
 }
 
 static void text_kernel_head(FILE *out, const kfig *k, bool variant)
@@ -532,13 +544,13 @@ static void text_pair(FILE *out, const pair *p)
     for (int f = 0; f < NFIG; f++) {
         if (f == F_TOTAL_VGPRS && p->new_ && p->old && !p->new_->v[f] && !p->old->v[f]) continue;
         char o[24] = "-", n[24] = "-", dl[24] = "";
-        if (p->old)
+        if (p->old && p->old->v[f] >= 0)
             snprintf(o, sizeof o, "%s%lld", fig_names[f].peak && p->old->lower_bound ? ">=" : "",
                      (long long)p->old->v[f]);
-        if (p->new_)
+        if (p->new_ && p->new_->v[f] >= 0)
             snprintf(n, sizeof n, "%s%lld", fig_names[f].peak && p->new_->lower_bound ? ">=" : "",
                      (long long)p->new_->v[f]);
-        if (p->old && p->new_) {
+        if (p->old && p->new_ && (!fig_names[f].added || both_known(p, f))) {
             int64_t x = p->new_->v[f] - p->old->v[f];
             snprintf(dl, sizeof dl, x > 0 ? "+%lld" : "%lld", (long long)x);
         }
@@ -616,7 +628,10 @@ static json_object *figs_json(const int64_t *v)
                 json_object_object_add(o, fig_names[f].group, at);
             }
         }
-        json_object_object_add(at, fig_names[f].key, json_object_new_int64(v[f]));
+        /* an added figure a side lacks (-1; or a delta that cannot be made): null */
+        json_object_object_add(
+            at, fig_names[f].key,
+            fig_names[f].added && v[f] == INT64_MIN ? NULL : json_object_new_int64(v[f]));
     }
     return o;
 }
@@ -624,7 +639,9 @@ static json_object *figs_json(const int64_t *v)
 static json_object *side_json(const kfig *k)
 {
     if (!k) return NULL;
-    json_object *o = figs_json(k->v);
+    int64_t v[NFIG];
+    for (int f = 0; f < NFIG; f++) v[f] = fig_names[f].added && k->v[f] < 0 ? INT64_MIN : k->v[f];
+    json_object *o = figs_json(v);
     json_object_object_add(o, "file", json_object_new_string(k->file));
     json_object_object_add(o, "lower_bound", json_object_new_boolean(k->lower_bound));
     return o;
@@ -671,7 +688,9 @@ json_object *treg_diff_json(const treg_diff *d, const treg_gate *g)
         json_object *delta = NULL, *lines = json_object_new_array();
         if (p->old && p->new_) {
             int64_t dv[NFIG];
-            for (int f = 0; f < NFIG; f++) dv[f] = p->new_->v[f] - p->old->v[f];
+            for (int f = 0; f < NFIG; f++)
+                dv[f] = fig_names[f].added && !both_known(p, f) ? INT64_MIN
+                                                                : p->new_->v[f] - p->old->v[f];
             delta = figs_json(dv);
             line_delta top[TOP_LINES];
             size_t nt = top_lines(p, top);
@@ -824,7 +843,7 @@ int treg_diff_read_baseline(treg_diff *d, int which, const char *path, char *why
         }
         for (int f = 0; f < NFIG && rc == 0; f++)
             if (!get_int(o, fig_names[f].group, fig_names[f].key, &k->v[f]) &&
-                !fig_names[f].added) {
+                !(fig_names[f].added && (k->v[f] = -1, true))) {
                 snprintf(why, whylen, "%s: kernel %s (%s) has no %s%s%s", path, name, target,
                          fig_names[f].group ? fig_names[f].group : "",
                          fig_names[f].group ? "." : "", fig_names[f].key);

@@ -269,7 +269,8 @@ static void j_kernel(FILE *out, const Treg__V1__Kernel *k)
     j_kstr(out, "source", k->categories_source, &wy);
     j_kstr(out, "note", k->categories_note, &wy);
     j_kint(out, "uniform", (long long)k->n_peak_uniform, &wy);
-    j_kint(out, "spill_cost", (long long)k->spill_cost, &wy);
+    j_key(out, "spill_cost", &wy); /* unsigned: a saturated cost is UINT64_MAX */
+    fprintf(out, "%llu", (unsigned long long)k->spill_cost);
     j_kint(out, "assumed_trips", k->assumed_trips, &wy);
     j_key(out, "categories", &wy);
     fputc('[', out);

@@ -192,8 +192,9 @@ static void put_loc(jw *w, const Treg__V1__Loc *l)
     put_int(w, "line", l ? l->line : 0);
 }
 
-/* "call_site": {"file", "line"}: the author's line for loc; a report made
- * before call sites, or a loc that is its own call site, sends none. */
+/* "call_site": {"file", "line"}: the author's line for loc, always written;
+ * a report made before call sites, or a loc that is its own call site,
+ * sends none on the wire, and then it is loc. */
 static void put_call_site(jw *w, const Treg__V1__Loc *site, const Treg__V1__Loc *l)
 {
     key(w, "call_site");
@@ -494,8 +495,12 @@ static void kernel_json(jw *w, const Treg__V1__Kernel *k, int with_rows)
         put_uint(w, "spill_cost", L->spill_cost);
         key(w, "live_across");
         open_(w, '{');
-        for (size_t j = 0; j < L->n_live_across; j++)
-            put_int(w, L->live_across[j]->kind, L->live_across[j]->registers);
+        for (size_t j = 0; j < L->n_live_across; j++) { /* a stored string: escaped */
+            sep(w);
+            str(w, L->live_across[j]->kind);
+            raw(w, ":", 1);
+            num(w, L->live_across[j]->registers);
+        }
         close_(w, '}');
         close_(w, '}');
     }

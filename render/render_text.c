@@ -80,7 +80,8 @@ void treg_text_wrap_at(FILE *out, const treg_text_options *o, const char *sgr, i
 {
     /* Words onto lines of the width; continuation lines indented by hang.
      * A word longer than a line is cut by treg_text_line. */
-    size_t room = TREG_TEXT_WIDTH - (size_t)indent - strlen(lead);
+    size_t used = (size_t)indent + strlen(lead);
+    size_t room = used < TREG_TEXT_WIDTH - 20 ? TREG_TEXT_WIDTH - used : 20; /* never 0 */
     int first = 1;
     while (*text) {
         while (*text == ' ') text++;
@@ -93,7 +94,7 @@ void treg_text_wrap_at(FILE *out, const treg_text_options *o, const char *sgr, i
         treg_text_line(out, o, sgr, "%*s%s%.*s", first ? indent : hang, "", first ? lead : "",
                        (int)take, text);
         text += take;
-        if (first) room = TREG_TEXT_WIDTH - (size_t)hang;
+        if (first) room = (size_t)hang < TREG_TEXT_WIDTH - 20 ? TREG_TEXT_WIDTH - (size_t)hang : 20;
         first = 0;
     }
 }
@@ -104,6 +105,15 @@ const char *treg_text_file(const Treg__V1__Report *r, int file)
     const char *path = r->source_files[file];
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
+}
+
+void treg_text_loop_where(char *buf, size_t len, const Treg__V1__Report *r, const Treg__V1__Loop *l)
+{
+    if (l->file >= 0 && l->first_line)
+        snprintf(buf, len, "%s:%u-%u", treg_text_file(r, l->file), l->first_line, l->last_line);
+    else
+        snprintf(buf, len, "+0x%llx..+0x%llx", (unsigned long long)l->head,
+                 (unsigned long long)l->end);
 }
 
 void treg_text_loc(char *buf, size_t len, const Treg__V1__Report *r, const Treg__V1__Loc *l)

@@ -38,6 +38,10 @@ const char *treg_text_category_words(const char *kind);
 
 /* The file's base name, "?" for an index outside source_files. */
 const char *treg_text_file(const Treg__V1__Report *r, int file);
+/* A loop's lines ("kernels_a.py:100-112"), or its addresses when it has
+ * none ("+0x1c0..+0x2f4"), into buf. */
+void treg_text_loop_where(char *buf, size_t len, const Treg__V1__Report *r,
+                          const Treg__V1__Loop *l);
 /* "kernels_a.py:75", "kernels_a.py, no line (compiler-generated)" or
  * "(no line)" into buf. */
 void treg_text_loc(char *buf, size_t len, const Treg__V1__Report *r, const Treg__V1__Loc *l);

@@ -3,9 +3,9 @@
  * loops' live_across, the spill costs):
  *
  *     why the VGPR peak (+0xfb8, kernels_a.py:74): what its 209 VGPRs and AGPRs hold
- *     (categories from the .ttgir)
+ *       (categories from the TTGIR operations that made them)
  *       VGPR AGPR  held as       made by
- *          0   64  accumulator   tt.dot 128x128xf32 at kernels_a.py:76 (64; its tile 64)
+ *          0   64  accumulator   tt.dot 128x128xf32 at kernels_a.py:76 (64; the whole tensor 64)
  *                  tt.dot's 128x128xf32 accumulator over 4 warps of 64 lanes is 64 ...
  *     wave-uniform values in vector registers at the peak: 3 (an SGPR could hold each)
  *          2  kernels_a.py:18    x = x - tl.max(x, axis=0)
@@ -137,12 +137,7 @@ static void loops_across(FILE *out, const Treg__V1__Report *r, const Treg__V1__K
     for (size_t i = 0; i < k->n_loops; i++) {
         const Treg__V1__Loop *L = k->loops[i];
         char where[200], what[400] = "";
-        if (L->file >= 0 && L->first_line)
-            snprintf(where, sizeof where, "%s:%u-%u", treg_text_file(r, L->file), L->first_line,
-                     L->last_line);
-        else
-            snprintf(where, sizeof where, "+0x%llx..+0x%llx", (unsigned long long)L->head,
-                     (unsigned long long)L->end);
+        treg_text_loop_where(where, sizeof where, r, L);
         size_t at = 0;
         for (size_t j = 0; j < L->n_live_across && at < sizeof what; j++)
             at += (size_t)snprintf(what + at, sizeof what - at, "%s%s %u", j ? ", " : "",
@@ -204,12 +199,7 @@ static void spill_cost(FILE *out, const Treg__V1__Report *r, const Treg__V1__Ker
         const Treg__V1__Loop *L = k->loops[i];
         if (!L->spill_cost) continue;
         char where[200];
-        if (L->file >= 0 && L->first_line)
-            snprintf(where, sizeof where, "%s:%u-%u", treg_text_file(r, L->file), L->first_line,
-                     L->last_line);
-        else
-            snprintf(where, sizeof where, "+0x%llx..+0x%llx", (unsigned long long)L->head,
-                     (unsigned long long)L->end);
+        treg_text_loop_where(where, sizeof where, r, L);
         treg_text_line(out, o, NULL, "      %8llu  inside the loop at %s (%s)",
                        (unsigned long long)L->spill_cost, where,
                        L->trip_count ? "its trip count from the code" : "trip count unknown");
@@ -220,12 +210,15 @@ static void spill_cost(FILE *out, const Treg__V1__Report *r, const Treg__V1__Ker
 void treg_text_why_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__Kernel *k,
                         const treg_text_options *o)
 {
-    if (!k->vgpr || !k->categories_source[0]) {
-        treg_text_line(out, o, NULL, "    no categories in this report (made before treg 0.3)");
-    } else {
-        categories(out, r, k, o);
-        uniform_lines(out, r, k, o);
+    if (!k->vgpr || !k->categories_source[0]) { /* a report made before 0.3 */
+        treg_text_wrap(out, o, NULL, 4, "",
+                       "no categories in this report (made before treg 0.3): what the peak's "
+                       "registers hold, the uniform ones, what lives across the loops and the "
+                       "spill cost are not in it; analyze the code object again for them");
+        return;
     }
+    categories(out, r, k, o);
+    uniform_lines(out, r, k, o);
     loops_across(out, r, k, o);
     spill_cost(out, r, k, o);
 }

@@ -658,8 +658,13 @@ static void analyze_file(tool *t, const char *path)
     if (stem < strlen(path) && !has_suffix(path, ".s") && (tp = sibling(path, stem, ".ttgir"))) {
         size_t tlen;
         struct stat st;
-        if (stat(tp, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= TREG_TTGIR_MAX_BYTES &&
-            (ttgir = slurp(tp, &tlen, why, sizeof why))) {
+        if (stat(tp, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > TREG_TTGIR_MAX_BYTES)
+            fprintf(stderr,
+                    "treg-analyze: %s: %lld bytes, more than the %u a TTGIR may have: not read "
+                    "(categories from the machine code)\n",
+                    tp, (long long)st.st_size, (unsigned)TREG_TTGIR_MAX_BYTES);
+        else if (stat(tp, &st) == 0 && S_ISREG(st.st_mode) &&
+                 (ttgir = slurp(tp, &tlen, why, sizeof why))) {
             opt.ttgir = ttgir;
             opt.ttgir_len = tlen;
             opt.ttgir_name = tp;

@@ -44,7 +44,9 @@ typedef struct reader {
     unsigned nmma;
 } reader;
 
-enum { MAX_FRAMES = 1 << 22, MAX_OPS = 1 << 21, MAX_NESTING = 256 };
+/* Real TTGIR has thousands of ops and aliases at most (the corpus's
+ * largest: 156 ops): these bound what a hostile one costs (tens of MB). */
+enum { MAX_FRAMES = 1 << 20, MAX_OPS = 1 << 18, MAX_ALIASES = 1 << 19, MAX_NESTING = 256 };
 
 static void trim(span *x)
 {
@@ -93,9 +95,15 @@ static bool index_aliases(reader *r)
     r->nslots = n;
     for (size_t i = 0; i < n; i++) r->slots[i] = -1;
     for (size_t k = 0; k < r->naliases; k++) {
-        size_t i = treg_fnv1a(r->aliases[k].name.s, r->aliases[k].name.n) & (n - 1);
-        while (r->slots[i] >= 0) i = (i + 1) & (n - 1);
-        r->slots[i] = (int32_t)k; /* a name defined twice: the first wins */
+        span name = r->aliases[k].name;
+        size_t i = treg_fnv1a(name.s, name.n) & (n - 1);
+        bool known = false; /* a name defined twice: the first wins, and no cluster grows */
+        while (r->slots[i] >= 0 && !known) {
+            const alias *x = &r->aliases[r->slots[i]];
+            known = x->name.n == name.n && memcmp(x->name.s, name.s, name.n) == 0;
+            i = (i + 1) & (n - 1);
+        }
+        if (!known) r->slots[i] = (int32_t)k;
     }
     return true;
 }
@@ -415,9 +423,9 @@ unsigned treg_ttgir_elem_bytes(const char *e)
     if (strcmp(e, "ptr") == 0) return 8;
     if (e[0] != 'f' && e[0] != 'i' && strncmp(e, "bf", 2) != 0) return 0;
     const char *d = e + (e[0] == 'b' ? 2 : 1);
-    unsigned bits = (unsigned)strtoul(d, NULL, 10);
-    if (!bits) return 0;
-    return bits <= 8 ? 1 : bits / 8;
+    unsigned long bits = strtoul(d, NULL, 10);
+    if (!bits || bits > 1024) return 0; /* no element type is wider */
+    return bits <= 8 ? 1 : (unsigned)(bits / 8);
 }
 
 /* --- operations --------------------------------------------------------------------- */
@@ -510,6 +518,9 @@ int treg_ttgir_parse(treg_arena *a, const char *text, size_t len, const char *na
         span rest = {line.s + i, line.n - i};
         span expr;
         if (!take(&rest, "=") || !trailing_loc(rest, &expr)) continue;
+        if (r.naliases >= MAX_ALIASES)
+            return treg_fail(err, TREG_E_LIMIT, "%s: more than %d location aliases", name,
+                             MAX_ALIASES);
         if (!grow(&r, (void **)&r.aliases, r.naliases, &r.aliases_cap, sizeof *r.aliases))
             return treg_fail(err, TREG_E_NOMEM, "out of memory");
         r.aliases[r.naliases++] = (alias){{line.s + 1, i - 1}, expr, 0, 0, 0};

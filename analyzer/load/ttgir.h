@@ -12,8 +12,10 @@
  *
  * Bad text gets TREG_E_FORMAT naming the .ttgir line; the caller goes on
  * without it (the report says so).  Bounds: the text's size
- * (TREG_TTGIR_MAX_BYTES), and location chains are followed at most
- * TREG_TTGIR_MAX_LOC_DEPTH deep (a loop of aliases stops there). */
+ * (TREG_TTGIR_MAX_BYTES, checked before a byte is read), the number of
+ * ops, aliases and frames (TREG_E_LIMIT past them), and aliases are
+ * followed at most TREG_TTGIR_MAX_LOC_DEPTH deep at a time (a loop of
+ * aliases stops there; an alias first reached that deep has no place). */
 #ifndef TREG_LOAD_TTGIR_H
 #define TREG_LOAD_TTGIR_H
 

@@ -5,7 +5,7 @@
  * kernel.  The author wants the line of theirs that called it: walking the
  * inlined frames from the innermost outwards, the first one that has a line
  * and lies outside Triton's package.  Which paths are Triton's package is
- * data (call_site.c's table), not scattered string tests. */
+ * data (callsite.c's table), not scattered string tests. */
 #ifndef TREG_METRICS_CALLSITE_H
 #define TREG_METRICS_CALLSITE_H
 

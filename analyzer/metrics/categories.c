@@ -96,19 +96,12 @@ static const struct {
     {"s_", M_INT},
 };
 
-static bool has_prefix(const treg_insn_effect *e, const char *p)
-{
-    size_t n = strlen(p);
-    return e->mnemonic_len >= n && memcmp(e->mnemonic, p, n) == 0;
-}
-
 static enum mclass mclass_of(const treg_insn_effect *e)
 {
-    for (unsigned i = 0; i + 4 <= e->mnemonic_len; i++)
-        if (memcmp(e->mnemonic + i, "_dpp", 4) == 0) return M_CROSS_LANE;
+    if (treg_mnemonic_dpp(e)) return M_CROSS_LANE;
     if (e->move == TREG_MOVE_SCRATCH_LOAD) return M_OTHER;
     for (size_t i = 0; i < sizeof families / sizeof *families; i++)
-        if (has_prefix(e, families[i].prefix)) return families[i].cls;
+        if (treg_mnemonic_starts(e, families[i].prefix)) return families[i].cls;
     return M_OTHER;
 }
 
@@ -179,14 +172,23 @@ static uint64_t key_hash(const frame_key *k)
 }
 
 /* The operations by their innermost frame, chained. */
-typedef struct op_index {
+struct treg_cat_index {
+    const treg_ttgir *ttgir;
     int32_t *slots; /* first op with the key's hash bucket */
     int32_t *next;  /* the next op in the same bucket */
     size_t nslots;
-} op_index;
+};
 
-static int build_index(treg_arena *a, const treg_ttgir *t, op_index *x, treg_error *err)
+/* Most operations one instruction's location is compared with (its
+ * bucket's chain): a line holds a few ops, a hostile .ttgir could put
+ * thousands at one place or in one bucket. */
+enum { MAX_OPS_AT_LOC = 256 };
+
+int treg_cat_index_new(treg_arena *a, const treg_ttgir *t, treg_cat_index **out, treg_error *err)
 {
+    treg_cat_index *x = treg_arena_calloc(a, 1, sizeof *x);
+    if (!x) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    x->ttgir = t;
     size_t n = 64;
     while (n < t->nops * 2) n *= 2;
     x->slots = treg_arena_calloc(a, n, sizeof *x->slots);
@@ -204,6 +206,7 @@ static int build_index(treg_arena *a, const treg_ttgir *t, op_index *x, treg_err
         x->next[k] = x->slots[b];
         x->slots[b] = (int32_t)k;
     }
+    *out = x;
     return TREG_OK;
 }
 
@@ -214,8 +217,9 @@ static bool frame_is(const treg_ttgir_frame *f, const char *path, uint32_t line,
 
 typedef struct ctx {
     const treg_cat_input *in;
-    op_index index;
-    uint8_t *in_loop; /* per block: in the loop being looked at */
+    const treg_cat_index *index;
+    uint8_t *in_loop;    /* per block: in the loop being looked at */
+    unsigned classified; /* peak registers given a category */
 } ctx;
 
 static const char *file_of(const ctx *c, int32_t f)
@@ -261,13 +265,15 @@ static int32_t op_of(const ctx *c, uint32_t i, enum mclass cls)
 {
     const treg_ttgir *t = c->in->ttgir;
     const treg_row *row = &c->in->rows[i];
-    if (!t || !row->loc.line) return -1;
+    if (!t || !c->index || !row->loc.line) return -1;
     frame_key key = {base_name(file_of(c, row->loc.file)), row->loc.line, row->loc.column};
     int32_t best = -1;
     int best_score = -1;
-    for (int32_t k = c->index.slots[key_hash(&key) & (c->index.nslots - 1)]; k >= 0;
-         k = c->index.next[k]) {
+    unsigned seen = 0;
+    for (int32_t k = c->index->slots[key_hash(&key) & (c->index->nslots - 1)];
+         k >= 0 && seen < MAX_OPS_AT_LOC; k = c->index->next[k]) {
         const treg_ttgir_op *op = &t->ops[k];
+        seen++;
         if (!frame_is(&t->frames[op->first_frame], key.base, key.line, key.column)) continue;
         int score = suits(t, k, cls) * 2 + (chain_matches(c, op, i) ? 1 : 0);
         if (score > best_score) best = k, best_score = score;
@@ -464,7 +470,10 @@ static uint32_t tile_registers(const treg_cat_input *in, const treg_ttgir_op *op
     unsigned bytes = treg_ttgir_elem_bytes(elem);
     if (!bytes) return 0;
     uint64_t elements = 1;
-    for (unsigned d = 0; d < op->type.ndims; d++) elements *= op->type.dims[d];
+    for (unsigned d = 0; d < op->type.ndims; d++) {
+        if (op->type.dims[d] && elements > (1ull << 40) / op->type.dims[d]) return UINT32_MAX;
+        elements *= op->type.dims[d];
+    }
     uint64_t per = 4ull * in->wave_size * in->num_warps;
     uint64_t regs = (elements * bytes + per - 1) / per;
     return regs > UINT32_MAX ? UINT32_MAX : (uint32_t)regs;
@@ -602,6 +611,8 @@ static int peak_categories(treg_arena *a, ctx *c, uint32_t peak, treg_kernel_rep
     for (unsigned r = TREG_REG_V0; r < TREG_REG_S0; r++) {
         if (!treg_regset_has(&occ, r)) continue;
         verdict v = classify(c, peak, r, header_live, loop);
+        if (treg_prov_spent(in->prov)) break; /* this verdict and the rest: unknown */
+        c->classified++;
         const treg_ttgir_op *op = v.op >= 0 ? &in->ttgir->ops[v.op] : NULL;
         treg_loc site = v.insn != TREG_NONE ? in->rows[v.insn].call_site : (treg_loc){-1, 0, 0};
         site.column = 0;
@@ -680,12 +691,42 @@ static void mark_loop(const treg_cfg *g, uint32_t l, uint8_t *in_loop, uint8_t o
     for (uint32_t b = 0; b < g->loops[l].nblocks; b++) in_loop[g->loops[l].blocks[b]] = on;
 }
 
+/* Says where the work budget ran out: the peak's registers left without
+ * a category, and the loops from `loop` on (of nloops) whose live-across
+ * counts are partial or missing.  (An arena failure leaves it out.) */
+static void spent_note(treg_arena *a, treg_kernel_report *k, const ctx *c, uint32_t peak,
+                       uint32_t loop, uint32_t nloops)
+{
+    unsigned total = 0;
+    if (peak != TREG_NONE) {
+        treg_regset occ;
+        treg_liveness_occupied_at(c->in->lv, c->in->g, c->in->fx, c->in->partial, peak, &occ);
+        treg_regset_fold(&occ);
+        for (unsigned r = TREG_REG_V0; r < TREG_REG_S0; r++) total += treg_regset_has(&occ, r);
+    }
+    char buf[400];
+    int at = snprintf(buf, sizeof buf, "following values back passed its work budget");
+    if (c->classified < total && at > 0 && (size_t)at < sizeof buf)
+        at += snprintf(buf + at, sizeof buf - (size_t)at,
+                       ": %u of the peak's %u registers have a category, the rest are not counted",
+                       c->classified, total);
+    if (loop < nloops && at > 0 && (size_t)at < sizeof buf)
+        snprintf(buf + at, sizeof buf - (size_t)at,
+                 "%s the live-across counts of %u of %u loops are partial or missing",
+                 c->classified < total ? ";" : ":", nloops - loop, nloops);
+    k->categories_note = treg_arena_strdup(a, buf);
+}
+
 int treg_categories(treg_arena *a, const treg_cat_input *in, uint32_t peak, treg_kernel_report *k,
                     treg_error *err)
 {
-    ctx c = {.in = in};
+    ctx c = {.in = in, .index = in->index};
     const treg_cfg *g = in->g;
-    if (in->ttgir && build_index(a, in->ttgir, &c.index, err)) return err->code;
+    treg_cat_index *own = NULL;
+    if (in->ttgir && (!c.index || c.index->ttgir != in->ttgir)) {
+        if (treg_cat_index_new(a, in->ttgir, &own, err)) return err->code;
+        c.index = own;
+    }
     c.in_loop = treg_arena_calloc(a, g->nblocks ? g->nblocks : 1, 1);
     if (!c.in_loop) return treg_fail(err, TREG_E_NOMEM, "out of memory");
     if (peak != TREG_NONE) {
@@ -710,12 +751,19 @@ int treg_categories(treg_arena *a, const treg_cat_input *in, uint32_t peak, treg
         treg_liveness_occupied_at(in->lv, g, in->fx, in->partial, head, &live);
         treg_regset_fold(&live);
         mark_loop(g, l, c.in_loop, 1);
-        for (unsigned r = TREG_REG_V0; r < TREG_REG_S0; r++) {
+        for (unsigned r = TREG_REG_V0; r < TREG_REG_S0 && !treg_prov_spent(in->prov); r++) {
             if (!treg_regset_has(&live, r)) continue;
             verdict v = classify(&c, head, r, &live, l);
+            if (treg_prov_spent(in->prov)) break;
             if (k->loops[l].live_across[v.kind] < UINT16_MAX) k->loops[l].live_across[v.kind]++;
         }
         mark_loop(g, l, c.in_loop, 0);
+        if (treg_prov_spent(in->prov)) {
+            spent_note(a, k, &c, peak, l, g->nloops);
+            break;
+        }
     }
+    if (peak != TREG_NONE && treg_prov_spent(in->prov) && !k->categories_note)
+        spent_note(a, k, &c, peak, 0, 0);
     return TREG_OK;
 }

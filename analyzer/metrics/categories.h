@@ -28,6 +28,11 @@
 #include "metrics/uniform.h"
 #include "treg/report.h"
 
+/* The .ttgir's operations by location, built once for every kernel of a
+ * report (treg_categories builds its own when given none). */
+typedef struct treg_cat_index treg_cat_index;
+int treg_cat_index_new(treg_arena *a, const treg_ttgir *t, treg_cat_index **out, treg_error *err);
+
 typedef struct treg_cat_input {
     const treg_cfg *g;
     const treg_liveness *lv;
@@ -38,14 +43,17 @@ typedef struct treg_cat_input {
     size_t n;
     treg_prov *prov;
     const treg_uniform *uni;
-    const treg_linetab *lines; /* files and inlined calls the rows name */
-    const treg_ttgir *ttgir;   /* NULL: the machine code alone */
+    const treg_linetab *lines;   /* files and inlined calls the rows name */
+    const treg_ttgir *ttgir;     /* NULL: the machine code alone */
+    const treg_cat_index *index; /* ttgir's index, or NULL */
     unsigned wave_size, num_warps;
     int num_stages; /* Triton's option, -1 unknown */
 } treg_cat_input;
 
 /* Fills k->categories (at the VGPR peak, instruction `peak`) and each
- * k->loops[l].live_across (in g's loop order). */
+ * k->loops[l].live_across (in g's loop order).  When in->prov's work
+ * budget runs out it stops there and k->categories_note says what is
+ * missing. */
 int treg_categories(treg_arena *a, const treg_cat_input *in, uint32_t peak, treg_kernel_report *k,
                     treg_error *err);
 

@@ -21,7 +21,41 @@ struct treg_prov {
     uint32_t *queue;
     uint64_t *slot; /* per scratch move: its slot's key (1: none); computed at first need */
     bool slots_done;
+    uint64_t work;   /* instructions looked at, all walks together */
+    uint64_t budget; /* the most work before a stage is spent */
+    bool spent;      /* work passed TREG_PROV_BUDGET: every walk since found nothing */
 };
+
+/* Charges a walk for looking at instructions first..last of a block:
+ * false once the budget is spent. */
+static bool charge(treg_prov *p, uint32_t first, uint32_t last)
+{
+    if (p->spent) return false;
+    p->work += last >= first ? (uint64_t)(last - first) + 1 : 1;
+    if (p->work > p->budget) p->spent = true;
+    return !p->spent;
+}
+
+bool treg_prov_spent(const treg_prov *p)
+{
+    return p->spent;
+}
+
+uint64_t treg_prov_work(const treg_prov *p)
+{
+    return p->work;
+}
+
+void treg_prov_set_budget(treg_prov *p, uint64_t budget)
+{
+    p->budget = budget ? budget : TREG_PROV_BUDGET;
+}
+
+void treg_prov_refill(treg_prov *p)
+{
+    p->work = 0;
+    p->spent = false;
+}
 
 int treg_prov_new(treg_arena *a, const treg_cfg *g, const treg_liveness *lv,
                   const treg_insn_effect *fx, const treg_insn *insns, size_t n, treg_prov **out,
@@ -34,6 +68,7 @@ int treg_prov_new(treg_arena *a, const treg_cfg *g, const treg_liveness *lv,
     p->fx = fx;
     p->insns = insns;
     p->n = n;
+    p->budget = TREG_PROV_BUDGET;
     p->mark = treg_arena_calloc(a, g->nblocks ? g->nblocks : 1, sizeof *p->mark);
     p->queue = treg_arena_calloc(a, g->nblocks ? g->nblocks : 1, sizeof *p->queue);
     p->slot = treg_arena_calloc(a, n ? n : 1, sizeof *p->slot);
@@ -60,6 +95,7 @@ static uint32_t find_back_in(treg_prov *p, uint32_t before, uint32_t home, match
                              skip_fn skip, const void *ctx, const uint8_t *inside)
 {
     const treg_cfg *g = p->g;
+    if (!charge(p, g->blocks[home].first, before)) return TREG_NONE;
     for (uint32_t i = before; i-- > g->blocks[home].first;)
         if (match(p, i, ctx)) return i;
     new_walk(p);
@@ -72,6 +108,7 @@ static uint32_t find_back_in(treg_prov *p, uint32_t before, uint32_t home, match
     while (head < tail) {
         uint32_t b = p->queue[head++];
         const treg_block *B = &g->blocks[b];
+        if (!charge(p, B->first, B->last)) return TREG_NONE;
         if (!skip || !skip(p, b, ctx))
             for (uint32_t i = B->last + 1; i-- > B->first;)
                 if (match(p, i, ctx)) return i;
@@ -112,6 +149,7 @@ unsigned treg_prov_defs(treg_prov *p, uint32_t at, unsigned r, bool with_at, uin
     if (at >= p->n || !max) return 0;
     const treg_cfg *g = p->g;
     uint32_t home = g->block_of[at];
+    if (!charge(p, g->blocks[home].first, at)) return 0;
     for (uint32_t i = with_at ? at + 1 : at; i-- > g->blocks[home].first;)
         if (treg_insn_writes(&p->fx[i], r)) {
             out[0] = i;
@@ -128,6 +166,7 @@ unsigned treg_prov_defs(treg_prov *p, uint32_t at, unsigned r, bool with_at, uin
     while (head < tail && n < max) {
         uint32_t b = p->queue[head++];
         const treg_block *B = &g->blocks[b];
+        if (!charge(p, B->first, B->last)) return 0;
         if (treg_regset_has(&p->lv->defs[b], r)) {
             for (uint32_t i = B->last + 1; i-- > B->first;)
                 if (treg_insn_writes(&p->fx[i], r)) {
@@ -151,33 +190,6 @@ uint32_t treg_prov_def_within(treg_prov *p, uint32_t at, unsigned r, const uint8
 }
 
 /* --- operands as printed ----------------------------------------------------------- */
-
-/* The k-th comma-separated field after the mnemonic, trimmed; false when
- * there is none. */
-static bool field(const char *text, unsigned k, const char **s, size_t *len)
-{
-    const char *p = text;
-    while (*p && *p != ' ') p++; /* the mnemonic */
-    for (unsigned i = 0;; i++) {
-        while (*p == ' ') p++;
-        const char *b = p;
-        int depth = 0;
-        while (*p && (depth || *p != ',')) {
-            if (*p == '[') depth++;
-            if (*p == ']' && depth) depth--;
-            p++;
-        }
-        if (i == k) {
-            const char *e = p;
-            while (e > b && e[-1] == ' ') e--;
-            *s = b;
-            *len = (size_t)(e - b);
-            return e > b;
-        }
-        if (!*p) return false;
-        p++;
-    }
-}
 
 /* The operand of e that writes r (its first register, count), or NULL. */
 static const treg_operand *def_of(const treg_insn_effect *e, unsigned r)
@@ -248,7 +260,7 @@ static uint64_t slot_key(treg_prov *p, uint32_t i)
     uint64_t h = 0xcbf29ce484222325ull;
     const char *s;
     size_t len;
-    for (unsigned k = 0; k < 5 && field(text, k, &s, &len); k++) {
+    for (unsigned k = 0; k < 5 && treg_insn_field(text, k, &s, &len); k++) {
         if (k == data) continue;
         /* the field's first word is the operand; offset:N may follow it */
         size_t w = 0;
@@ -266,12 +278,12 @@ static uint64_t slot_key(treg_prov *p, uint32_t i)
             uint32_t d = r < TREG_REG_SPECIAL0 ? treg_prov_def(p, i, r, false) : TREG_NONE;
             const char *ds;
             size_t dl;
-            if (d != TREG_NONE && field(p->insns[d].text, 1, &ds, &dl)) {
+            if (d != TREG_NONE && treg_insn_field(p->insns[d].text, 1, &ds, &dl)) {
                 const char *dm = p->insns[d].text;
                 size_t ml = 0;
                 while (dm[ml] && dm[ml] != ' ') ml++;
                 h = mix(h, dm, ml);
-                h = mix(h, ds, strlen(ds));
+                h = mix(h, ds, dl);
                 continue;
             }
         }
@@ -309,7 +321,7 @@ static bool writes_lane(const treg_prov *p, uint32_t i, const void *ctx)
         return false;
     const char *s;
     size_t len;
-    return field(p->insns[i].text, 2, &s, &len) && len == q->lane_len &&
+    return treg_insn_field(p->insns[i].text, 2, &s, &len) && len == q->lane_len &&
            memcmp(s, q->lane, len) == 0;
 }
 
@@ -346,7 +358,8 @@ unsigned treg_prov_move_source(treg_prov *p, uint32_t d, unsigned r, uint32_t *v
     if (e->move == TREG_MOVE_LANE_TO_SGPR) {
         const char *vs, *lane;
         size_t vl, ll;
-        if (!field(p->insns[d].text, 1, &vs, &vl) || !field(p->insns[d].text, 2, &lane, &ll))
+        if (!treg_insn_field(p->insns[d].text, 1, &vs, &vl) ||
+            !treg_insn_field(p->insns[d].text, 2, &lane, &ll))
             return TREG_NO_REG;
         const treg_operand *from = data_source(e, TREG_CLASS_V);
         if (!from) return TREG_NO_REG;
@@ -402,6 +415,7 @@ uint32_t treg_prov_next_use(treg_prov *p, uint32_t at, unsigned r)
     if (at >= p->n) return TREG_NONE;
     const treg_cfg *g = p->g;
     uint32_t home = g->block_of[at];
+    if (!charge(p, at, g->blocks[home].last)) return TREG_NONE;
     for (uint32_t i = at + 1; i <= g->blocks[home].last; i++) {
         if (reads_reg(&p->fx[i], r)) return i;
         if (kills_reg(&p->fx[i], r)) return TREG_NONE;
@@ -414,6 +428,7 @@ uint32_t treg_prov_next_use(treg_prov *p, uint32_t at, unsigned r)
     }
     while (head < tail) {
         const treg_block *B = &g->blocks[p->queue[head++]];
+        if (!charge(p, B->first, B->last)) return TREG_NONE;
         bool killed = false;
         for (uint32_t i = B->first; i <= B->last && !killed; i++) {
             if (reads_reg(&p->fx[i], r)) return i;

@@ -25,6 +25,15 @@ typedef struct treg_prov treg_prov;
  * at the move it reached). */
 enum { TREG_PROV_MAX_MOVES = 32 };
 
+/* Most instructions the walks of one stage look at together.  A query
+ * costs up to the kernel's length, and classifying a kernel asks a few
+ * per live register per loop, so a hostile kernel (many loops, every
+ * register live across each) could ask for hours.  The corpus's costliest
+ * kernel (_jsd, 32,676 instructions) looks at 38.6M, a tenth of this, in
+ * well under a second.  Past it every query finds nothing and
+ * treg_prov_spent says so: the caller stops and says what it left. */
+#define TREG_PROV_BUDGET 400000000ull
+
 int treg_prov_new(treg_arena *a, const treg_cfg *g, const treg_liveness *lv,
                   const treg_insn_effect *fx, const treg_insn *insns, size_t n, treg_prov **out,
                   treg_error *err);
@@ -57,5 +66,15 @@ uint32_t treg_prov_origin(treg_prov *p, uint32_t at, unsigned r, unsigned *reg, 
 /* The first instruction after at that reads r, walking forward (at
  * itself excluded), before anything writes all of it: TREG_NONE when none. */
 uint32_t treg_prov_next_use(treg_prov *p, uint32_t at, unsigned r);
+
+/* Whether the walks have spent their budget (answers since then are
+ * TREG_NONE or 0, whatever the truth), and the work done so far. */
+bool treg_prov_spent(const treg_prov *p);
+uint64_t treg_prov_work(const treg_prov *p);
+
+/* Another budget than TREG_PROV_BUDGET (0: that one). */
+void treg_prov_set_budget(treg_prov *p, uint64_t budget);
+/* A fresh budget, for the next stage of a kernel's analysis. */
+void treg_prov_refill(treg_prov *p);
 
 #endif

@@ -7,27 +7,6 @@
 
 #include "util/error.h"
 
-/* The k-th comma-separated operand after the mnemonic. */
-static bool operand(const char *text, unsigned k, const char **s, size_t *len)
-{
-    const char *p = text;
-    while (*p && *p != ' ') p++;
-    for (unsigned i = 0;; i++) {
-        while (*p == ' ') p++;
-        const char *b = p;
-        while (*p && *p != ',') p++;
-        if (i == k) {
-            const char *e = p;
-            while (e > b && e[-1] == ' ') e--;
-            *s = b;
-            *len = (size_t)(e - b);
-            return e > b;
-        }
-        if (!*p) return false;
-        p++;
-    }
-}
-
 /* An integer as LLVM prints one ("64", "-1", "0x400"). */
 static bool constant(const char *s, size_t len, int64_t *v)
 {
@@ -39,6 +18,7 @@ static bool constant(const char *s, size_t len, int64_t *v)
     errno = 0;
     long long x = strtoll(buf, &end, 0);
     if (errno || *end || (buf[0] != '-' && (buf[0] < '0' || buf[0] > '9'))) return false;
+    if (x > (1LL << 32) || x < -(1LL << 32)) return false; /* no 32-bit operand is wider */
     *v = x;
     return true;
 }
@@ -72,7 +52,7 @@ static bool constant_def(treg_prov *prov, const treg_insn *insns, uint32_t at, b
     const char *s;
     size_t len;
     if (!starts(&insns[d], "s_mov_b32 ") && !starts(&insns[d], "s_movk_i32 ")) return false;
-    return operand(insns[d].text, 1, &s, &len) && constant(s, len, v);
+    return treg_insn_field(insns[d].text, 1, &s, &len) && constant(s, len, v);
 }
 
 enum cmp_op { CMP_EQ, CMP_LG, CMP_GT, CMP_GE, CMP_LT, CMP_LE };
@@ -144,15 +124,16 @@ static bool step_of(const treg_insn *in, unsigned r, int64_t *step)
     unsigned ra, rb;
     bool sub = starts(in, "s_sub_i32 ") || starts(in, "s_sub_u32 ");
     if (starts(in, "s_addk_i32 ")) {
-        if (!operand(in->text, 0, &a, &al) || !sgpr(a, al, &ra) || ra != r ||
-            !operand(in->text, 1, &b, &bl) || !constant(b, bl, step))
+        if (!treg_insn_field(in->text, 0, &a, &al) || !sgpr(a, al, &ra) || ra != r ||
+            !treg_insn_field(in->text, 1, &b, &bl) || !constant(b, bl, step))
             return false;
         *step = (int16_t)*step; /* simm16, printed as its 16 bits */
         return true;
     }
     if (!sub && !starts(in, "s_add_i32 ") && !starts(in, "s_add_u32 ")) return false;
-    if (!operand(in->text, 0, &a, &al) || !sgpr(a, al, &ra) || ra != r) return false;
-    if (!operand(in->text, 1, &b, &bl) || !operand(in->text, 2, &c, &cl)) return false;
+    if (!treg_insn_field(in->text, 0, &a, &al) || !sgpr(a, al, &ra) || ra != r) return false;
+    if (!treg_insn_field(in->text, 1, &b, &bl) || !treg_insn_field(in->text, 2, &c, &cl))
+        return false;
     if (sgpr(b, bl, &rb) && rb == r && constant(c, cl, step)) {
         if (sub) *step = -*step;
         return true;
@@ -195,7 +176,9 @@ static uint32_t loop_trips(const treg_cfg *g, const treg_insn *insns, const treg
     if (cmp == TREG_NONE || !parse_compare(&insns[cmp], &c)) return 0;
     const char *a, *b;
     size_t al, bl;
-    if (!operand(insns[cmp].text, 0, &a, &al) || !operand(insns[cmp].text, 1, &b, &bl)) return 0;
+    if (!treg_insn_field(insns[cmp].text, 0, &a, &al) ||
+        !treg_insn_field(insns[cmp].text, 1, &b, &bl))
+        return 0;
     /* which operand steps in the loop: its one writer there is its update */
     unsigned regs[2];
     bool is_reg[2] = {sgpr(a, al, &regs[0]), sgpr(b, bl, &regs[1])};

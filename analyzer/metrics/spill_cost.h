@@ -30,4 +30,10 @@ int treg_loop_trips(treg_arena *a, const treg_cfg *g, const treg_insn *insns,
  * saturating at UINT64_MAX. */
 uint64_t treg_insn_weight(const treg_cfg *g, const uint32_t *trips, uint32_t i);
 
+/* a + b, UINT64_MAX when it would wrap: costs add up without wrapping. */
+static inline uint64_t treg_saturating_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 #endif

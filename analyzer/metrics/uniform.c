@@ -11,44 +11,39 @@
 static const char *const lane_dependent[] = {
     "v_mbcnt_",   /* the lane's own index */
     "v_permlane", /* values from other lanes */
-    "ds_swizzle",     "ds_bpermute",
-    "ds_permute",     "v_writelane", /* one lane written, the others kept */
-    "v_mfma",         "v_smfmac",
-    "v_wmma",         "v_swmmac",
-    "v_mmac", /* Hygon's matrix instructions: a fragment per lane */
-    "ds_read_addtid", "ds_load_addtid",
-    "scratch_", /* per-lane private memory */
-    "buffer_atomic",  "global_atomic",
-    "flat_atomic",    "ds_",
+    "ds_swizzle",    "ds_bpermute",   "ds_permute",
+    "v_writelane", /* one lane written, the others kept */
+    "v_mfma",        "v_smfmac",      "v_wmma",
+    "v_swmmac",      "v_mmac", /* Hygon's matrix instructions: a fragment per lane */
+    "scratch_",                /* per-lane private memory */
+    "buffer_atomic", "global_atomic", "flat_atomic",
+    "ds_",
 };
 
 /* ...except these ds_ forms, which read one address for the wave like any
- * load (the ds_ entry above covers LDS atomics with return). */
+ * load (the ds_ entry above covers LDS atomics with return), unless the
+ * address is the lane's own (ds_read_addtid). */
 static const char *const lds_loads[] = {"ds_read", "ds_load"};
 
 /* Results one value for the wave whatever they read: a scalar read of one
  * lane. */
 static const char *const scalar_of_lane[] = {"v_readfirstlane", "v_readlane"};
 
-static bool has_prefix(const treg_insn_effect *e, const char *p)
-{
-    size_t n = strlen(p);
-    return e->mnemonic_len >= n && memcmp(e->mnemonic, p, n) == 0;
-}
-
 static bool any_prefix(const treg_insn_effect *e, const char *const *list, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (has_prefix(e, list[i])) return true;
+        if (treg_mnemonic_starts(e, list[i])) return true;
     return false;
 }
 
-/* DPP moves data between lanes ("v_mov_b32_dpp", "v_add_f32_e64_dpp"). */
-static bool is_dpp(const treg_insn_effect *e)
+/* What the lane running it decides, whatever it reads. */
+static bool lane_dependent_insn(const treg_insn_effect *e)
 {
-    for (unsigned i = 0; i + 4 <= e->mnemonic_len; i++)
-        if (memcmp(e->mnemonic + i, "_dpp", 4) == 0) return true;
-    return false;
+    if (treg_mnemonic_dpp(e) || e->move == TREG_MOVE_SCRATCH_LOAD) return true;
+    if (treg_mnemonic_starts(e, "ds_read_addtid") || treg_mnemonic_starts(e, "ds_load_addtid"))
+        return true; /* the address is the lane's id */
+    if (any_prefix(e, lds_loads, sizeof lds_loads / sizeof *lds_loads)) return false;
+    return any_prefix(e, lane_dependent, sizeof lane_dependent / sizeof *lane_dependent);
 }
 
 static bool is_exec(unsigned r)
@@ -63,15 +58,14 @@ void treg_uniform_step(const treg_insn_effect *e, bool exec_partial, treg_regset
         const treg_operand *op = &e->ops[k];
         if (!(op->role & TREG_USE)) continue;
         for (unsigned r = op->reg; r < (unsigned)op->reg + op->count; r++)
-            if (!is_exec(r) && treg_regset_has(varying, r)) reads_varying = true;
+            /* EXEC is the mask a vector write obeys, not a value, except while
+             * it may be partial: a copy of it then is a mask of some lanes */
+            if (is_exec(r) ? exec_partial : treg_regset_has(varying, r)) reads_varying = true;
     }
     bool scalar = any_prefix(e, scalar_of_lane, sizeof scalar_of_lane / sizeof *scalar_of_lane);
-    bool lane = !scalar &&
-                ((any_prefix(e, lane_dependent, sizeof lane_dependent / sizeof *lane_dependent) &&
-                  !any_prefix(e, lds_loads, sizeof lds_loads / sizeof *lds_loads)) ||
-                 is_dpp(e) || e->move == TREG_MOVE_SCRATCH_LOAD);
+    bool lane = !scalar && lane_dependent_insn(e);
     /* any vector instruction writes only the active lanes' bits or values */
-    bool vector = (e->flags & TREG_FX_VECTOR) != 0 || has_prefix(e, "v_");
+    bool vector = (e->flags & TREG_FX_VECTOR) != 0 || treg_mnemonic_starts(e, "v_");
     for (unsigned k = 0; k < e->nops; k++) {
         const treg_operand *op = &e->ops[k];
         if (!(op->role & TREG_DEF)) continue;

@@ -790,3 +790,28 @@ const char *treg_model_explain(const char *mnemonic, size_t len)
     if (!row) return NULL;
     return row->why ? row->why : row->name;
 }
+
+bool treg_insn_field(const char *text, unsigned k, const char **s, size_t *len)
+{
+    const char *p = text;
+    while (*p && *p != ' ') p++; /* the mnemonic */
+    for (unsigned i = 0;; i++) {
+        while (*p == ' ') p++;
+        const char *b = p;
+        int depth = 0;
+        while (*p && (depth || *p != ',')) {
+            if (*p == '[') depth++;
+            if (*p == ']' && depth) depth--;
+            p++;
+        }
+        if (i == k) {
+            const char *e = p;
+            while (e > b && e[-1] == ' ') e--;
+            *s = b;
+            *len = (size_t)(e - b);
+            return e > b;
+        }
+        if (!*p) return false;
+        p++;
+    }
+}

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "model/regs.h"
 #include "treg/analyzer.h"
@@ -118,6 +119,27 @@ static inline bool treg_insn_writes(const treg_insn_effect *e, unsigned r)
             return true;
     return false;
 }
+
+/* Whether e's mnemonic starts with prefix ("v_mfma" for v_mfma_f32_...). */
+static inline bool treg_mnemonic_starts(const treg_insn_effect *e, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return e->mnemonic_len >= n && memcmp(e->mnemonic, prefix, n) == 0;
+}
+
+/* Whether e is a DPP form ("v_mov_b32_dpp", "v_add_f32_e64_dpp"): data
+ * from other lanes. */
+static inline bool treg_mnemonic_dpp(const treg_insn_effect *e)
+{
+    for (unsigned i = 0; i + 4 <= e->mnemonic_len; i++)
+        if (memcmp(e->mnemonic + i, "_dpp", 4) == 0) return true;
+    return false;
+}
+
+/* The k-th comma-separated operand field of an instruction's text (after
+ * its mnemonic; commas inside brackets do not count), trimmed, with any
+ * modifiers printed after it ("0 offset:16"); false when there is none. */
+bool treg_insn_field(const char *text, unsigned k, const char **s, size_t *len);
 
 /* Fills *out for one instruction's text. Returns TREG_OK, or TREG_E_DECODE
  * with a message when an operand cannot be parsed (a register out of range,

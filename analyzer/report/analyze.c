@@ -52,11 +52,12 @@ typedef struct pipeline {
     bool keep_rows;
     const treg_options *opt;
     treg_report *report;
-    const treg_ttgir *ttgir; /* Triton's TTGIR, when given and readable */
-    const char *ttgir_note;  /* why the categories come from the machine code alone */
-    const treg_asm *text;    /* the assembly text, once read (and when readable) */
-    bool text_read;          /* read it only when a kernel needs it */
-    bool text_only;          /* no code object: the text is the input */
+    const treg_ttgir *ttgir;   /* Triton's TTGIR, when given and readable */
+    const char *ttgir_note;    /* why the categories come from the machine code alone */
+    treg_cat_index *cat_index; /* ttgir's operations by location */
+    const treg_asm *text;      /* the assembly text, once read (and when readable) */
+    bool text_read;            /* read it only when a kernel needs it */
+    bool text_only;            /* no code object: the text is the input */
 } pipeline;
 
 /* Reads the options' assembly text (once).  Unreadable text next to a code
@@ -105,6 +106,7 @@ static int read_ttgir(pipeline *p, treg_error *err)
             return treg_fail(err, TREG_E_NOMEM, "out of memory");
         return TREG_OK;
     }
+    if ((rc = treg_cat_index_new(p->arena, t, &p->cat_index, err))) return rc;
     p->ttgir = t;
     return TREG_OK;
 }
@@ -247,7 +249,8 @@ static int line_stats(pipeline *p, treg_kernel_report *k, treg_row *rows, size_t
         if (r->sgpr > cur->peak_sgpr) cur->peak_sgpr = r->sgpr;
         if (r->flags & TREG_ROW_SPILL) cur->spills++;
         if (r->flags & TREG_ROW_RELOAD) cur->reloads++;
-        if (r->flags & (TREG_ROW_SPILL | TREG_ROW_RELOAD)) cur->spill_cost += weight[idx[i]];
+        if (r->flags & (TREG_ROW_SPILL | TREG_ROW_RELOAD))
+            cur->spill_cost = treg_saturating_add(cur->spill_cost, weight[idx[i]]);
     }
     return TREG_OK;
 }
@@ -267,6 +270,7 @@ static bool authors_line(const pipeline *p, const treg_row *row)
 static uint32_t explaining_insn(const pipeline *p, treg_prov *prov, const treg_insn_effect *fx,
                                 const treg_row *rows, uint32_t at, unsigned r)
 {
+    const unsigned live = r; /* the register at the peak: r follows its value back */
     uint32_t d = treg_prov_def(prov, at, r, true);
     for (unsigned steps = 0; d != TREG_NONE && steps < TREG_PROV_MAX_MOVES; steps++) {
         if (authors_line(p, &rows[d])) return d;
@@ -283,8 +287,35 @@ static uint32_t explaining_insn(const pipeline *p, treg_prov *prov, const treg_i
         r = s;
         d = treg_prov_def(prov, via != TREG_NONE ? via : d, s, false);
     }
-    uint32_t u = treg_prov_next_use(prov, at, r);
+    uint32_t u = treg_prov_next_use(prov, at, live);
     return u != TREG_NONE && authors_line(p, &rows[u]) ? u : d;
+}
+
+/* The kernel's categories note: the work budget's notes (attribution's,
+ * then the categories' own) and why the .ttgir was not used, joined. */
+static int categories_note(pipeline *p, treg_kernel_report *k, bool attribution_spent,
+                           treg_error *err)
+{
+    const char *parts[3] = {attribution_spent
+                                ? "the peak's lines are partial (following values back passed its "
+                                  "work budget): the registers left count under no line"
+                                : NULL,
+                            k->categories_note, p->ttgir_note};
+    size_t len = 0;
+    for (int i = 0; i < 3; i++) len += parts[i] ? strlen(parts[i]) + 2 : 0;
+    if (!len) return TREG_OK;
+    char *s = treg_arena_calloc(p->arena, len + 1, 1);
+    if (!s) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    size_t at = 0;
+    for (int i = 0; i < 3; i++) {
+        if (!parts[i]) continue;
+        if (at) memcpy(s + at, "; ", 2), at += 2;
+        size_t n = strlen(parts[i]);
+        memcpy(s + at, parts[i], n);
+        at += n;
+    }
+    k->categories_note = s;
+    return TREG_OK;
 }
 
 /* Registers occupied at the VGPR peak, grouped by the lines that explain
@@ -383,7 +414,8 @@ static int loops_report(pipeline *p, treg_kernel_report *k, const treg_cfg *g,
             for (uint32_t i = B->first; i <= B->last; i++) {
                 const treg_row *r = &rows[i];
                 o->instructions++;
-                if (r->flags & (TREG_ROW_SPILL | TREG_ROW_RELOAD)) o->spill_cost += weight[i];
+                if (r->flags & (TREG_ROW_SPILL | TREG_ROW_RELOAD))
+                    o->spill_cost = treg_saturating_add(o->spill_cost, weight[i]);
                 if (r->vgpr > o->peak_vgpr) o->peak_vgpr = r->vgpr;
                 if (r->agpr > o->peak_agpr) o->peak_agpr = r->agpr;
                 if (r->sgpr > o->peak_sgpr) o->peak_sgpr = r->sgpr;
@@ -746,6 +778,7 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
 
     treg_prov *prov;
     if ((rc = treg_prov_new(A, &g, &lv, fx, insns, n, &prov, err))) return rc;
+    treg_prov_set_budget(prov, p->opt->work_budget);
     /* Spills weighted by how often they run. */
     uint32_t *trips;
     if ((rc = treg_loop_trips(A, &g, insns, fx, prov, &trips, err))) return rc;
@@ -756,8 +789,7 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
         uint32_t at = spill_index[i];
         weight[at] = treg_insn_weight(&g, trips, at);
         k->spills[i].weight = weight[at];
-        k->spill_cost =
-            k->spill_cost > UINT64_MAX - weight[at] ? UINT64_MAX : k->spill_cost + weight[at];
+        k->spill_cost = treg_saturating_add(k->spill_cost, weight[at]);
     }
     if ((rc = line_stats(p, k, rows, n, weight, err))) return rc;
     /* Work-item ids arrive in the entry's VGPRs: where values vary first. */
@@ -767,9 +799,12 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
         if (treg_regset_has(&entry.live, r)) treg_regset_add(&varying_entry, r);
     treg_uniform uni;
     if ((rc = treg_uniform_run(A, &g, fx, n, partial, &varying_entry, &uni, err))) return rc;
+    treg_prov_refill(prov);
     if (peak_at[0] != TREG_NONE &&
         (rc = peak_attribution(p, k, &g, &lv, fx, partial, rows, prov, &uni, peak_at[0], err)))
         return rc;
+    bool attribution_spent = treg_prov_spent(prov);
+    treg_prov_refill(prov);
     if ((rc = loops_report(p, k, &g, insns, rows, trips, weight, err))) return rc;
     /* What the peak's registers hold, and what lives across each loop. */
     unsigned warps = p->ttgir && p->ttgir->num_warps ? (unsigned)p->ttgir->num_warps
@@ -787,13 +822,14 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
                           .uni = &uni,
                           .lines = p->lines,
                           .ttgir = p->ttgir,
+                          .index = p->cat_index,
                           .wave_size = k->wave_size,
                           .num_warps = warps,
                           .num_stages =
                               p->report->triton.present ? p->report->triton.num_stages : -1};
     if ((rc = treg_categories(A, &cin, peak_at[0], k, err))) return rc;
     k->categories_source = p->ttgir ? "ttgir" : "machine code";
-    k->categories_note = p->ttgir_note;
+    if ((rc = categories_note(p, k, attribution_spent, err))) return rc;
     if (p->keep_rows) {
         if ((rc = treg_row_registers(A, fx, rows, n, err))) return rc;
         if ((rc = treg_live_ranges(A, &g, &lv, fx, partial, n, k, err))) return rc;

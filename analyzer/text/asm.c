@@ -59,7 +59,10 @@ typedef struct line_builder {
     size_t nnumbers;
     const char **files;
     size_t nfiles, files_cap;
-    treg_symtab paths; /* file path -> its files[] index (value) */
+    treg_symtab paths;  /* file path -> its files[] index (value) */
+    treg_symtab bases;  /* a path's last component -> the latest files[] index with it */
+    int32_t *same_base; /* per file: the previous file with its last component, -1 */
+    size_t same_base_cap;
     treg_line_row *rows;
     size_t nrows, rows_cap;
     bool pending;
@@ -72,6 +75,7 @@ typedef struct line_builder {
     int32_t *row_scope; /* per row: its innermost inlined call, -1 */
     size_t row_scope_cap;
     int32_t next_scope;
+    bool chains_full;       /* more calls than TREG_INLINE_MAX_SCOPES: the rest not read */
     uint8_t *row_block_top; /* per row: a basic block began since the row before */
     size_t row_block_top_cap;
     bool block_since_row;
@@ -120,13 +124,29 @@ static int grow_array(parser *ps, void **arr, size_t n, size_t *cap, size_t size
 
 /* ---- source lines ---- */
 
+static const char *last_component(const char *path, size_t len)
+{
+    const char *base = path;
+    for (size_t i = 0; i < len; i++)
+        if (path[i] == '/') base = path + i + 1;
+    return base;
+}
+
 static int32_t intern_file(parser *ps, const char *path, size_t len)
 {
     line_builder *lb = &ps->lb;
     treg_sym *known = treg_symtab_get(&lb->paths, path, len);
     if (!known) return -1;
     if (known->defined) return (int32_t)known->value;
-    if (lb->nfiles >= INT32_MAX || GROW(ps, lb->files, lb->nfiles, lb->files_cap)) return -1;
+    if (lb->nfiles >= INT32_MAX || GROW(ps, lb->files, lb->nfiles, lb->files_cap) ||
+        GROW(ps, lb->same_base, lb->nfiles, lb->same_base_cap))
+        return -1;
+    const char *base = last_component(path, len);
+    treg_sym *b = treg_symtab_get(&lb->bases, base, len - (size_t)(base - path));
+    if (!b) return -1;
+    lb->same_base[lb->nfiles] = b->defined ? (int32_t)b->value : -1;
+    b->defined = true;
+    b->value = (int64_t)lb->nfiles;
     lb->files[lb->nfiles] = known->name; /* the table's own copy */
     known->defined = true;
     known->value = (int64_t)lb->nfiles;
@@ -203,13 +223,20 @@ static int directive_file(parser *ps, const char *s, size_t len)
 static int32_t file_by_name(parser *ps, const char *name, size_t len)
 {
     line_builder *lb = &ps->lb;
-    for (size_t f = 0; f < lb->nfiles; f++) {
+    const char *base = last_component(name, len);
+    const treg_sym *b = treg_symtab_find(&lb->bases, base, len - (size_t)(base - name));
+    /* the files with name's last component, latest first; the earliest
+     * that ends in name wins (a few, unless an input makes thousands) */
+    int32_t found = -1;
+    unsigned looked = 0;
+    for (int32_t f = b && b->defined ? (int32_t)b->value : -1; f >= 0 && looked < 256;
+         f = lb->same_base[f], looked++) {
         const char *path = lb->files[f];
         size_t plen = strlen(path);
         if (plen < len || memcmp(path + plen - len, name, len) != 0) continue;
-        if (plen == len || path[plen - len - 1] == '/') return (int32_t)f;
+        if (plen == len || path[plen - len - 1] == '/') found = f;
     }
-    return intern_file(ps, name, len);
+    return found >= 0 ? found : intern_file(ps, name, len);
 }
 
 /* "name:line[:column]" -> a frame; false when it is not one. */
@@ -271,9 +298,10 @@ static int read_chain(parser *ps, const char *c, size_t len, int32_t *scope)
         treg_sym *known = treg_symtab_get(&lb->chains, key, (size_t)kl);
         if (!known) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
         if (!known->defined) {
-            if (lb->ncalls >= TREG_INLINE_MAX_SCOPES)
-                return fail_at(ps, TREG_E_LIMIT, "more than %d inlined calls",
-                               TREG_INLINE_MAX_SCOPES);
+            if (lb->ncalls >= TREG_INLINE_MAX_SCOPES) { /* no more: the rest go without */
+                lb->chains_full = true;
+                return TREG_OK;
+            }
             if (GROW(ps, lb->calls, lb->ncalls, lb->calls_cap)) return TREG_E_NOMEM;
             lb->calls[lb->ncalls] =
                 (treg_inline_call){file, frames[i].line, frames[i].column, parent};
@@ -387,6 +415,7 @@ static int index_chains(parser *ps, treg_linetab *lines)
     if (!lb->ncalls) return TREG_OK;
     int rc = scope_unlocated_rows(ps);
     if (rc) return rc;
+    if (lb->nrows < 2) return TREG_OK;
     lines->inlines.calls = lb->calls;
     lines->inlines.ncalls = lb->ncalls;
     uint64_t(*ranges)[2] = malloc(lb->nrows * sizeof *ranges);
@@ -395,11 +424,21 @@ static int index_chains(parser *ps, treg_linetab *lines)
         ranges[i][0] = lb->rows[i].addr;
         ranges[i][1] = lb->rows[i + 1].addr;
     }
-    rc = treg_inlines_index(ps->a, (const uint64_t(*)[2])ranges, lb->row_scope,
-                            lb->nrows ? lb->nrows - 1 : 0, &lines->inlines, ps->err);
+    /* Calls that cannot be indexed leave the line table standing alone, as
+     * DWARF's do (load/lines.h): a note, not a failure of the text. */
+    treg_error ierr = {0, ""};
+    rc = treg_inlines_index(ps->a, (const uint64_t(*)[2])ranges, lb->row_scope, lb->nrows - 1,
+                            &lines->inlines, &ierr);
     free(ranges);
-    if (rc) return rc;
-    return treg_inlines_canonical(ps->a, lb->files, lb->nfiles, &lines->inlines, ps->err);
+    if (!rc) rc = treg_inlines_canonical(ps->a, lb->files, lb->nfiles, &lines->inlines, &ierr);
+    if (rc == TREG_E_NOMEM) return treg_fail(ps->err, rc, "out of memory");
+    const char *note = rc                ? ierr.msg
+                       : lb->chains_full ? "more inlined calls than can be read"
+                                         : NULL;
+    if (rc) memset(&lines->inlines, 0, sizeof lines->inlines);
+    if (note && !(lines->inlines_note = treg_arena_strdup(ps->a, note)))
+        return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+    return TREG_OK;
 }
 
 /* ---- the code section ---- */
@@ -1158,6 +1197,7 @@ int treg_asm_parse(treg_arena *a, const char *text, size_t len, const char *name
     ps.text_len = len;
     treg_symtab_init(&ps.syms, a);
     treg_symtab_init(&ps.lb.paths, a);
+    treg_symtab_init(&ps.lb.bases, a);
     treg_symtab_init(&ps.lb.chains, a);
     ps.lb.next_scope = -1;
     if (!text && len) return treg_fail(err, TREG_E_ARG, "no text");

@@ -567,6 +567,11 @@
     const k = state.k, w = k.why;
     const node = el('section', 'panel');
     node.id = 'why';
+    if (!w || !w.source) { // a report made before treg 0.3
+      node.append(el('h2', null, 'Why the peak'));
+      node.append(el('div', 'note', 'Not in this report (made before treg 0.3): analyze the code object again for what the peak\u2019s registers hold, the uniform ones and the spill cost.'));
+      return node;
+    }
     const total = w.categories.reduce((n, c) => n + c.v + c.a, 0);
     node.append(el('h2', null, 'Why the peak: what its ' + total + ' VGPRs and AGPRs hold'));
     node.append(el('div', 'note', w.source === 'ttgir' ? 'By the TTGIR operations that made them.'

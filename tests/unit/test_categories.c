@@ -179,8 +179,9 @@ typedef struct analysis {
     treg_report *r;
 } analysis;
 
-/* stem's .hsaco with its .json, and ttgir (NULL: none; "-": its own .ttgir). */
-static analysis analyze(const char *stem, const char *ttgir)
+/* stem's .hsaco with its .json, and ttgir (NULL: none; "-": its own
+ * .ttgir), each stage allowed budget instructions (0: the default). */
+static analysis analyze_within(const char *stem, const char *ttgir, uint64_t budget)
 {
     analysis x = {0};
     char path[512];
@@ -198,9 +199,15 @@ static analysis analyze(const char *stem, const char *ttgir)
         opt.ttgir_len = strlen(ttgir);
     }
     opt.ttgir_name = "k.ttgir";
+    opt.work_budget = budget;
     treg_error err = {0, ""};
     if (treg_analyze(x.bytes, x.len, &opt, &x.r, &err) != TREG_OK) fail_msg("%s", err.msg);
     return x;
+}
+
+static analysis analyze(const char *stem, const char *ttgir)
+{
+    return analyze_within(stem, ttgir, 0);
 }
 
 static void release(analysis *x)
@@ -339,13 +346,51 @@ static void test_attn_spill_cost(void **state)
     release(&x);
 }
 
+/* A work budget stops the analysis where it runs out and the note says
+ * so: no register is ever counted in a category it was not followed to.
+ * Budgets doubling from 1 classify more and more of the matmul's peak,
+ * some only part of it, until one covers it all with no note. */
+static void test_work_budget(void **state)
+{
+    (void)state;
+    unsigned last = 0, partial = 0;
+    bool attribution_cut = false;
+    for (uint64_t budget = 1;; budget *= 2) {
+        assert_true(budget < (1u << 30));
+        analysis x = analyze_within(MATMUL, "-", budget);
+        const treg_kernel_report *k = &x.r->kernels[0];
+        const char *note = k->categories_note;
+        if (!note) {
+            check_cover(k);
+            release(&x);
+            break;
+        }
+        assert_non_null(strstr(note, "work budget"));
+        attribution_cut |= strstr(note, "the peak's lines are partial") != NULL;
+        unsigned regs = 0, peak = 0;
+        for (size_t i = 0; i < k->ncategories; i++)
+            regs += k->categories[i].vgpr + k->categories[i].agpr;
+        for (size_t i = 0; i < k->nrows; i++)
+            if (k->rows[i].flags & TREG_ROW_VGPR_PEAK) peak = k->rows[i].vgpr + k->rows[i].agpr;
+        assert_true(regs >= last);
+        if (regs < peak) {
+            assert_non_null(strstr(note, "of the peak's"));
+            partial += regs > 0;
+        }
+        last = regs;
+        release(&x);
+    }
+    assert_true(attribution_cut);
+    assert_true(partial > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ttgir_matmul),    cmocka_unit_test(test_ttgir_call_sites),
         cmocka_unit_test(test_ttgir_bad),       cmocka_unit_test(test_matmul_accumulator),
         cmocka_unit_test(test_without_ttgir),   cmocka_unit_test(test_softmax_uniform),
-        cmocka_unit_test(test_attn_spill_cost),
+        cmocka_unit_test(test_attn_spill_cost), cmocka_unit_test(test_work_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

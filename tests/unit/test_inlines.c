@@ -248,6 +248,61 @@ static void test_text_comment_forms(void **state)
     treg_arena_free(&a);
 }
 
+/* A frame's file is the declared one whose path ends in the frame's name
+ * at a '/' (the earliest when several do); a name no .file declares is a
+ * file of its own. */
+static void test_text_comment_files(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "\t.amdgcn_target \"amdgcn-amd-amdhsa--gfx90a\"\n"
+        "\t.amdhsa_code_object_version 5\n"
+        "\t.text\n\t.globl k\n\t.p2align 8\n\t.type k,@function\n"
+        "\t.file 1 \"/w\" \"k.py\"\n"
+        "\t.file 2 \"/b/other\" \"standard.py\"\n"
+        "\t.file 3 \"/a/triton/language\" \"standard.py\"\n"
+        "k:\n"
+        "\t.loc 3 5 1 ; standard.py:5:1 @[ language/standard.py:7:2 @[ k.py:3:4 ] ]\n"
+        "\ts_nop 0\n"
+        "\t.loc 3 5 1 ; standard.py:5:1 @[ ther/standard.py:8:2 @[ k.py:3:4 ] ]\n"
+        "\ts_nop 0\n"
+        "\t.loc 1 9 1 ; k.py:9:1 @[ nowhere.py:11:2 ]\n"
+        "\ts_nop 0\n"
+        "\t.loc 1 9 1 ; k.py:9:1 @[ standard.py:12:2 ]\n"
+        "\ts_endpgm\n"
+        ".Lfunc_end0:\n\t.size k, .Lfunc_end0-k\n"
+        "\t.rodata\n\t.p2align 6\n"
+        "\t.amdhsa_kernel k\n"
+        "\t\t.amdhsa_next_free_vgpr 32\n\t\t.amdhsa_next_free_sgpr 16\n"
+        "\t.end_amdhsa_kernel\n";
+    treg_arena a;
+    treg_arena_init(&a);
+    treg_asm as;
+    treg_error err = {0, ""};
+    assert_int_equal(treg_asm_parse(&a, text, strlen(text), "k.amdgcn", &as, &err), TREG_OK);
+    const treg_inlines *in = &as.lines.inlines;
+    /* k.py:3, language/standard.py:7 in it, ther/standard.py:8 in it,
+     * nowhere.py:11, standard.py:12 (found by line: the order is the table's) */
+    assert_int_equal(in->ncalls, 5);
+    const treg_inline_call *by_line[13] = {0};
+    for (size_t i = 0; i < in->ncalls; i++)
+        if (in->calls[i].line < 13) by_line[in->calls[i].line] = &in->calls[i];
+    const uint32_t lines[] = {3, 7, 8, 11, 12};
+    const char *const files[] = {"/w/k.py", "/a/triton/language/standard.py",
+                                 /* ends /b/other/standard.py, but not at a '/' */
+                                 "ther/standard.py", "nowhere.py", "/b/other/standard.py"};
+    for (size_t i = 0; i < 5; i++) {
+        assert_non_null(by_line[lines[i]]);
+        assert_string_equal(file_of(&as.lines, by_line[lines[i]]->file), files[i]);
+    }
+    const int32_t top = (int32_t)(by_line[3] - in->calls);
+    assert_int_equal(by_line[7]->parent, top);
+    assert_int_equal(by_line[8]->parent, top);
+    assert_int_equal(by_line[11]->parent, -1);
+    assert_int_equal(by_line[12]->parent, -1);
+    treg_arena_free(&a);
+}
+
 /* The whole pipeline: rows inside lib.h carry the kernel's calling line as
  * their call site, and the per-line figures name the author's lines only. */
 static void test_report_call_sites(void **state)
@@ -363,8 +418,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dwarf_calls),        cmocka_unit_test(test_text_calls_equal_dwarf),
-        cmocka_unit_test(test_text_comment_forms), cmocka_unit_test(test_report_call_sites),
-        cmocka_unit_test(test_painting),           cmocka_unit_test(test_library_paths),
+        cmocka_unit_test(test_text_comment_forms), cmocka_unit_test(test_text_comment_files),
+        cmocka_unit_test(test_report_call_sites),  cmocka_unit_test(test_painting),
+        cmocka_unit_test(test_library_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
