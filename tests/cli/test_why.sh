@@ -64,7 +64,16 @@ assert all(p["op"].startswith(("v_", "s_", "global_", "buffer_", "ds_", "scratch
            for c in wo["categories"] for p in c["parts"]), wo["categories"]
 print("test_why: ok: %d registers classified with the .ttgir and without it" % tot(w))
 PY
-echo "$prog: ok: with the .ttgir, without it (said so), a broken one (a note naming its line)"
+# one past the 64 MiB a TTGIR may have (sparse): not read, one line on stderr, analyzed anyway
+cp -r "$data/$attn" "$work/huge"
+truncate -s $(((64 << 20) + 1)) "$work/huge/attn_fwd.ttgir"
+"$A" --format json --no-rows "$work/huge/attn_fwd.hsaco" >"$work/huge.json" 2>"$work/huge.err" ||
+  fail "an oversized .ttgir failed the analysis: $(cat "$work/huge.err")"
+[[ $(wc -l <"$work/huge.err") -eq 1 ]] && grep -q "attn_fwd.ttgir: 67108865 bytes, more than the 67108864 a TTGIR may have: not read" "$work/huge.err" ||
+  fail "an oversized .ttgir: stderr $(cat "$work/huge.err")"
+[[ $(source_of "$work/huge.json") == "machine code | no .ttgir given: categories from the machine code alone" ]] ||
+  fail "an oversized .ttgir: $(source_of "$work/huge.json")"
+echo "$prog: ok: with the .ttgir, without it (said so), a broken one (a note naming its line), an oversized one (skipped, said so)"
 
 # --- 2. the text front end agrees ----------------------------------------------------------
 for entry in "$attn/attn_fwd" "$softmax/softmax_kernel"; do

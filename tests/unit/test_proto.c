@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "convert.h"
+#include "diff.h"
 #include "proto_wire.h"
 #include "render.h"
 #include "testutil.h"
@@ -207,7 +208,8 @@ static void test_report_cost(void **state)
 
 /* A report as analyzer 0.2 stored it (no call sites, inlined calls,
  * categories, uniform values or spill costs): every view still reads it,
- * the JSON's call sites are the rows' own lines, --why says what it lacks. */
+ * the JSON's call sites are the rows' own lines, --why says what it lacks,
+ * and a diff against it leaves the spill cost it lacks unknown. */
 static void test_older_report(void **state)
 {
     (void)state;
@@ -273,6 +275,41 @@ static void test_older_report(void **state)
     assert_int_equal(fclose(out), 0);
     assert_true(hlen > 1000);
     free(html);
+    /* a diff against a newer report: the old spill cost is unknown, so it
+     * is null in the JSON, its delta too, and spill-cost+0 does not fire */
+    treg_kernel_report *k0 = &r->kernels[0];
+    k0->spill_cost = 100;
+    k0->assumed_trips = 32;
+    uint8_t *packed_new;
+    size_t nlen;
+    assert_int_equal(treg_pb_pack_report(r, NULL, &packed_new, &nlen), 0);
+    Treg__V1__Report *pn = treg__v1__report__unpack(NULL, nlen, packed_new);
+    assert_non_null(pn);
+    treg_diff *d = treg_diff_new();
+    assert_non_null(d);
+    assert_int_equal(treg_diff_add(d, TREG_DIFF_OLD, p), 0);
+    assert_int_equal(treg_diff_add(d, TREG_DIFF_NEW, pn), 0);
+    assert_int_equal(treg_diff_match(d), 0);
+    treg_gate gate;
+    char why[200];
+    assert_int_equal(treg_gate_parse("spill-cost+0", &gate, why, sizeof why), 0);
+    assert_int_equal(treg_diff_broken(d, &gate), 0);
+    json_object *dj = treg_diff_json(d, &gate), *dk, *side, *cost;
+    assert_true(json_object_object_get_ex(dj, "kernels", &dk));
+    dk = json_object_array_get_idx(dk, 0);
+    assert_true(json_object_object_get_ex(dk, "old", &side));
+    assert_true(json_object_object_get_ex(side, "spill_cost", &cost));
+    assert_null(cost);
+    assert_true(json_object_object_get_ex(dk, "delta", &side));
+    assert_true(json_object_object_get_ex(side, "spill_cost", &cost));
+    assert_null(cost);
+    assert_true(json_object_object_get_ex(dk, "new", &side));
+    assert_true(json_object_object_get_ex(side, "spill_cost", &cost));
+    assert_int_equal(json_object_get_int64(cost), 100);
+    json_object_put(dj);
+    treg_diff_free(d);
+    treg__v1__report__free_unpacked(pn, NULL);
+    free(packed_new);
     treg__v1__report__free_unpacked(p, NULL);
     free(packed);
     treg_report_free(r);
