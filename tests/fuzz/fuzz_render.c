@@ -24,8 +24,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (sink == NULL && (sink = fopen("/dev/null", "w")) == NULL) __builtin_trap();
     Treg__V1__Report *r = treg__v1__report__unpack(NULL, size, data);
     if (r == NULL) return 0;
-    treg_text_options o = {
-        .views = TREG_VIEW_SUMMARY | TREG_VIEW_LINES | TREG_VIEW_PEAK | TREG_VIEW_ASM, .color = 1};
+    treg_text_options o = {.views = TREG_VIEW_SUMMARY | TREG_VIEW_LINES | TREG_VIEW_PEAK |
+                                    TREG_VIEW_WHY | TREG_VIEW_ASM,
+                           .color = 1,
+                           .frames = 1};
     treg_render_views(sink, r, &o);
     o.regs = (treg_reg_window){.set = 1, .first = 1280, .last = 1311}; /* an SGPR window */
     o.views = TREG_VIEW_ASM;
