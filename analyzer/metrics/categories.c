@@ -215,12 +215,24 @@ static bool frame_is(const treg_ttgir_frame *f, const char *path, uint32_t line,
     return f->line == line && f->column == col && strcmp(base_name(f->file), base_name(path)) == 0;
 }
 
+/* How far elementwise math is followed back to the tile it computes on. */
+enum { DERIVED_DEPTH = 3 };
+
 typedef struct ctx {
     const treg_cat_input *in;
     const treg_cat_index *index;
     uint8_t *in_loop;    /* per block: in the loop being looked at */
+    uint8_t *mclass;     /* per instruction: its enum mclass + 1, 0 until asked */
+    uint8_t *derived;    /* per instruction and depth: derived_from + 1, 0 until asked */
     unsigned classified; /* peak registers given a category */
 } ctx;
+
+/* Instruction i's class, found once. */
+static enum mclass mclass_at(const ctx *c, uint32_t i)
+{
+    if (!c->mclass[i]) c->mclass[i] = (uint8_t)(mclass_of(&c->in->fx[i]) + 1);
+    return (enum mclass)(c->mclass[i] - 1);
+}
 
 static const char *file_of(const ctx *c, int32_t f)
 {
@@ -334,7 +346,7 @@ static uint32_t origin_from(const ctx *c, uint32_t d, unsigned r)
         uint32_t via;
         unsigned s = treg_prov_move_source(prov, d, r, &via);
         if (s == TREG_NO_REG) {
-            if (mclass_of(&c->in->fx[d]) != M_PACK) return d;
+            if (mclass_at(c, d) != M_PACK) return d;
             const treg_insn_effect *e = &c->in->fx[d];
             for (unsigned k = 0; k < e->nops && s == TREG_NO_REG; k++)
                 if (e->ops[k].role == TREG_USE && !e->ops[k].old &&
@@ -353,7 +365,17 @@ static uint32_t origin_from(const ctx *c, uint32_t d, unsigned r)
  * more math (a matrix result, then a global load, then an LDS read);
  * TREG_CAT_OTHER when none.  exp2(qk) is the score tile's, x - max(x) the
  * loaded row's. */
+static int derived_uncached(const ctx *c, uint32_t o, unsigned depth);
+
 static int derived_from(const ctx *c, uint32_t o, unsigned depth)
+{
+    /* many registers share their math's operands: each (o, depth) once */
+    uint8_t *memo = &c->derived[(size_t)o * (DERIVED_DEPTH + 1) + depth];
+    if (!*memo) *memo = (uint8_t)(derived_uncached(c, o, depth) + 1);
+    return *memo - 1;
+}
+
+static int derived_uncached(const ctx *c, uint32_t o, unsigned depth)
 {
     const treg_insn_effect *e = &c->in->fx[o];
     int found = TREG_CAT_OTHER;
@@ -366,7 +388,7 @@ static int derived_from(const ctx *c, uint32_t o, unsigned depth)
         uint32_t src = d == TREG_NONE ? TREG_NONE : origin_from(c, d, op->reg);
         if (src == TREG_NONE) continue;
         int here = TREG_CAT_OTHER;
-        switch (mclass_of(&c->in->fx[src])) {
+        switch (mclass_at(c, src)) {
         case M_MATRIX:
             return TREG_CAT_ACCUMULATOR; /* the strongest: no need to look on */
         case M_GLOBAL_LOAD:
@@ -404,7 +426,7 @@ static verdict judge(const ctx *c, uint32_t d, unsigned r, bool carried)
     verdict v = {TREG_CAT_ADDRESS, -1, TREG_NONE};
     uint32_t o = d == TREG_NONE ? TREG_NONE : origin_from(c, d, r);
     if (o == TREG_NONE) return v; /* work-item ids and arguments: what offsets are made of */
-    enum mclass mc = mclass_of(&in->fx[o]);
+    enum mclass mc = mclass_at(c, o);
     v.insn = o;
     v.op = op_of(c, o, mc);
     enum opkind ok = in->ttgir ? op_kind(in->ttgir, v.op) : OPK_NONE;
@@ -412,7 +434,8 @@ static verdict judge(const ctx *c, uint32_t d, unsigned r, bool carried)
     /* elementwise math on a matrix result, in its layout, is that tile */
     if (v.kind == TREG_CAT_OTHER && v.op >= 0 && in->ttgir->ops[v.op].type.mma_layout)
         v.kind = TREG_CAT_ACCUMULATOR;
-    if (v.kind == TREG_CAT_OTHER && (mc == M_OTHER || mc == M_PACK)) v.kind = derived_from(c, o, 3);
+    if (v.kind == TREG_CAT_OTHER && (mc == M_OTHER || mc == M_PACK))
+        v.kind = derived_from(c, o, DERIVED_DEPTH);
     if (v.kind == TREG_CAT_OTHER && carried) v.kind = TREG_CAT_LOOP_CARRIED;
     return v;
 }
@@ -728,7 +751,9 @@ int treg_categories(treg_arena *a, const treg_cat_input *in, uint32_t peak, treg
         c.index = own;
     }
     c.in_loop = treg_arena_calloc(a, g->nblocks ? g->nblocks : 1, 1);
-    if (!c.in_loop) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    c.mclass = treg_arena_calloc(a, in->n ? in->n : 1, 1);
+    c.derived = treg_arena_calloc(a, in->n ? in->n : 1, DERIVED_DEPTH + 1);
+    if (!c.in_loop || !c.mclass || !c.derived) return treg_fail(err, TREG_E_NOMEM, "out of memory");
     if (peak != TREG_NONE) {
         /* the innermost loop around the peak, for what it carries */
         uint32_t loop = g->blocks[g->block_of[peak]].loop;

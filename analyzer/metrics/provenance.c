@@ -1,7 +1,9 @@
 /* Value provenance: reaching definitions one register at a time, and the
  * moves (copies, cross-file moves, spills and reloads) they are looked
  * through.  Walks are breadth-first over the CFG, nearest first, with an
- * epoch-stamped visited mark so a query costs what it visits. */
+ * epoch-stamped visited mark so a query costs what it visits; a block's
+ * last write of a register is a binary search in the register's sorted
+ * list of writers, so a long block costs no more than a short one. */
 #include "metrics/provenance.h"
 
 #include <stdlib.h>
@@ -19,15 +21,17 @@ struct treg_prov {
     uint32_t *mark; /* per block: the epoch of the walk that queued it */
     uint32_t epoch;
     uint32_t *queue;
-    uint64_t *slot; /* per scratch move: its slot's key (1: none); computed at first need */
+    uint64_t *slot;       /* per scratch move: its slot's key (1: none); computed at first need */
+    uint32_t *writers_of; /* per register: its first entry in writers; one more at the end */
+    uint32_t *writers;    /* the instructions writing each register, in order */
     bool slots_done;
-    uint64_t work;   /* instructions looked at, all walks together */
+    uint64_t work;   /* steps taken (TREG_PROV_BUDGET), all walks together */
     uint64_t budget; /* the most work before a stage is spent */
     bool spent;      /* work passed TREG_PROV_BUDGET: every walk since found nothing */
 };
 
-/* Charges a walk for looking at instructions first..last of a block:
- * false once the budget is spent. */
+/* Charges a walk for looking at instructions first..last of a block (or,
+ * with last < first, for one step): false once the budget is spent. */
 static bool charge(treg_prov *p, uint32_t first, uint32_t last)
 {
     if (p->spent) return false;
@@ -72,9 +76,55 @@ int treg_prov_new(treg_arena *a, const treg_cfg *g, const treg_liveness *lv,
     p->mark = treg_arena_calloc(a, g->nblocks ? g->nblocks : 1, sizeof *p->mark);
     p->queue = treg_arena_calloc(a, g->nblocks ? g->nblocks : 1, sizeof *p->queue);
     p->slot = treg_arena_calloc(a, n ? n : 1, sizeof *p->slot);
-    if (!p->mark || !p->queue || !p->slot) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    p->writers_of = treg_arena_calloc(a, TREG_REG_COUNT + 1, sizeof *p->writers_of);
+    uint32_t *last = treg_arena_calloc(a, TREG_REG_COUNT, sizeof *last); /* i + 1 */
+    if (!p->mark || !p->queue || !p->slot || !p->writers_of || !last)
+        return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    /* each register's writers: counted, placed by prefix sums, filled in order */
+    size_t total = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        memset(last, 0, TREG_REG_COUNT * sizeof *last);
+        for (uint32_t i = 0; i < n; i++)
+            for (unsigned k = 0; k < fx[i].nops; k++) {
+                const treg_operand *op = &fx[i].ops[k];
+                if (!(op->role & TREG_DEF)) continue;
+                for (unsigned r = op->reg; r < (unsigned)op->reg + op->count && r < TREG_REG_COUNT;
+                     r++) {
+                    if (last[r] == i + 1) continue; /* two operands writing one register */
+                    last[r] = i + 1;
+                    if (pass == 0)
+                        p->writers_of[r + 1]++, total++;
+                    else
+                        p->writers[p->writers_of[r]++] = i;
+                }
+            }
+        if (pass == 0) {
+            for (unsigned r = 0; r < TREG_REG_COUNT; r++) p->writers_of[r + 1] += p->writers_of[r];
+            p->writers = treg_arena_calloc(a, total ? total : 1, sizeof *p->writers);
+            if (!p->writers) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+        }
+    }
+    /* the fill advanced each start to the next register's: step them back */
+    for (unsigned r = TREG_REG_COUNT; r > 0; r--) p->writers_of[r] = p->writers_of[r - 1];
+    p->writers_of[0] = 0;
     *out = p;
     return TREG_OK;
+}
+
+/* The last instruction in [lo, hi) that writes r, or TREG_NONE. */
+static uint32_t last_writer(const treg_prov *p, unsigned r, uint32_t lo, uint32_t hi)
+{
+    if (r >= TREG_REG_COUNT) return TREG_NONE;
+    const uint32_t *w = p->writers + p->writers_of[r];
+    size_t a = 0, b = p->writers_of[r + 1] - p->writers_of[r]; /* first >= hi in [a, b) */
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (w[m] < hi)
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a > 0 && w[a - 1] >= lo ? w[a - 1] : TREG_NONE;
 }
 
 static void new_walk(treg_prov *p)
@@ -86,18 +136,45 @@ static void new_walk(treg_prov *p)
 }
 
 /* Backward, nearest first: the last instruction i before `before` in at's
- * block, else in the blocks that reach it, with match(p, i, ctx).  skip
- * (may be NULL) says a whole block holds no match. */
+ * block, else in the blocks that reach it, with match(p, i, ctx). */
 typedef bool (*match_fn)(const treg_prov *p, uint32_t i, const void *ctx);
-typedef bool (*skip_fn)(const treg_prov *p, uint32_t block, const void *ctx);
 
-static uint32_t find_back_in(treg_prov *p, uint32_t before, uint32_t home, match_fn match,
-                             skip_fn skip, const void *ctx, const uint8_t *inside)
+static uint32_t find_back(treg_prov *p, uint32_t before, uint32_t home, match_fn match,
+                          const void *ctx)
 {
     const treg_cfg *g = p->g;
     if (!charge(p, g->blocks[home].first, before)) return TREG_NONE;
     for (uint32_t i = before; i-- > g->blocks[home].first;)
         if (match(p, i, ctx)) return i;
+    new_walk(p);
+    uint32_t head = 0, tail = 0;
+    for (uint32_t k = 0; k < g->blocks[home].npreds; k++) {
+        uint32_t b = g->blocks[home].preds[k];
+        if (p->mark[b] != p->epoch) p->mark[b] = p->epoch, p->queue[tail++] = b;
+    }
+    while (head < tail) {
+        uint32_t b = p->queue[head++];
+        const treg_block *B = &g->blocks[b];
+        if (!charge(p, B->first, B->last)) return TREG_NONE;
+        for (uint32_t i = B->last + 1; i-- > B->first;)
+            if (match(p, i, ctx)) return i;
+        for (uint32_t k = 0; k < B->npreds; k++) {
+            uint32_t q = B->preds[k];
+            if (p->mark[q] != p->epoch) p->mark[q] = p->epoch, p->queue[tail++] = q;
+        }
+    }
+    return TREG_NONE;
+}
+
+/* The nearest write of r before `before` in block home, else in the blocks
+ * that reach it (only those with inside[b], when inside is given). */
+static uint32_t def_back(treg_prov *p, uint32_t before, uint32_t home, unsigned r,
+                         const uint8_t *inside)
+{
+    const treg_cfg *g = p->g;
+    if (!charge(p, 1, 0)) return TREG_NONE;
+    uint32_t d = last_writer(p, r, g->blocks[home].first, before);
+    if (d != TREG_NONE) return d;
     new_walk(p);
     uint32_t head = 0, tail = 0;
     for (uint32_t k = 0; k < g->blocks[home].npreds; k++) {
@@ -108,10 +185,10 @@ static uint32_t find_back_in(treg_prov *p, uint32_t before, uint32_t home, match
     while (head < tail) {
         uint32_t b = p->queue[head++];
         const treg_block *B = &g->blocks[b];
-        if (!charge(p, B->first, B->last)) return TREG_NONE;
-        if (!skip || !skip(p, b, ctx))
-            for (uint32_t i = B->last + 1; i-- > B->first;)
-                if (match(p, i, ctx)) return i;
+        if (!charge(p, 1, 0)) return TREG_NONE;
+        if (treg_regset_has(&p->lv->defs[b], r) &&
+            (d = last_writer(p, r, B->first, B->last + 1)) != TREG_NONE)
+            return d;
         for (uint32_t k = 0; k < B->npreds; k++) {
             uint32_t q = B->preds[k];
             if (inside && !inside[q]) continue;
@@ -121,26 +198,10 @@ static uint32_t find_back_in(treg_prov *p, uint32_t before, uint32_t home, match
     return TREG_NONE;
 }
 
-static uint32_t find_back(treg_prov *p, uint32_t before, uint32_t home, match_fn match,
-                          skip_fn skip, const void *ctx)
-{
-    return find_back_in(p, before, home, match, skip, ctx, NULL);
-}
-
-static bool writes_reg(const treg_prov *p, uint32_t i, const void *ctx)
-{
-    return treg_insn_writes(&p->fx[i], *(const unsigned *)ctx);
-}
-
-static bool block_lacks_reg(const treg_prov *p, uint32_t b, const void *ctx)
-{
-    return !treg_regset_has(&p->lv->defs[b], *(const unsigned *)ctx);
-}
-
 uint32_t treg_prov_def(treg_prov *p, uint32_t at, unsigned r, bool with_at)
 {
     if (at >= p->n) return TREG_NONE;
-    return find_back(p, with_at ? at + 1 : at, p->g->block_of[at], writes_reg, block_lacks_reg, &r);
+    return def_back(p, with_at ? at + 1 : at, p->g->block_of[at], r, NULL);
 }
 
 unsigned treg_prov_defs(treg_prov *p, uint32_t at, unsigned r, bool with_at, uint32_t *out,
@@ -149,12 +210,12 @@ unsigned treg_prov_defs(treg_prov *p, uint32_t at, unsigned r, bool with_at, uin
     if (at >= p->n || !max) return 0;
     const treg_cfg *g = p->g;
     uint32_t home = g->block_of[at];
-    if (!charge(p, g->blocks[home].first, at)) return 0;
-    for (uint32_t i = with_at ? at + 1 : at; i-- > g->blocks[home].first;)
-        if (treg_insn_writes(&p->fx[i], r)) {
-            out[0] = i;
-            return 1;
-        }
+    if (!charge(p, 1, 0)) return 0;
+    uint32_t d = last_writer(p, r, g->blocks[home].first, with_at ? at + 1 : at);
+    if (d != TREG_NONE) {
+        out[0] = d;
+        return 1;
+    }
     /* each path back stops at its first definition; others go on */
     unsigned n = 0;
     new_walk(p);
@@ -166,13 +227,10 @@ unsigned treg_prov_defs(treg_prov *p, uint32_t at, unsigned r, bool with_at, uin
     while (head < tail && n < max) {
         uint32_t b = p->queue[head++];
         const treg_block *B = &g->blocks[b];
-        if (!charge(p, B->first, B->last)) return 0;
-        if (treg_regset_has(&p->lv->defs[b], r)) {
-            for (uint32_t i = B->last + 1; i-- > B->first;)
-                if (treg_insn_writes(&p->fx[i], r)) {
-                    out[n++] = i;
-                    break;
-                }
+        if (!charge(p, 1, 0)) return 0;
+        if (treg_regset_has(&p->lv->defs[b], r) &&
+            (d = last_writer(p, r, B->first, B->last + 1)) != TREG_NONE) {
+            out[n++] = d;
             continue;
         }
         for (uint32_t k = 0; k < B->npreds; k++) {
@@ -186,7 +244,7 @@ unsigned treg_prov_defs(treg_prov *p, uint32_t at, unsigned r, bool with_at, uin
 uint32_t treg_prov_def_within(treg_prov *p, uint32_t at, unsigned r, const uint8_t *inside)
 {
     if (at >= p->n) return TREG_NONE;
-    return find_back_in(p, at, p->g->block_of[at], writes_reg, block_lacks_reg, &r, inside);
+    return def_back(p, at, p->g->block_of[at], r, inside);
 }
 
 /* --- operands as printed ----------------------------------------------------------- */
@@ -347,7 +405,7 @@ unsigned treg_prov_move_source(treg_prov *p, uint32_t d, unsigned r, uint32_t *v
     if (e->move == TREG_MOVE_SCRATCH_LOAD) {
         ensure_slots(p);
         uint64_t q = p->slot[d];
-        uint32_t st = find_back(p, d, p->g->block_of[d], stores_slot, NULL, &q);
+        uint32_t st = find_back(p, d, p->g->block_of[d], stores_slot, &q);
         if (st == TREG_NONE) return TREG_NO_REG;
         const treg_operand *data = data_source(&p->fx[st], treg_reg_class(r));
         if (!data) data = data_source(&p->fx[st], TREG_CLASS_V);
@@ -364,7 +422,7 @@ unsigned treg_prov_move_source(treg_prov *p, uint32_t d, unsigned r, uint32_t *v
         const treg_operand *from = data_source(e, TREG_CLASS_V);
         if (!from) return TREG_NO_REG;
         lane_query q = {from->reg, lane, ll};
-        uint32_t w = find_back(p, d, p->g->block_of[d], writes_lane, NULL, &q);
+        uint32_t w = find_back(p, d, p->g->block_of[d], writes_lane, &q);
         if (w == TREG_NONE) return TREG_NO_REG;
         const treg_operand *data = data_source(&p->fx[w], TREG_CLASS_S);
         if (!data) return TREG_NO_REG;

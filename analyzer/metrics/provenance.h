@@ -25,14 +25,15 @@ typedef struct treg_prov treg_prov;
  * at the move it reached). */
 enum { TREG_PROV_MAX_MOVES = 32 };
 
-/* Most instructions the walks of one stage look at together.  A query
- * costs up to the kernel's length, and classifying a kernel asks a few
- * per live register per loop, so a hostile kernel (many loops, every
- * register live across each) could ask for hours.  The corpus's costliest
- * kernel (_jsd, 32,676 instructions) looks at 38.6M, a tenth of this, in
- * well under a second.  Past it every query finds nothing and
+/* Most work the walks of one stage do together, in steps: an instruction
+ * looked at, or a block searched for a register's last writer.  A query
+ * costs up to the kernel's size, and classifying a kernel asks a few per
+ * live register per loop, so a hostile kernel (many loops, every register
+ * live across each) could ask for hours.  The corpus's costliest kernel
+ * (_jsd, 32,676 instructions) takes 10.0M steps, a tenth of this, in a
+ * few tens of milliseconds.  Past it every query finds nothing and
  * treg_prov_spent says so: the caller stops and says what it left. */
-#define TREG_PROV_BUDGET 400000000ull
+#define TREG_PROV_BUDGET 100000000ull
 
 int treg_prov_new(treg_arena *a, const treg_cfg *g, const treg_liveness *lv,
                   const treg_insn_effect *fx, const treg_insn *insns, size_t n, treg_prov **out,

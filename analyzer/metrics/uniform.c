@@ -51,7 +51,23 @@ static bool is_exec(unsigned r)
     return r == TREG_REG_EXEC_LO || r == TREG_REG_EXEC_HI;
 }
 
-void treg_uniform_step(const treg_insn_effect *e, bool exec_partial, treg_regset *varying)
+/* What an instruction's mnemonic says, found once per instruction (the
+ * rounds step each instruction many times). */
+enum {
+    U_SCALAR_OF_LANE = 1, /* its SGPR results are one value for the wave */
+    U_LANE = 2,           /* its results depend on the lane */
+    U_VECTOR = 4,         /* writes only the active lanes */
+};
+
+static uint8_t insn_kind(const treg_insn_effect *e)
+{
+    bool scalar = any_prefix(e, scalar_of_lane, sizeof scalar_of_lane / sizeof *scalar_of_lane);
+    bool vector = (e->flags & TREG_FX_VECTOR) != 0 || treg_mnemonic_starts(e, "v_");
+    return (uint8_t)((scalar ? U_SCALAR_OF_LANE : 0) |
+                     (!scalar && lane_dependent_insn(e) ? U_LANE : 0) | (vector ? U_VECTOR : 0));
+}
+
+static void step(const treg_insn_effect *e, uint8_t kind, bool exec_partial, treg_regset *varying)
 {
     bool reads_varying = false;
     for (unsigned k = 0; k < e->nops && !reads_varying; k++) {
@@ -62,10 +78,9 @@ void treg_uniform_step(const treg_insn_effect *e, bool exec_partial, treg_regset
              * it may be partial: a copy of it then is a mask of some lanes */
             if (is_exec(r) ? exec_partial : treg_regset_has(varying, r)) reads_varying = true;
     }
-    bool scalar = any_prefix(e, scalar_of_lane, sizeof scalar_of_lane / sizeof *scalar_of_lane);
-    bool lane = !scalar && lane_dependent_insn(e);
+    bool scalar = kind & U_SCALAR_OF_LANE, lane = kind & U_LANE;
     /* any vector instruction writes only the active lanes' bits or values */
-    bool vector = (e->flags & TREG_FX_VECTOR) != 0 || treg_mnemonic_starts(e, "v_");
+    bool vector = kind & U_VECTOR;
     for (unsigned k = 0; k < e->nops; k++) {
         const treg_operand *op = &e->ops[k];
         if (!(op->role & TREG_DEF)) continue;
@@ -84,17 +99,24 @@ void treg_uniform_step(const treg_insn_effect *e, bool exec_partial, treg_regset
     }
 }
 
+void treg_uniform_step(const treg_insn_effect *e, bool exec_partial, treg_regset *varying)
+{
+    step(e, insn_kind(e), exec_partial, varying);
+}
+
 int treg_uniform_run(treg_arena *a, const treg_cfg *g, const treg_insn_effect *fx, size_t n,
                      const uint8_t *exec_partial, const treg_regset *varying_entry,
                      treg_uniform *out, treg_error *err)
 {
-    (void)n;
     memset(out, 0, sizeof *out);
     out->g = g;
     out->fx = fx;
     out->partial = exec_partial;
     out->varying_in = treg_arena_calloc(a, g->nblocks ? g->nblocks : 1, sizeof *out->varying_in);
-    if (!out->varying_in) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    uint8_t *kind = treg_arena_calloc(a, n ? n : 1, 1);
+    if (!out->varying_in || !kind) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) kind[i] = insn_kind(&fx[i]);
+    out->kind = kind;
     if (!g->nreachable) return TREG_OK;
     uint32_t entry = g->rpo[0];
     out->varying_in[entry] = *varying_entry;
@@ -107,7 +129,7 @@ int treg_uniform_run(treg_arena *a, const treg_cfg *g, const treg_insn_effect *f
             const treg_block *B = &g->blocks[b];
             treg_regset v = out->varying_in[b];
             for (uint32_t i = B->first; i <= B->last; i++)
-                treg_uniform_step(&fx[i], exec_partial[i] != 0, &v);
+                step(&fx[i], kind[i], exec_partial[i] != 0, &v);
             for (unsigned s = 0; s < B->nsucc; s++) {
                 treg_regset *in = &out->varying_in[B->succ[s]];
                 treg_regset merged = *in;
@@ -126,8 +148,8 @@ void treg_uniform_at(const treg_uniform *u, uint32_t i, treg_regset *before, tre
 {
     const treg_block *B = &u->g->blocks[u->g->block_of[i]];
     treg_regset v = u->varying_in[u->g->block_of[i]];
-    for (uint32_t j = B->first; j < i; j++) treg_uniform_step(&u->fx[j], u->partial[j] != 0, &v);
+    for (uint32_t j = B->first; j < i; j++) step(&u->fx[j], u->kind[j], u->partial[j] != 0, &v);
     if (before) *before = v;
-    treg_uniform_step(&u->fx[i], u->partial[i] != 0, &v);
+    step(&u->fx[i], u->kind[i], u->partial[i] != 0, &v);
     if (after) *after = v;
 }

@@ -22,6 +22,7 @@ typedef struct treg_uniform {
     const treg_cfg *g;
     const treg_insn_effect *fx;
     const uint8_t *partial;
+    const uint8_t *kind; /* per instruction: what its mnemonic says (uniform.c) */
 } treg_uniform;
 
 /* varying_entry: the registers that vary at the kernel's entry (its

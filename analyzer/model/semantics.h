@@ -131,8 +131,9 @@ static inline bool treg_mnemonic_starts(const treg_insn_effect *e, const char *p
  * from other lanes. */
 static inline bool treg_mnemonic_dpp(const treg_insn_effect *e)
 {
+    const char *m = e->mnemonic;
     for (unsigned i = 0; i + 4 <= e->mnemonic_len; i++)
-        if (memcmp(e->mnemonic + i, "_dpp", 4) == 0) return true;
+        if (m[i] == '_' && m[i + 1] == 'd' && m[i + 2] == 'p' && m[i + 3] == 'p') return true;
     return false;
 }
 

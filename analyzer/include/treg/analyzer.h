@@ -84,9 +84,10 @@ typedef struct treg_options {
     /* The "amdgpu-waves-per-eu" minimum (and maximum) the code was built
      * with, when not the Triton .json's: 0 = the .json's. */
     unsigned waves_per_eu;
-    /* Most instructions each stage of a kernel's analysis may look at
-     * following values back (0: TREG_PROV_BUDGET, 400M); past it the stage
-     * stops and the kernel's categories_note says what it left out. */
+    /* Most steps (instructions looked at, blocks searched) each stage of a
+     * kernel's analysis may take following values back (0: TREG_PROV_BUDGET,
+     * 100M); past it the stage stops and the kernel's categories_note says
+     * what it left out. */
     uint64_t work_budget;
 } treg_options;
 
