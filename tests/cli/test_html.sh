@@ -116,8 +116,8 @@ page fixture peak "$TREG_SOURCE_ROOT/tests/fixtures/src" "$fx/gfx90a/loop_kernel
 # inlined under them, a click on kernels_a.py:18 that selects the inlined
 # rows too, and a spill cost.
 data=$TREG_SOURCE_ROOT/tests/data
-page triton-softmax peak "$TREG_SOURCE_ROOT/examples/triton" "$data/triton-cache/MD4F523L5PVMIKLU6IIZMAM7ASER47Q6J6JG6ABYSLCTRQZ3BBMA/softmax_kernel.hsaco"
-page triton-attn busiest "$TREG_SOURCE_ROOT/examples/triton" "$data/triton-cache/LZJ667C7JP62SNK5JTV3O4L5MEBAWSBVUKRGI5OMGRI3GP2VHRMQ/attn_fwd.hsaco"
+page triton-softmax peak "$data/src" "$data/triton-cache/MD4F523L5PVMIKLU6IIZMAM7ASER47Q6J6JG6ABYSLCTRQZ3BBMA/softmax_kernel.hsaco"
+page triton-attn busiest "$data/src" "$data/triton-cache/LZJ667C7JP62SNK5JTV3O4L5MEBAWSBVUKRGI5OMGRI3GP2VHRMQ/attn_fwd.hsaco"
 page names busiest "$fx/html/names-src" "$fx/html/names/names.hsaco" '<script>alert(1)</script>' \
   '</script><script>alert(3)</script> <b>not bold</b> &amp; \u003c' '<img src=x onerror=alert(2)>.py'
 page spill busiest "$TREG_SOURCE_ROOT/tests/fixtures/src" "$fx/gfx90a/spill_kernel.hsaco"
