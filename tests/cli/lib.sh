@@ -4,9 +4,9 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2154 # prog is set by the sourcing script
 
-# Where the sources and the shared corpus are, when CTest did not say.
+# Where the sources and the corpus (tests/data unless CTest says otherwise) are.
 TREG_SOURCE_ROOT=${TREG_SOURCE_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
-TREG_CORPUS=${TREG_CORPUS:-$TREG_SOURCE_ROOT/../shared/corpus}
+TREG_CORPUS=${TREG_CORPUS:-$TREG_SOURCE_ROOT/tests/data}
 
 # skip MESSAGE: CTest's skip (SKIP_RETURN_CODE 77), with the reason.
 skip() {
