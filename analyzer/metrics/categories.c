@@ -328,7 +328,8 @@ static int combine(enum mclass mc, enum opkind ok)
         return TREG_CAT_ADDRESS;
     case OPK_LOOP:
         return mc == M_INT ? TREG_CAT_ADDRESS : TREG_CAT_LOOP_CARRIED;
-    case OPK_DOT:
+    case OPK_DOT: /* a dot without matrix instructions (gfx906): its FMAs */
+        return mc == M_COMPARE ? TREG_CAT_MASK : TREG_CAT_ACCUMULATOR;
     case OPK_OTHER:
         return mc == M_COMPARE ? TREG_CAT_MASK : TREG_CAT_OTHER;
     case OPK_NONE:
@@ -419,6 +420,47 @@ static const int priority[TREG_CAT_COUNT] = {
     [TREG_CAT_LOOP_CARRIED] = 1, [TREG_CAT_OTHER] = 0,
 };
 
+/* Multiply-adds: v_fma_f32, v_fmac_f32, v_pk_fma_f32, v_mac_f32, v_mad_f32,
+ * v_dot2_f32_f16, ... */
+static bool mac_family(const treg_insn_effect *e)
+{
+    static const char *const mac[] = {"v_fma", "v_fmac", "v_mac", "v_mad", "v_pk_fma", "v_dot"};
+    for (size_t i = 0; i < sizeof mac / sizeof *mac; i++)
+        if (treg_mnemonic_starts(e, mac[i])) return true;
+    return false;
+}
+
+/* The register a multiply-add adds to: its tied destination (v_fmac), else
+ * its last vector source (v_fma's src2); TREG_NO_REG when none. */
+static unsigned addend(const treg_insn_effect *e)
+{
+    unsigned last = TREG_NO_REG;
+    for (unsigned k = 0; k < e->nops; k++) {
+        const treg_operand *op = &e->ops[k];
+        treg_regclass cls = treg_reg_class(op->reg);
+        if (!(op->role & TREG_USE) || (cls != TREG_CLASS_V && cls != TREG_CLASS_A)) continue;
+        if (op->old) return op->reg;
+        last = op->reg;
+    }
+    return last;
+}
+
+/* Whether multiply-add o accumulates: it sits in a loop and adds to what a
+ * multiply-add made or to a value made before the loop (the accumulator's
+ * start), as a dot product done with FMAs does (gfx906, hand-written
+ * kernels), whatever registers the compiler rotates it through. */
+static bool accumulates(const ctx *c, uint32_t o)
+{
+    const treg_cat_input *in = c->in;
+    if (!mac_family(&in->fx[o]) || !in->rows[o].loop_depth) return false;
+    unsigned r = addend(&in->fx[o]);
+    if (r == TREG_NO_REG) return false;
+    uint32_t d = treg_prov_def(in->prov, o, r, false);
+    uint32_t src = d == TREG_NONE ? TREG_NONE : origin_from(c, d, r);
+    if (src == TREG_NONE) return false;
+    return mac_family(&in->fx[src]) || in->rows[src].loop_depth < in->rows[o].loop_depth;
+}
+
 /* The verdict for definition d of r. */
 static verdict judge(const ctx *c, uint32_t d, unsigned r, bool carried)
 {
@@ -433,6 +475,9 @@ static verdict judge(const ctx *c, uint32_t d, unsigned r, bool carried)
     v.kind = combine(mc, ok);
     /* elementwise math on a matrix result, in its layout, is that tile */
     if (v.kind == TREG_CAT_OTHER && v.op >= 0 && in->ttgir->ops[v.op].type.mma_layout)
+        v.kind = TREG_CAT_ACCUMULATOR;
+    /* without a TTGIR op: a dot done with multiply-adds */
+    if (v.kind == TREG_CAT_OTHER && ok == OPK_NONE && accumulates(c, o))
         v.kind = TREG_CAT_ACCUMULATOR;
     if (v.kind == TREG_CAT_OTHER && (mc == M_OTHER || mc == M_PACK))
         v.kind = derived_from(c, o, DERIVED_DEPTH);
@@ -562,6 +607,12 @@ static const char *hint(treg_arena *a, const treg_cat_input *in, const treg_cate
                      "(BLOCK_M or BLOCK_N) halves it",
                      d->op, d->shape, in->num_warps, in->wave_size, d->tile_registers,
                      regs > dot_regs ? ", and math on such tiles holds the rest" : "");
+        else if (!d && p && strcmp(p->op, "tt.dot") != 0)
+            snprintf(buf, sizeof buf,
+                     "sums multiply-added round a loop (%s): one register a lane per element each "
+                     "thread accumulates (%u registers here); a smaller block per thread "
+                     "needs fewer",
+                     p->op, regs);
         else
             snprintf(buf, sizeof buf,
                      "matrix results and the math on them: BLOCK_M x BLOCK_N x 4 bytes / (lanes x "
