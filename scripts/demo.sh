@@ -2,9 +2,10 @@
 # The main job on its embedded default, end to end through the service: build
 # treg (the analyzer, tregd and tregc), make a throwaway CA and a certificate
 # for 127.0.0.1 (deploy/make-certs.sh), a random token and a temporary store,
-# start tregd on 127.0.0.1, compile a bundled Triton kernel
-# (examples/triton/softmax_kernel) into a Triton cache entry as Triton would,
-# upload it with tregc and print the server's report, fetch the same report
+# start tregd on 127.0.0.1, upload a real Triton cache entry bundled with the
+# repository (tests/data: softmax_kernel for gfx90a as Triton 3.6.0 left it,
+# its .hsaco, .json, .amdgcn and .ttgir) with tregc and print the server's
+# report, fetch the same report
 # again by the hash tregc printed (its per-line view next to the kernel's
 # Python source, and as an HTML page), and stop the server with SIGTERM.
 # Nothing else is left behind than that page ($TMPDIR/treg-demo-*.html): the
@@ -12,7 +13,7 @@
 # temporary folder, whatever way it exits.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for tool in cmake llc-22 ld.lld-22 openssl; do
+for tool in cmake openssl; do
     command -v "$tool" >/dev/null || { echo "demo: $tool not found: run scripts/install-deps.sh" >&2; exit 1; }
 done
 
@@ -61,23 +62,20 @@ export TREG_SERVER=https://127.0.0.1:$port TREG_TOKEN=$token TREG_CA=$out/certs/
 timeout 10 "$tregc" health
 
 kernel=softmax_kernel
-echo "== compiling examples/triton/$kernel into a Triton cache entry (llc-22, ld.lld-22)"
-mkdir -p "$out/cache/$kernel"
-llc-22 -O3 -mtriple=amdgcn-amd-amdhsa -mcpu=gfx90a -filetype=obj \
-    "examples/triton/$kernel/$kernel.llir" -o "$out/$kernel.o"
-ld.lld-22 -shared "$out/$kernel.o" -o "$out/cache/$kernel/$kernel.hsaco"
-cp "examples/triton/$kernel/$kernel.json" "$out/cache/$kernel/"
+entry=tests/data/triton-cache/MD4F523L5PVMIKLU6IIZMAM7ASER47Q6J6JG6ABYSLCTRQZ3BBMA
+echo "== a Triton cache entry bundled with the repository: $entry"
+ls "$entry"
 
 echo "== tregc upload $kernel (analyzed by tregd)"
-timeout 120 "$tregc" upload --summary "$out/cache/$kernel" | tee "$out/upload.txt"
+timeout 120 "$tregc" upload --summary "$entry" | tee "$out/upload.txt"
 hash=$(grep -oE '\[[0-9a-f]{64}\]' "$out/upload.txt" | head -n1 | tr -d '[]')
 [[ -n $hash ]] || { echo "demo: tregc printed no hash" >&2; exit 1; }
 
 echo "== tregc fetch HASH --summary --lines: the stored report by its hash, next to the kernel's"
-echo "   Python source on this machine (examples/triton/kernels_a.py)"
-timeout 30 "$tregc" fetch "$hash" --summary --lines --source-dir examples/triton
+echo "   Python source on this machine (tests/data/src/kernels_a.py)"
+timeout 30 "$tregc" fetch "$hash" --summary --lines --source-dir tests/data/src
 page=${TMPDIR:-/tmp}/treg-demo-$kernel.html
-timeout 30 "$tregc" fetch "$hash" --format html -o "$page" --source-dir examples/triton
+timeout 30 "$tregc" fetch "$hash" --format html -o "$page" --source-dir tests/data/src
 echo "== the same report as a page (kept): file://$page"
 
 echo "== stopping tregd (SIGTERM)"
