@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The long-branch sweep: tests/cli/test_mir_live.sh (treg-analyze's
 # per-instruction VGPR/AGPR/SGPR counts against LLVM's post-RA liveness, by
-# ../shared/tools/mir-live.py through tests/oracle/mir_live_isa.py) with TREG_MIR_LONG_BRANCH=all.  CTest runs the
-# corpus at each entry's own arch plus a fixed sample of long-branch builds;
-# this runs the corpus plus every distinct .llir of the corpus at every one of
-# gfx906, gfx908, gfx90a, gfx942, gfx950 and gfx1100, built with llc-22
-# -amdgpu-s-branch-bits=5 so that branch relaxation emits
+# the oracle tests/oracle/mir_live.py) with TREG_MIR_LONG_BRANCH=all.  CTest
+# runs the corpus at each entry's own arch plus a fixed sample of long-branch
+# builds; this runs the corpus plus every distinct .llir of the corpus at
+# every one of gfx906, gfx908, gfx90a, gfx942, gfx950 and gfx1100, built with
+# llc-22 -amdgpu-s-branch-bits=5 so that branch relaxation emits
 # s_getpc_b64/s_add_u32/s_addc_u32/s_setpc_b64 long branches.  Matmul and
 # attention kernels with MFMA intrinsics cannot be built for gfx906 or gfx1100
 # (nor some gfx942/gfx950 intrinsics for older targets): a build that llc
@@ -22,7 +22,6 @@
 # ../shared/corpus next to the checkout), TREG_LLC_CACHE (llc's outputs are
 # cached there, so a second sweep runs llc only for what changed),
 # TREG_MIR_MIN_PCT, TREG_MIR_MIN_PCT_GFX1100, TREG_MIR_KEEP=1.
-# Through tests/oracle/mir_live_isa.py, as the test runs it.
 # 88 corpus kernels + 402 long-branch builds (67 distinct .llir files x 6
 # arches), of which llc rejects 188; measured with TREG_MIR_JOBS=1, the corpus
 # set's llc outputs already cached, on a machine shared with another job:

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Row-by-row differential test of treg-analyze against LLVM's post-RA liveness.
 #
-# The oracle is ../shared/tools/mir-live.py ("compare LLIR ARCH TREG_ANALYZE"),
-# run through tests/oracle/mir_live_isa.py, which reads LLVM's non-true16 d16
-# loads as the ISA defines them (a write of one half that leaves the other
-# alone) instead of as their MIR ties them (a read of the whole 32-bit
-# destination, the overwritten half included); its docstring shows the MIR:
-# it builds a Triton kernel's .llir with llc-22 three times (MIR stopped after
+# The oracle is the project's own tests/oracle/mir_live.py ("compare LLIR ARCH
+# TREG_ANALYZE"; its docstring says what it computes and why): it builds a
+# Triton kernel's .llir with llc-22 three times (MIR stopped after
 # amdgpu-resource-usage, .s, obj + ld.lld-22 -> .hsaco), runs
 # "treg-analyze --format json" on the .hsaco and pairs every treg row with
-# the MIR instruction at that address and LLVM's liveness there.  Its mode
-# hwpe (the hardware's operands plus treg's partial-EXEC rule) is the one
-# treg must agree with.
+# the MIR instruction at that address and LLVM's liveness there, LLVM's
+# non-true16 d16 loads read as the ISA defines them (a write of one half that
+# leaves the other alone) instead of as their MIR ties them (a read of the
+# whole 32-bit destination, the overwritten half included).  Its mode hwpe
+# (the hardware's operands plus treg's partial-EXEC rule) is the one treg
+# must agree with.
 #
 # Kernels, in two sets:
 #   corpus       every entry (a folder with NAME.json naming the "arch" and
@@ -41,10 +41,9 @@
 # misses it, each of its kernels below it fails.  Per kernel: the hwpe peak
 # equal in all three classes; the alignment healthy (every emitted MIR
 # instruction aligned to a treg row, and mnemonics agreeing on
-# >= TREG_MIR_MIN_MNEMONIC_PCT, default 99%, of them, gfx11 names that the
-# oracle's normaliser lacks -- true16 D16 loads, ds_store_2addr_stride64 --
-# counting as agreeing); treg's own JSON (the oracle's STEM.treg-json) reports
-# undefined_reads 0; mir-live built, ran treg and aligned without error.
+# >= TREG_MIR_MIN_MNEMONIC_PCT, default 99%, of them); treg's own JSON (the
+# oracle's STEM.treg-json) reports undefined_reads 0; the oracle built, ran
+# treg and aligned without error.
 # Prints a table per set: per target, kernels, aligned rows, the all-equal
 # share and per class, kernels whose peak differs, undefined reads (summed),
 # MIR instructions left unaligned, the mnemonic agreement, errors, and for
@@ -61,10 +60,11 @@
 # ${TMPDIR:-/tmp}/treg-llc-cache); a miss runs llc and stores the output
 # atomically (copy to a temporary name, then mv); entries unused for 30 days
 # are deleted; a cache folder owned by another user is not used.  Measured
-# with TREG_MIR_JOBS=1 (88 corpus kernels + 12 long-branch builds, 300 llc
-# runs, 117 MB of cache): 249 s cold, 84 s cached, i.e. the second run takes
-# a third of the time (-66%).  What is left is mir-live.py's own liveness and
-# alignment in python, ld.lld and treg-analyze.
+# with TREG_MIR_JOBS=1 (88 corpus kernels + 18 long-branch builds, 318 llc
+# runs, 118 MB of cache), on 2 cores shared with a C build: 197 s cold, 51 s
+# cached, i.e. the second run takes a quarter of the time (-74%).  What is
+# left is mir_live.py's own liveness and alignment in python, ld.lld and
+# treg-analyze.
 #
 # Environment (set by CTest, see tests/CMakeLists.txt): TREG_ANALYZE,
 # TREG_CORPUS, TREG_SOURCE_ROOT.  Optional: TREG_MIR_JOBS (parallel kernels,
@@ -84,11 +84,8 @@ real_llc=${LLC:-llc-22}
 LLD=${LLD:-ld.lld-22}
 command -v "$real_llc" >/dev/null 2>&1 || skip "$real_llc not found (Debian's llvm-22): no oracle"
 command -v "$LLD" >/dev/null 2>&1 || skip "$LLD not found (Debian's lld-22): no oracle"
-command -v python3 >/dev/null 2>&1 || skip "python3 not found: mir-live.py and the comparison need it"
-mir_live=$TREG_SOURCE_ROOT/../shared/tools/mir-live.py
-[[ -f $mir_live ]] || skip "the oracle $mir_live is absent"
-export TREG_MIR_LIVE=$mir_live
-oracle=$TREG_SOURCE_ROOT/tests/oracle/mir_live_isa.py
+command -v python3 >/dev/null 2>&1 || skip "python3 not found: the oracle and the comparison need it"
+oracle=$TREG_SOURCE_ROOT/tests/oracle/mir_live.py
 [[ -f $oracle ]] || fail "$oracle is missing from the checkout"
 [[ -d $TREG_CORPUS ]] || skip "corpus not found at $TREG_CORPUS"
 real_llc=$(command -v "$real_llc")
@@ -217,7 +214,7 @@ import glob, hashlib, json, os, sys
 
 dirs_path, corpus, long_branch, long_archs = sys.argv[1:5]
 long_archs = long_archs.split()
-entries = []
+entries, binary_only = [], 0
 for d in open(dirs_path).read().splitlines():
     label = os.path.relpath(d, corpus)
     js = [j for j in sorted(glob.glob(os.path.join(d, "*.json")))
@@ -235,12 +232,15 @@ for d in open(dirs_path).read().splitlines():
         continue
     llir = os.path.join(d, name + ".llir")
     if not os.path.isfile(llir):
-        print(f"test_mir_live: note: {label} has no {name}.llir; skipped", file=sys.stderr)
+        binary_only += 1  # kept for its code object alone
         continue
     data = open(llir, "rb").read()
     entries.append({"label": label, "name": name, "arch": arch, "llir": llir,
                     "size": len(data), "sha": hashlib.sha256(data).hexdigest()})
 
+if binary_only:
+    print(f"test_mir_live: note: {binary_only} entries have no .llir (kept for their code "
+          "objects): not built", file=sys.stderr)
 own = {}
 for e in entries:
     own.setdefault(e["sha"], set()).add(e["arch"])
@@ -276,12 +276,13 @@ n_long=$(awk -F'\t' '$2 == "long-branch"' "$work/jobs.tsv" | wc -l)
 echo "$prog: $n_corpus corpus kernels + $n_long long-branch builds" \
   "(TREG_MIR_LONG_BRANCH=$long_branch); $jobs_max jobs; llc cache: $cache"
 
-# One build: mir-live.py compare.  Never fails; leaves its outcome in $work/jobs/ID/.
+# One build: mir_live.py compare (-B: no __pycache__ left in the checkout).
+# Never fails; leaves its outcome in $work/jobs/ID/.
 run_job() {
   local id=$1 set=$2 arch=$3 llir=$4 d=$work/jobs/$1 llc=$work/llc rc=0
   [[ $set == long-branch ]] && llc=$work/llc-long-branch
   mkdir -p "$d"
-  LLC=$llc TREG_MIR_LLC_ERR=$d/llc.err python3 "$oracle" compare "$llir" "$arch" "$TREG_ANALYZE" \
+  LLC=$llc TREG_MIR_LLC_ERR=$d/llc.err python3 -B "$oracle" compare "$llir" "$arch" "$TREG_ANALYZE" \
     --work "$d" --json "$d/result.json" --quiet >"$d/out" 2>"$d/err" || rc=$?
   echo "$rc" >"$d/rc"
 }
@@ -313,21 +314,6 @@ min_pct, min_pct_gfx1100, min_mn = (float(x) for x in sys.argv[2:5])
 CLASSES = ("vgpr", "agpr", "sgpr")
 ARCH_ORDER = ("gfx906", "gfx908", "gfx90a", "gfx942", "gfx950", "gfx1100")
 # llc rejecting code for a target that lacks its instructions.
-# Pairs mir-live.py's mnemonic normaliser does not know but that are the same
-# instruction (the aligner stays in step over them): gfx11's true16 D16 loads
-# (one MIR opcode, the _hi form chosen by the destination half) and gfx11's
-# names of the DS two-address operations.  They count as agreeing.
-RENAMES = [(re.compile(m), re.compile(a)) for m, a in (
-    (r"(GLOBAL|SCRATCH|FLAT)_LOAD_(SHORT|UBYTE|SBYTE)_D16(_[A-Z]+)*_t16",
-     r"(global|scratch|flat)_load_d16(_hi)?_(b16|u8|i8)"),
-    (r"DS_WRITE2(ST64)?_B(32|64)(_gfx9)?", r"ds_store_2addr(_stride64)?_b(32|64)"),
-    (r"DS_READ2(ST64)?_B(32|64)(_gfx9)?", r"ds_load_2addr(_stride64)?_b(32|64)"))]
-
-def renamed(pair):
-    mir, _, asm = pair.partition("~")
-    return mir.split("_")[0].lower() == asm.split("_")[0] and \
-        any(m.fullmatch(mir) and a.fullmatch(asm) for m, a in RENAMES)
-
 UNSUPPORTED = re.compile(r"Cannot select|not supported on|unsupported (intrinsic|on)|"
                          r"intrinsic not supported|does not support|invalid for this subtarget",
                          re.IGNORECASE)
@@ -352,7 +338,7 @@ def fmt(x):  # floor, so that a share that fails never prints as the threshold
     return f"{math.floor(x * 100) / 100:.2f}"
 
 def build_error(llc_err, err):
-    """The line that says why a build failed: llc's own error, else mir-live's."""
+    """The line that says why a build failed: llc's own error, else the oracle's."""
     for l in llc_err.splitlines():
         if l.startswith(("LLVM ERROR:", "error:")) or ": error:" in l:
             return l.strip()[:300]
@@ -398,17 +384,17 @@ for line in open(os.path.join(work, "jobs.tsv")):
             skip_reasons[(arch, why[:120])] += 1
             continue
         t["errors"] += 1
-        errors.append(f"{where}: mir-live.py failed (exit {rc}): {why}")
+        errors.append(f"{where}: mir_live.py failed (exit {rc}): {why}")
         continue
     try:
         results = json.load(open(os.path.join(d, "result.json")))
     except ValueError as e:
         t["errors"] += 1
-        errors.append(f"{where}: unreadable mir-live JSON ({e})")
+        errors.append(f"{where}: unreadable oracle JSON ({e})")
         continue
     if name not in [r.get("kernel") for r in results]:
         t["errors"] += 1
-        errors.append(f"{where}: mir-live reports no kernel {name} "
+        errors.append(f"{where}: the oracle reports no kernel {name} "
                       f"(it has: {', '.join(str(r.get('kernel')) for r in results) or 'none'})")
     treg_docs = {}
     for r in results:
@@ -416,7 +402,7 @@ for line in open(os.path.join(work, "jobs.tsv")):
         kwhere = f"{kname} {arch} [{s}] {entry}"
         if "error" in r:
             t["errors"] += 1
-            errors.append(f"{kwhere}: mir-live: {r['error']}")
+            errors.append(f"{kwhere}: mir_live.py: {r['error']}")
             continue
         why = []
         m = r["hwpe"]
@@ -428,12 +414,10 @@ for line in open(os.path.join(work, "jobs.tsv")):
         mm = {k[3:]: v for k, v in ast.items() if k.startswith("mm:")}
         for pair, n in mm.items():
             mismatches.setdefault(s, Counter())[(arch, pair)] += n
-        mn_known = mn_ok + sum(n for pair, n in mm.items() if renamed(pair))
-        if pct(mn_known, aligned) < min_mn:
-            unknown = ", ".join(f"{p} x{n}" for p, n in sorted(mm.items(), key=lambda x: -x[1])
-                                if not renamed(p))
-            why.append(f"alignment: mnemonics agree on {mn_known} of {aligned} rows "
-                       f"({fmt(pct(mn_known, aligned))}% < {min_mn:g}%; {unknown[:200]})")
+        if pct(mn_ok, aligned) < min_mn:
+            unknown = ", ".join(f"{p} x{n}" for p, n in sorted(mm.items(), key=lambda x: -x[1]))
+            why.append(f"alignment: mnemonics agree on {mn_ok} of {aligned} rows "
+                       f"({fmt(pct(mn_ok, aligned))}% < {min_mn:g}%; {unknown[:200]})")
         # Did branch relaxation make long branches?
         try:
             with open(r.get("work", "") + ".s", errors="replace") as f:
@@ -475,7 +459,7 @@ for line in open(os.path.join(work, "jobs.tsv")):
             t[c] += m[c]["equal"]
         t["peak"] += bool(bad_peaks)
         t["undef"] += undef if isinstance(undef, int) else 0
-        t["mn"] += mn_known
+        t["mn"] += mn_ok
         t["unaligned"] += mir_n - aligned
         share = pct(m["all_equal_rows"], aligned)
         shares = (f"all-equal {fmt(share)}% (v {fmt(pct(m['vgpr']['equal'], aligned))} "
@@ -531,10 +515,9 @@ def table(s):
         print(line(r))
     mm = mismatches.get(s)
     if mm:
-        print("mnemonic pairs the oracle's aligner did not match (MIR~treg, rows; * = a known "
-              "rename, counted as agreeing):")
+        print("mnemonic pairs the oracle's aligner did not match (MIR~treg, rows):")
         for (a, pair), n in sorted(mm.items(), key=lambda x: (order(x[0][0]), -x[1])):
-            print(f"  {a:8} {n:6}  {pair}{' *' if renamed(pair) else ''}")
+            print(f"  {a:8} {n:6}  {pair}")
 
 for s in ("corpus", "long-branch"):
     table(s)
