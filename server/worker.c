@@ -123,7 +123,14 @@ static int run_job(int fd, const frame_field *f)
                         .ttgir_name = "kernel.ttgir"};
     treg_report *report = NULL;
     treg_error err = {0};
-    if (treg_analyze(f[4].data, f[4].len, &opt, &report, &err) != TREG_OK) {
+    int analyzed = treg_analyze(f[4].data, f[4].len, &opt, &report, &err);
+    if (analyzed == TREG_OK && treg_analyze_what_if(report, &opt, &err) != TREG_OK) {
+        /* the upload's IR is its error, as a bad code object is */
+        treg_report_free(report);
+        report = NULL;
+        analyzed = err.code;
+    }
+    if (analyzed != TREG_OK) {
         /* The store holds code objects, never the programs around them:
          * say what to do with a HIP executable or bundle sent as it is. */
         treg_container_stats st;

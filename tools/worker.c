@@ -235,6 +235,13 @@ static void serve(const analysis_pool *p, int fd)
             free(buf);
             continue;
         }
+        if (treg_analyze_what_if(r, &opt, &err) !=
+            TREG_OK) { /* the IR given is this file's error */
+            treg_report_free(r);
+            reply_error(fd, err.code, err.msg);
+            free(buf);
+            continue;
+        }
         treg_pb_info info = {.file_name = field[F_PATH], .bundle_entry = field[F_ENTRY]};
         rendered o = {.with_rows = p->json_rows};
         int rc = p->json_rows >= 0 ? treg_pb_with_report(r, &info, render_here, &o)

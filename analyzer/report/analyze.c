@@ -33,7 +33,6 @@
 #include "text/asm.h"
 #include "util/arena.h"
 #include "util/error.h"
-#include "whatif/whatif.h"
 
 /* What Triton's <kernel>.json adds; 0 where absent. */
 typedef struct triton_meta {
@@ -1026,7 +1025,6 @@ int treg_analyze(const uint8_t *bytes, size_t len, const treg_options *opt, treg
     have_re = false;
     treg_disasm_close(p.disasm);
     p.disasm = NULL;
-    if (opt->llvm_ir && (rc = treg_what_if_run(arena, r, p.target, opt, err))) goto fail;
     *out = r;
     return TREG_OK;
 

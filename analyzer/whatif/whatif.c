@@ -472,11 +472,11 @@ void treg_on_llvm_fatal(void (*fn)(const char *reason))
     LLVMInstallFatalErrorHandler(fn);
 }
 
-int treg_what_if_run(treg_arena *a, treg_report *r, const treg_target *t, const treg_options *opt,
-                     treg_error *err)
+/* Fills what_if[] of every kernel of r (of target t) from opt->llvm_ir,
+ * allocating in a: treg_analyze_what_if's work. */
+static int what_if_run(treg_arena *a, treg_report *r, const treg_target *t, const treg_options *opt,
+                       treg_error *err)
 {
-    if (!a || !r || !t || !opt || !opt->llvm_ir)
-        return treg_fail(err, TREG_E_ARG, "treg_what_if_run: missing argument");
     whatif w = {.a = a,
                 .r = r,
                 .t = t,
@@ -547,4 +547,15 @@ done:
     if (w.mod) LLVMDisposeModule(w.mod);
     LLVMContextDispose(w.ctx);
     return rc;
+}
+
+int treg_analyze_what_if(treg_report *r, const treg_options *opt, treg_error *err)
+{
+    if (!r || !opt) return treg_fail(err, TREG_E_ARG, "treg_analyze_what_if: missing argument");
+    if (!opt->llvm_ir) return TREG_OK;
+    const treg_target *t = r->target ? treg_target_by_name(r->target) : NULL;
+    if (!t)
+        return treg_fail(err, TREG_E_TARGET,
+                         "treg_analyze_what_if: the report names no known target");
+    return what_if_run(r->priv, r, t, opt, err);
 }

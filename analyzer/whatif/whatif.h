@@ -22,12 +22,7 @@
 /* Source lines listed per build, the most spill traffic gained first. */
 #define TREG_WHAT_IF_MAX_LINES 12
 
-/* Fills what_if[] of every kernel of r (the shipped code object's report,
- * of target t) from opt->llvm_ir, allocating in a.  IR that does not
- * parse, does not verify, names another target, or defines none of r's
- * kernels is an error (TREG_E_IR); a build LLVM fails, or one the budget
- * leaves out, is a row marked not compiled with the reason. */
-int treg_what_if_run(treg_arena *a, treg_report *r, const treg_target *t, const treg_options *opt,
-                     treg_error *err);
+/* The stage's entry point is treg_analyze_what_if (treg/analyzer.h): a layer above
+ * treg_analyze, which it calls for every build; treg_analyze never calls it. */
 
 #endif

@@ -62,6 +62,10 @@ static int analyze(const input *in, const char *ir, size_t len, unsigned budget_
     int saved = dup(2);
     dup2(fileno(cap), 2);
     int rc = treg_analyze(in->obj, in->obj_len, &o, out, err);
+    if (rc == TREG_OK && (rc = treg_analyze_what_if(*out, &o, err)) != TREG_OK) {
+        treg_report_free(*out);
+        *out = NULL;
+    }
     fflush(stderr);
     dup2(saved, 2);
     close(saved);

@@ -96,6 +96,17 @@ typedef struct treg_options {
 int treg_analyze(const uint8_t *bytes, size_t len, const treg_options *opt, treg_report **out,
                  treg_error *err);
 
+/* Stage 7, a layer above treg_analyze: "one more wave, at what cost?"
+ * asked of the compiler.  Compiles opt->llvm_ir (Triton's .llir) with the
+ * linked LLVM once as given and once per register budget, analyzes each
+ * build with treg_analyze, and fills what_if[] of every kernel of r, a
+ * report treg_analyze made of the shipped code object (allocating in it).
+ * Nothing to do without opt->llvm_ir.  IR that does not parse, does not
+ * verify, names another target or defines none of r's kernels is an error
+ * (TREG_E_IR; r is left as it was); a build LLVM fails, or one the budget
+ * leaves out, is a row marked not compiled with the reason. */
+int treg_analyze_what_if(treg_report *r, const treg_options *opt, treg_error *err);
+
 void treg_report_free(treg_report *r);
 
 /* LLVM ends the process on a fatal error (IR its code generator cannot
