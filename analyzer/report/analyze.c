@@ -1022,9 +1022,7 @@ int treg_analyze(const uint8_t *bytes, size_t len, const treg_options *opt, treg
         goto fail;
     }
     if (have_re) regfree(&re);
-    have_re = false;
     treg_disasm_close(p.disasm);
-    p.disasm = NULL;
     *out = r;
     return TREG_OK;
 
