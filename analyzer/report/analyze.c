@@ -3,8 +3,6 @@
  * decode -> model -> CFG -> EXEC -> liveness -> metrics, and fill the
  * report.  Stages only pass data forward; this file is the only one that
  * knows them all. */
-#define _GNU_SOURCE /* qsort_r */
-#include <json-c/json.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,11 +16,15 @@
 #include "flow/liveness.h"
 #include "load/codeobj.h"
 #include "load/lines.h"
+#include "load/triton_json.h"
 #include "load/ttgir.h"
 #include "metrics/allocation.h"
 #include "metrics/callsite.h"
 #include "metrics/categories.h"
+#include "metrics/line_stats.h"
+#include "metrics/loops.h"
 #include "metrics/occupancy.h"
+#include "metrics/peak_attribution.h"
 #include "metrics/provenance.h"
 #include "metrics/spill_cost.h"
 #include "metrics/uniform.h"
@@ -34,19 +36,13 @@
 #include "util/arena.h"
 #include "util/error.h"
 
-/* What Triton's <kernel>.json adds; 0 where absent. */
-typedef struct triton_meta {
-    unsigned num_warps, warp_size, shared, waves_per_eu;
-    bool has_shared;
-} triton_meta;
-
 typedef struct pipeline {
     treg_arena *arena;
     const treg_codeobj *co;
     const treg_target *target;
     const treg_linetab *lines;
     const uint8_t *library; /* per file of lines: Triton's own package (metrics/callsite.h) */
-    triton_meta triton;
+    treg_triton_meta triton;
     treg_disasm *disasm;
     bool keep_rows;
     const treg_options *opt;
@@ -110,92 +106,6 @@ static int read_ttgir(pipeline *p, treg_error *err)
     return TREG_OK;
 }
 
-/* "num_warps": 4 -> 4; absent or not a number -> -1. */
-static int option_int(json_object *root, const char *key)
-{
-    json_object *v;
-    if (!json_object_object_get_ex(root, key, &v)) return -1;
-    if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_boolean))
-        return -1;
-    int64_t n = json_object_get_int64(v);
-    return n < -1 || n > 0x7fffffff ? -1 : (int)n;
-}
-
-/* The kernel's constexprs, "NAME=value, ...", when the .json records them
- * (older Triton: "constants"), bounded; NULL when it does not. */
-static const char *constexprs(treg_arena *a, json_object *root)
-{
-    json_object *c;
-    if (!json_object_object_get_ex(root, "constants", &c) ||
-        !json_object_is_type(c, json_type_object))
-        return NULL;
-    char buf[400];
-    size_t at = 0;
-    buf[0] = 0;
-    json_object_object_foreach(c, key, val)
-    {
-        if (json_object_is_type(val, json_type_object) || json_object_is_type(val, json_type_array))
-            continue;
-        const char *v = val ? json_object_get_string(val) : "None";
-        int n = snprintf(buf + at, sizeof buf - at, "%s%s=%s", at ? ", " : "", key, v);
-        if (n < 0 || (size_t)n >= sizeof buf - at) {
-            buf[at] = 0;
-            break;
-        }
-        at += (size_t)n;
-    }
-    return at ? treg_arena_strdup(a, buf) : NULL;
-}
-
-static int parse_triton_json(treg_arena *a, const char *text, size_t len, triton_meta *m,
-                             treg_triton_options *o, treg_error *err)
-{
-    memset(m, 0, sizeof *m);
-    json_tokener *tok = json_tokener_new();
-    if (!tok) return treg_fail(err, TREG_E_NOMEM, "out of memory");
-    json_object *root =
-        json_tokener_parse_ex(tok, text, (int)(len > 0x7fffffff ? 0x7fffffff : len));
-    enum json_tokener_error jerr = json_tokener_get_error(tok);
-    json_tokener_free(tok);
-    if (!root || jerr != json_tokener_success || !json_object_is_type(root, json_type_object)) {
-        if (root) json_object_put(root);
-        return treg_fail(err, TREG_E_METADATA, "Triton metadata is not a JSON object");
-    }
-    json_object *v;
-    if (json_object_object_get_ex(root, "num_warps", &v))
-        m->num_warps = (unsigned)json_object_get_int(v);
-    if (json_object_object_get_ex(root, "warp_size", &v))
-        m->warp_size = (unsigned)json_object_get_int(v);
-    if (json_object_object_get_ex(root, "shared", &v)) {
-        int64_t shared = json_object_get_int64(v);
-        if (shared < 0 || shared > UINT32_MAX) {
-            json_object_put(root);
-            return treg_fail(err, TREG_E_METADATA,
-                             "Triton metadata: \"shared\" is %lld bytes, not 0..%u",
-                             (long long)shared, UINT32_MAX);
-        }
-        m->shared = (unsigned)shared;
-        m->has_shared = true;
-    }
-    if (json_object_object_get_ex(root, "waves_per_eu", &v))
-        m->waves_per_eu = (unsigned)json_object_get_int(v);
-    o->present = 1;
-    o->num_warps = option_int(root, "num_warps");
-    o->num_stages = option_int(root, "num_stages");
-    o->waves_per_eu = option_int(root, "waves_per_eu");
-    o->matrix_instr_nonkdim = option_int(root, "matrix_instr_nonkdim");
-    o->kpack = option_int(root, "kpack");
-    o->num_ctas = option_int(root, "num_ctas");
-    o->shared = m->has_shared ? (int64_t)m->shared : -1;
-    o->constexprs = constexprs(a, root);
-    if (json_object_object_get_ex(root, "triton_version", &v) &&
-        json_object_is_type(v, json_type_string))
-        o->triton_version = treg_arena_strndup(a, json_object_get_string(v),
-                                               strnlen(json_object_get_string(v), 40));
-    json_object_put(root);
-    return TREG_OK;
-}
-
 static treg_loc loc_of(const pipeline *p, uint64_t addr)
 {
     treg_loc l = {-1, 0, 0};
@@ -206,88 +116,6 @@ static treg_loc loc_of(const pipeline *p, uint64_t addr)
         l.column = row->column;
     }
     return l;
-}
-
-static int cmp_loc_index(const void *a, const void *b, void *ctx)
-{
-    const treg_row *rows = ctx;
-    const treg_loc *x = &rows[*(const uint32_t *)a].call_site,
-                   *y = &rows[*(const uint32_t *)b].call_site;
-    if (x->file != y->file) return x->file < y->file ? -1 : 1;
-    if (x->line != y->line) return x->line < y->line ? -1 : 1;
-    return 0;
-}
-
-/* Per author's line (rows by call site): instruction count, peaks, spills. */
-static int line_stats(pipeline *p, treg_kernel_report *k, treg_row *rows, size_t n,
-                      const uint64_t *weight, treg_error *err)
-{
-    uint32_t *idx = treg_arena_calloc(p->arena, n ? n : 1, sizeof *idx);
-    if (!idx) return treg_fail(err, TREG_E_NOMEM, "out of memory");
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (rows[i].call_site.file >= 0 && rows[i].call_site.line != 0) idx[m++] = (uint32_t)i;
-    qsort_r(idx, m, sizeof *idx, cmp_loc_index, rows);
-    size_t groups = 0;
-    for (size_t i = 0; i < m; i++)
-        if (i == 0 || cmp_loc_index(&idx[i - 1], &idx[i], rows) != 0) groups++;
-    k->lines = treg_arena_calloc(p->arena, groups ? groups : 1, sizeof *k->lines);
-    if (!k->lines) return treg_fail(err, TREG_E_NOMEM, "out of memory");
-    treg_line_stat *cur = NULL;
-    for (size_t i = 0; i < m; i++) {
-        const treg_row *r = &rows[idx[i]];
-        if (i == 0 || cmp_loc_index(&idx[i - 1], &idx[i], rows) != 0) {
-            cur = &k->lines[k->nlines++];
-            cur->loc = r->call_site;
-            cur->loc.column = 0;
-        }
-        cur->instructions++;
-        if (r->flags & TREG_ROW_UNREACHABLE) continue;
-        if (r->vgpr > cur->peak_vgpr) cur->peak_vgpr = r->vgpr;
-        if (r->agpr > cur->peak_agpr) cur->peak_agpr = r->agpr;
-        if (r->sgpr > cur->peak_sgpr) cur->peak_sgpr = r->sgpr;
-        if (r->flags & TREG_ROW_SPILL) cur->spills++;
-        if (r->flags & TREG_ROW_RELOAD) cur->reloads++;
-        if (r->flags & (TREG_ROW_SPILL | TREG_ROW_RELOAD))
-            cur->spill_cost = treg_saturating_add(cur->spill_cost, weight[idx[i]]);
-    }
-    return TREG_OK;
-}
-
-static bool authors_line(const pipeline *p, const treg_row *row)
-{
-    const treg_loc *l = &row->call_site;
-    return l->line && l->file >= 0 && (size_t)l->file < p->lines->nfiles && !p->library[l->file];
-}
-
-/* The instruction whose line explains register r at instruction at: its
- * reaching definition when that is on an author's line; else, back through
- * compiler moves and spills and through unlocated arithmetic, the first
- * definition that is; else the next instruction that reads it (kernel
- * arguments, work-item ids and rematerialized constants are kept for their
- * use).  TREG_NONE when none has a line. */
-static uint32_t explaining_insn(const pipeline *p, treg_prov *prov, const treg_insn_effect *fx,
-                                const treg_row *rows, uint32_t at, unsigned r)
-{
-    const unsigned live = r; /* the register at the peak: r follows its value back */
-    uint32_t d = treg_prov_def(prov, at, r, true);
-    for (unsigned steps = 0; d != TREG_NONE && steps < TREG_PROV_MAX_MOVES; steps++) {
-        if (authors_line(p, &rows[d])) return d;
-        uint32_t via;
-        unsigned s = treg_prov_move_source(prov, d, r, &via);
-        if (s == TREG_NO_REG) { /* arithmetic with no line: its first register operand */
-            if (rows[d].call_site.line) break;
-            for (unsigned k = 0; k < fx[d].nops && s == TREG_NO_REG; k++)
-                if (fx[d].ops[k].role == TREG_USE && !fx[d].ops[k].old &&
-                    fx[d].ops[k].reg < TREG_REG_SPECIAL0)
-                    s = fx[d].ops[k].reg;
-            if (s == TREG_NO_REG) break;
-        }
-        r = s;
-        d = treg_prov_def(prov, via != TREG_NONE ? via : d, s, false);
-    }
-    uint32_t u = treg_prov_next_use(prov, at, live);
-    return u != TREG_NONE && authors_line(p, &rows[u]) ? u : d;
 }
 
 /* The kernel's categories note: the work budget's notes (attribution's,
@@ -314,120 +142,6 @@ static int categories_note(pipeline *p, treg_kernel_report *k, bool attribution_
         at += n;
     }
     k->categories_note = s;
-    return TREG_OK;
-}
-
-/* Registers occupied at the VGPR peak, grouped by the lines that explain
- * them (explaining_insn) and those lines' call sites. */
-static int peak_attribution(pipeline *p, treg_kernel_report *k, const treg_cfg *g,
-                            const treg_liveness *lv, const treg_insn_effect *fx,
-                            const uint8_t *partial, const treg_row *rows, treg_prov *prov,
-                            const treg_uniform *uni, uint32_t at, treg_error *err)
-{
-    treg_regset occ, vary_before, vary_after;
-    treg_liveness_occupied_at(lv, g, fx, partial, at, &occ);
-    treg_uniform_at(uni, at, &vary_before, &vary_after);
-    k->peak_uniform = treg_arena_calloc(p->arena, TREG_NUM_V + TREG_NUM_A, sizeof *k->peak_uniform);
-    if (!k->peak_uniform) return treg_fail(err, TREG_E_NOMEM, "out of memory");
-    size_t cap = 16;
-    k->peak_attribution = treg_arena_calloc(p->arena, cap, sizeof *k->peak_attribution);
-    if (!k->peak_attribution) return treg_fail(err, TREG_E_NOMEM, "out of memory");
-    for (unsigned r = 0; r < TREG_REG_COUNT; r++) {
-        if (!treg_regset_has(&occ, r)) continue;
-        treg_regclass c = treg_reg_class(r);
-        bool vcc = r == TREG_REG_VCC_LO || r == TREG_REG_VCC_HI;
-        if (c == TREG_CLASS_SPECIAL && !vcc) continue;
-        treg_loc l = {-1, 0, 0}, site = {-1, 0, 0};
-        uint32_t why = explaining_insn(p, prov, fx, rows, at, r);
-        if (why != TREG_NONE) {
-            l = rows[why].loc;
-            site = rows[why].call_site;
-            l.column = site.column = 0;
-        }
-        size_t j = 0;
-        while (j < k->nattribution && !(k->peak_attribution[j].loc.file == l.file &&
-                                        k->peak_attribution[j].loc.line == l.line &&
-                                        k->peak_attribution[j].call_site.file == site.file &&
-                                        k->peak_attribution[j].call_site.line == site.line))
-            j++;
-        if (j == k->nattribution) {
-            if (j == cap) {
-                k->peak_attribution = treg_arena_grow(p->arena, k->peak_attribution, j, cap * 2,
-                                                      sizeof *k->peak_attribution);
-                if (!k->peak_attribution) return treg_fail(err, TREG_E_NOMEM, "out of memory");
-                cap *= 2;
-            }
-            k->peak_attribution[j].loc = l;
-            k->peak_attribution[j].call_site = site;
-            k->nattribution++;
-        }
-        treg_attribution *at_ = &k->peak_attribution[j];
-        if (c == TREG_CLASS_V)
-            at_->vgpr++;
-        else if (c == TREG_CLASS_A)
-            at_->agpr++;
-        else
-            at_->sgpr++;
-        /* a value written at the peak is judged after it, any other before */
-        const treg_regset *vary = treg_insn_writes(&fx[at], r) ? &vary_after : &vary_before;
-        if ((c == TREG_CLASS_V || c == TREG_CLASS_A) && !treg_regset_has(vary, r)) {
-            at_->uniform++;
-            k->peak_uniform[k->npeak_uniform++] = c == TREG_CLASS_V
-                                                      ? TREG_REPORT_V0 + (r - TREG_REG_V0)
-                                                      : TREG_REPORT_A0 + (r - TREG_REG_A0);
-        }
-    }
-    /* Largest group first: the answer to "why so many?" leads. */
-    for (size_t i = 1; i < k->nattribution; i++)
-        for (size_t j = i; j > 0; j--) {
-            treg_attribution *x = &k->peak_attribution[j - 1], *y = &k->peak_attribution[j];
-            if ((unsigned)y->vgpr + y->agpr <= (unsigned)x->vgpr + x->agpr) break;
-            treg_attribution t = *x;
-            *x = *y;
-            *y = t;
-        }
-    return TREG_OK;
-}
-
-static int loops_report(pipeline *p, treg_kernel_report *k, const treg_cfg *g,
-                        const treg_insn *insns, const treg_row *rows, const uint32_t *trips,
-                        const uint64_t *weight, treg_error *err)
-{
-    k->loops = treg_arena_calloc(p->arena, g->nloops ? g->nloops : 1, sizeof *k->loops);
-    if (!k->loops) return treg_fail(err, TREG_E_NOMEM, "out of memory");
-    for (uint32_t l = 0; l < g->nloops; l++) {
-        const treg_loopinfo *L = &g->loops[l];
-        treg_loop *o = &k->loops[k->nloops++];
-        o->depth = L->depth;
-        o->trip_count = trips[l];
-        o->file = -1;
-        o->head = UINT64_MAX;
-        for (uint32_t i = g->blocks[L->header].first; i <= g->blocks[L->header].last && o->file < 0;
-             i++)
-            if (rows[i].call_site.line) o->file = rows[i].call_site.file;
-        for (uint32_t bi = 0; bi < L->nblocks; bi++) {
-            const treg_block *B = &g->blocks[L->blocks[bi]];
-            if (insns[B->first].addr < o->head) o->head = insns[B->first].addr;
-            if (insns[B->last].addr + insns[B->last].size > o->end)
-                o->end = insns[B->last].addr + insns[B->last].size;
-            for (uint32_t i = B->first; i <= B->last; i++) {
-                const treg_row *r = &rows[i];
-                o->instructions++;
-                if (r->flags & (TREG_ROW_SPILL | TREG_ROW_RELOAD))
-                    o->spill_cost = treg_saturating_add(o->spill_cost, weight[i]);
-                if (r->vgpr > o->peak_vgpr) o->peak_vgpr = r->vgpr;
-                if (r->agpr > o->peak_agpr) o->peak_agpr = r->agpr;
-                if (r->sgpr > o->peak_sgpr) o->peak_sgpr = r->sgpr;
-                const treg_loc *site = &r->call_site;
-                if (site->line && site->file == o->file) {
-                    if (!o->first_line || site->line < o->first_line) o->first_line = site->line;
-                    if (site->line > o->last_line) o->last_line = site->line;
-                }
-            }
-        }
-        o->head -= k->entry_address;
-        o->end -= k->entry_address;
-    }
     return TREG_OK;
 }
 
@@ -550,12 +264,35 @@ static uint32_t registers_in(const treg_regset *s)
     return n;
 }
 
-static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_report *k,
-                          treg_error *err)
+/* What the stages of one kernel hand each other, in the order they run. */
+typedef struct kernel_run {
+    pipeline *p;
+    const treg_kernel_sym *ks;
+    treg_kernel_report *k;
+    treg_insn *insns; /* decode */
+    size_t n;
+    treg_insn_effect *fx; /* model */
+    treg_cfg g;           /* flow */
+    uint8_t *partial;
+    treg_entry entry;
+    treg_alloc al;
+    treg_regset never_defined;
+    treg_liveness lv;
+    treg_row *rows; /* rows and peaks */
+    uint8_t *spill_kind;
+    uint32_t peak_at[3];
+    uint32_t *spill_index;
+    treg_prov *prov; /* costs and explanations */
+    uint32_t *trips;
+    uint64_t *weight;
+    treg_uniform uni;
+} kernel_run;
+
+/* The kernel's name, place and the metadata's own figures. */
+static void kernel_header(kernel_run *kr)
 {
-    treg_arena *A = p->arena;
-    const treg_target *t = p->target;
-    int rc;
+    const treg_kernel_sym *ks = kr->ks;
+    treg_kernel_report *k = kr->k;
     k->name = ks->name;
     k->entry_address = ks->addr;
     k->code_bytes = (uint32_t)ks->size;
@@ -566,83 +303,93 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     k->metadata.vgpr_spill_count = ks->meta.present ? ks->meta.vgpr_spill_count : -1;
     k->metadata.sgpr_spill_count = ks->meta.present ? ks->meta.sgpr_spill_count : -1;
     k->metadata.occupancy = -1;
+}
 
-    treg_insn *insns;
-    size_t n;
-    if ((rc = kernel_instructions(p, ks, k, &insns, &n, err))) return rc;
-    k->instructions = (uint32_t)n;
-
-    treg_insn_effect *fx = treg_arena_calloc(A, n ? n : 1, sizeof *fx);
+/* Each instruction's effect on the registers (model/semantics.h). */
+static int model(kernel_run *kr, treg_error *err)
+{
+    treg_kernel_report *k = kr->k;
+    const treg_insn *insns = kr->insns;
+    treg_insn_effect *fx = treg_arena_calloc(kr->p->arena, kr->n ? kr->n : 1, sizeof *fx);
     if (!fx) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    kr->fx = fx;
     treg_model_ctx mctx = {k->wave_size};
     size_t unknown_cap = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < kr->n; i++) {
         treg_error merr = {0, ""};
         if (insns[i].undecodable && !k->undecodable_words++)
-            k->first_undecodable = insns[i].addr - ks->addr;
+            k->first_undecodable = insns[i].addr - kr->ks->addr;
         if (insns[i].same_as != UINT32_MAX) {
             fx[i] = fx[insns[i].same_as]; /* same bytes, same effect */
         } else if (treg_model_insn(&mctx, insns[i].text, &fx[i], &merr)) {
-            return treg_fail(err, TREG_E_DECODE, "kernel %s at +0x%llx: %s", ks->name,
-                             (unsigned long long)(insns[i].addr - ks->addr), merr.msg);
+            return treg_fail(err, TREG_E_DECODE, "kernel %s at +0x%llx: %s", kr->ks->name,
+                             (unsigned long long)(insns[i].addr - kr->ks->addr), merr.msg);
         }
         if (insns[i].has_target) /* a label in the text: the offset the assembler encodes */
             fx[i].branch_words =
                 (int32_t)(((int64_t)insns[i].target - (int64_t)(insns[i].addr + 4)) / 4);
         if (fx[i].flags & TREG_FX_UNKNOWN) {
             k->unknown_instructions++;
-            if ((rc = note_unknown(p, k, &fx[i], &unknown_cap, err))) return rc;
+            int rc = note_unknown(kr->p, k, &fx[i], &unknown_cap, err);
+            if (rc) return rc;
         }
     }
+    return TREG_OK;
+}
 
-    treg_cfg g;
-    if ((rc = treg_cfg_build(A, insns, fx, n, &g, err))) return rc;
-    k->basic_blocks = g.nblocks;
-    k->calls = g.calls;
-    k->long_branches = g.long_branches;
-    k->unresolved_jumps = g.unresolved_jumps;
-    uint8_t *partial;
-    if ((rc = treg_exec_analyze(A, &g, fx, n, &partial, err))) return rc;
-
-    const treg_kd kd = ks->kd; /* every kernel has one: the loader finds kernels by it */
-    treg_entry entry;
-    treg_entry_live(&kd, t, &entry);
+/* CFG, EXEC, what the entry sets, allocation, reads of nothing, liveness. */
+static int flow(kernel_run *kr, treg_error *err)
+{
+    treg_arena *A = kr->p->arena;
+    treg_kernel_report *k = kr->k;
+    int rc;
+    if ((rc = treg_cfg_build(A, kr->insns, kr->fx, kr->n, &kr->g, err))) return rc;
+    k->basic_blocks = kr->g.nblocks;
+    k->calls = kr->g.calls;
+    k->long_branches = kr->g.long_branches;
+    k->unresolved_jumps = kr->g.unresolved_jumps;
+    if ((rc = treg_exec_analyze(A, &kr->g, kr->fx, kr->n, &kr->partial, err))) return rc;
+    /* every kernel has a descriptor: the loader finds kernels by it */
+    treg_entry_live(&kr->ks->kd, kr->p->target, &kr->entry);
     /* Allocation first: the compiler counts every register an operand
      * names, read or not, so it is measured before the reads of nothing go. */
-    treg_alloc al;
-    bool xnack = p->co->xnack == 1 || p->co->xnack == 3;
-    treg_allocation(fx, n, t, xnack, &al);
-
+    bool xnack = kr->p->co->xnack == 1 || kr->p->co->xnack == 3;
+    treg_allocation(kr->fx, kr->n, kr->p->target, xnack, &kr->al);
     unsigned undef_reads;
-    treg_regset never_defined;
-    if ((rc = treg_drop_undefined_operands(A, &g, fx, &entry.live, &undef_reads, &never_defined,
-                                           err)))
+    if ((rc = treg_drop_undefined_operands(A, &kr->g, kr->fx, &kr->entry.live, &undef_reads,
+                                           &kr->never_defined, err)))
         return rc;
     k->undef_operand_reads = undef_reads;
-    treg_liveness lv;
-    if ((rc = treg_liveness_run(A, &g, fx, n, partial, &entry.live, &lv, err))) return rc;
+    return treg_liveness_run(A, &kr->g, kr->fx, kr->n, kr->partial, &kr->entry.live, &kr->lv, err);
+}
 
-    /* Occupancy. */
-    k->vgpr.allocated = al.arch_vgprs;
-    k->agpr.allocated = al.agprs;
-    k->sgpr.allocated = al.sgprs;
+/* Allocation, limits and occupancy: as the compiler computed "; Occupancy:"
+ * (static LDS, the flat work-group size range 1..max, Triton's
+ * waves_per_eu), and at launch. */
+static void occupancy_figures(kernel_run *kr)
+{
+    const pipeline *p = kr->p;
+    const treg_target *t = p->target;
+    const treg_kd *kd = &kr->ks->kd;
+    treg_kernel_report *k = kr->k;
+    k->vgpr.allocated = kr->al.arch_vgprs;
+    k->agpr.allocated = kr->al.agprs;
+    k->sgpr.allocated = kr->al.sgprs;
     k->vgpr.limit = t->addressable_vgprs;
     k->agpr.limit = t->addressable_agprs;
     k->sgpr.limit = t->addressable_sgprs;
-    k->accum_offset = kd.accum_offset;
-    k->scratch_bytes = kd.private_segment_fixed_size;
-    k->lds_bytes = kd.group_segment_fixed_size;
-    if (ks->meta.present && ks->meta.max_flat_workgroup_size > 0)
-        k->workgroup_size = (uint32_t)ks->meta.max_flat_workgroup_size;
+    k->accum_offset = kd->accum_offset;
+    k->scratch_bytes = kd->private_segment_fixed_size;
+    k->lds_bytes = kd->group_segment_fixed_size;
+    if (kr->ks->meta.present && kr->ks->meta.max_flat_workgroup_size > 0)
+        k->workgroup_size = (uint32_t)kr->ks->meta.max_flat_workgroup_size;
     else if (p->triton.num_warps)
         k->workgroup_size =
             p->triton.num_warps * (p->triton.warp_size ? p->triton.warp_size : k->wave_size);
 
-    /* As the compiler computed "; Occupancy:": static LDS, the flat
-     * work-group size range 1..max, Triton's waves_per_eu. */
-    treg_occ_input oi = {.arch_vgprs = al.arch_vgprs,
-                         .agprs = al.agprs,
-                         .sgprs = al.sgprs,
+    treg_occ_input oi = {.arch_vgprs = kr->al.arch_vgprs,
+                         .agprs = kr->al.agprs,
+                         .sgprs = kr->al.sgprs,
                          .lds_bytes = k->lds_bytes,
                          .workgroup_size = k->workgroup_size,
                          .waves_per_eu =
@@ -681,32 +428,44 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
         k->occupancy.launch_waves_per_simd = 0;
         k->occupancy.launch_limited_by = "lds";
     }
+}
 
-    /* Spills. */
-    uint8_t *spill_kind;
-    if ((rc = treg_spills_classify(A, fx, n, k->scratch_bytes, &ks->meta, &spill_kind, err)))
+/* A row per instruction (lines, registers occupied, flags), the peaks, and
+ * the spills. */
+static int rows_and_peaks(kernel_run *kr, treg_error *err)
+{
+    pipeline *p = kr->p;
+    treg_arena *A = p->arena;
+    treg_kernel_report *k = kr->k;
+    const treg_insn *insns = kr->insns;
+    const treg_cfg *g = &kr->g;
+    size_t n = kr->n;
+    int rc;
+    if ((rc = treg_spills_classify(A, kr->fx, n, k->scratch_bytes, &kr->ks->meta, &kr->spill_kind,
+                                   err)))
         return rc;
-
-    /* Rows and peaks. */
-    treg_row *rows = treg_arena_calloc(A, n ? n : 1, sizeof *rows);
+    const uint8_t *spill_kind = kr->spill_kind;
+    treg_row *rows = kr->rows = treg_arena_calloc(A, n ? n : 1, sizeof *rows);
     if (!rows) return treg_fail(err, TREG_E_NOMEM, "out of memory");
-    uint32_t peak_at[3] = {TREG_NONE, TREG_NONE, TREG_NONE};
+    uint32_t *peak_at = kr->peak_at;
+    peak_at[0] = peak_at[1] = peak_at[2] = TREG_NONE;
+    uint16_t(*occupied)[3] = kr->lv.occupied;
     size_t nspills = 0;
     for (size_t i = 0; i < n; i++) {
         treg_row *r = &rows[i];
-        const treg_block *B = &g.blocks[g.block_of[i]];
-        r->address = insns[i].addr - ks->addr;
+        const treg_block *B = &g->blocks[g->block_of[i]];
+        r->address = insns[i].addr - kr->ks->addr;
         r->text = insns[i].text;
         r->loc = loc_of(p, insns[i].addr);
         r->scope = treg_inlines_scope(&p->lines->inlines, insns[i].addr);
         r->call_site = treg_call_site(p->lines, p->library, r->loc, r->scope);
-        r->vgpr = lv.occupied[i][0];
-        r->agpr = lv.occupied[i][1];
-        r->sgpr = lv.occupied[i][2];
+        r->vgpr = occupied[i][0];
+        r->agpr = occupied[i][1];
+        r->sgpr = occupied[i][2];
         r->loop_depth = B->loop_depth;
         if (B->rpo == TREG_NONE) r->flags |= TREG_ROW_UNREACHABLE;
-        if (partial[i]) r->flags |= TREG_ROW_PARTIAL_EXEC;
-        if (fx[i].flags & TREG_FX_UNKNOWN) r->flags |= TREG_ROW_UNKNOWN;
+        if (kr->partial[i]) r->flags |= TREG_ROW_PARTIAL_EXEC;
+        if (kr->fx[i].flags & TREG_FX_UNKNOWN) r->flags |= TREG_ROW_UNKNOWN;
         if (i == B->last && B->nsucc != 1) r->flags |= TREG_ROW_BRANCH;
         if (spill_kind[i]) {
             int kind = spill_kind[i] - 1;
@@ -719,13 +478,13 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
         if (r->flags & TREG_ROW_UNREACHABLE) continue;
         const uint16_t vals[3] = {r->vgpr, r->agpr, r->sgpr};
         for (int c = 0; c < 3; c++)
-            if (peak_at[c] == TREG_NONE || vals[c] > lv.occupied[peak_at[c]][c])
+            if (peak_at[c] == TREG_NONE || vals[c] > occupied[peak_at[c]][c])
                 peak_at[c] = (uint32_t)i;
     }
     treg_class_stat *cls[3] = {&k->vgpr, &k->agpr, &k->sgpr};
     for (int c = 0; c < 3; c++)
         if (peak_at[c] != TREG_NONE) {
-            cls[c]->peak_live = lv.occupied[peak_at[c]][c];
+            cls[c]->peak_live = occupied[peak_at[c]][c];
             cls[c]->peak_address = rows[peak_at[c]].address;
             cls[c]->peak_loc = rows[peak_at[c]].loc;
             cls[c]->peak_call_site = rows[peak_at[c]].call_site;
@@ -734,91 +493,119 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
 
     k->spill_instructions = (uint32_t)nspills;
     k->spills = treg_arena_calloc(A, nspills ? nspills : 1, sizeof *k->spills);
-    uint32_t *spill_index = treg_arena_calloc(A, nspills ? nspills : 1, sizeof *spill_index);
-    if (!k->spills || !spill_index) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    kr->spill_index = treg_arena_calloc(A, nspills ? nspills : 1, sizeof *kr->spill_index);
+    if (!k->spills || !kr->spill_index) return treg_fail(err, TREG_E_NOMEM, "out of memory");
     for (size_t i = 0; i < n; i++)
         if (spill_kind[i]) {
-            spill_index[k->nspills] = (uint32_t)i;
+            kr->spill_index[k->nspills] = (uint32_t)i;
             treg_spill *s = &k->spills[k->nspills++];
             s->address = rows[i].address;
             s->kind = spill_kind[i] - 1;
             s->loc = rows[i].loc;
             s->call_site = rows[i].call_site;
         }
+    return TREG_OK;
+}
 
-    /* Registers live at the entry that the entry does not set: read where
-     * some path leaves them unwritten.  Where a definition reaches the read
-     * on another path, that is the compiler's undefined value (LLVM's
-     * IMPLICIT_DEF into a loop or a join); where none does, a gap in the
-     * model (or a read of a register the kernel's ABI does not set): say
-     * where. */
-    treg_regset undefined = lv.undefined, implicit = lv.undefined;
-    treg_regset_fold(&never_defined);
-    treg_regset_minus(&implicit, &never_defined);
+/* Registers live at the entry that the entry does not set: read where some
+ * path leaves them unwritten.  Where a definition reaches the read on
+ * another path, that is the compiler's undefined value (LLVM's
+ * IMPLICIT_DEF into a loop or a join); where none does, a gap in the model
+ * (or a read of a register the kernel's ABI does not set): say where. */
+static void undefined_reads(kernel_run *kr)
+{
+    treg_kernel_report *k = kr->k;
+    treg_regset undefined = kr->lv.undefined, implicit = kr->lv.undefined;
+    treg_regset_fold(&kr->never_defined);
+    treg_regset_minus(&implicit, &kr->never_defined);
     treg_regset_minus(&undefined, &implicit); /* = lv.undefined & never_defined */
     k->implicit_def_reads = registers_in(&implicit);
     k->undefined_reads = registers_in(&undefined);
-    if (k->undefined_reads) {
-        for (size_t i = 0; i < n && !k->undefined_example; i++)
-            for (unsigned j = 0; j < fx[i].nops && !k->undefined_example; j++) {
-                const treg_operand *op = &fx[i].ops[j];
-                if (!(op->role & TREG_USE)) continue;
-                for (unsigned r = op->reg; r < (unsigned)op->reg + op->count; r++)
-                    if (treg_regset_has(&undefined, r)) {
-                        char name[24], buf[96];
-                        treg_reg_name(r, name, sizeof name);
-                        snprintf(buf, sizeof buf, "%s read at +0x%llx (%s)", name,
-                                 (unsigned long long)rows[i].address, insns[i].text);
-                        k->undefined_example = treg_arena_strdup(A, buf);
-                        break;
-                    }
-            }
-    }
+    if (!k->undefined_reads) return;
+    for (size_t i = 0; i < kr->n && !k->undefined_example; i++)
+        for (unsigned j = 0; j < kr->fx[i].nops && !k->undefined_example; j++) {
+            const treg_operand *op = &kr->fx[i].ops[j];
+            if (!(op->role & TREG_USE)) continue;
+            for (unsigned r = op->reg; r < (unsigned)op->reg + op->count; r++)
+                if (treg_regset_has(&undefined, r)) {
+                    char name[24], buf[96];
+                    treg_reg_name(r, name, sizeof name);
+                    snprintf(buf, sizeof buf, "%s read at +0x%llx (%s)", name,
+                             (unsigned long long)kr->rows[i].address, kr->insns[i].text);
+                    k->undefined_example = treg_arena_strdup(kr->p->arena, buf);
+                    break;
+                }
+        }
+}
 
-    treg_prov *prov;
-    if ((rc = treg_prov_new(A, &g, &lv, fx, insns, n, &prov, err))) return rc;
-    treg_prov_set_budget(prov, p->opt->work_budget);
-    /* Spills weighted by how often they run. */
-    uint32_t *trips;
-    if ((rc = treg_loop_trips(A, &g, insns, fx, prov, &trips, err))) return rc;
-    uint64_t *weight = treg_arena_calloc(A, n ? n : 1, sizeof *weight);
-    if (!weight) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+/* Spills weighted by how often they run (their loops' trips), per kernel,
+ * line and loop. */
+static int costs(kernel_run *kr, treg_error *err)
+{
+    treg_arena *A = kr->p->arena;
+    treg_kernel_report *k = kr->k;
+    int rc;
+    if ((rc = treg_prov_new(A, &kr->g, &kr->lv, kr->fx, kr->insns, kr->n, &kr->prov, err)))
+        return rc;
+    treg_prov_set_budget(kr->prov, kr->p->opt->work_budget);
+    if ((rc = treg_loop_trips(A, &kr->g, kr->insns, kr->fx, kr->prov, &kr->trips, err))) return rc;
+    kr->weight = treg_arena_calloc(A, kr->n ? kr->n : 1, sizeof *kr->weight);
+    if (!kr->weight) return treg_fail(err, TREG_E_NOMEM, "out of memory");
     k->assumed_trips = TREG_LOOP_ASSUMED_TRIPS;
     for (size_t i = 0; i < k->nspills; i++) {
-        uint32_t at = spill_index[i];
-        weight[at] = treg_insn_weight(&g, trips, at);
-        k->spills[i].weight = weight[at];
-        k->spill_cost = treg_saturating_add(k->spill_cost, weight[at]);
+        uint32_t at = kr->spill_index[i];
+        kr->weight[at] = treg_insn_weight(&kr->g, kr->trips, at);
+        k->spills[i].weight = kr->weight[at];
+        k->spill_cost = treg_saturating_add(k->spill_cost, kr->weight[at]);
     }
-    if ((rc = line_stats(p, k, rows, n, weight, err))) return rc;
+    if ((rc = treg_line_stats(A, kr->rows, kr->n, kr->weight, k, err))) return rc;
+    return treg_loops_report(A, &kr->g, kr->insns, kr->rows, kr->trips, kr->weight, k, err);
+}
+
+/* Why the peak: uniform values, the author's lines of the peak's registers,
+ * and what they hold (and what lives across each loop). */
+static int explain(kernel_run *kr, treg_error *err)
+{
+    pipeline *p = kr->p;
+    treg_arena *A = p->arena;
+    treg_kernel_report *k = kr->k;
+    int rc;
     /* Work-item ids arrive in the entry's VGPRs: where values vary first. */
     treg_regset varying_entry;
     treg_regset_clear(&varying_entry);
     for (unsigned r = TREG_REG_V0; r < TREG_REG_A0; r++)
-        if (treg_regset_has(&entry.live, r)) treg_regset_add(&varying_entry, r);
-    treg_uniform uni;
-    if ((rc = treg_uniform_run(A, &g, fx, n, partial, &varying_entry, &uni, err))) return rc;
-    treg_prov_refill(prov);
-    if (peak_at[0] != TREG_NONE &&
-        (rc = peak_attribution(p, k, &g, &lv, fx, partial, rows, prov, &uni, peak_at[0], err)))
+        if (treg_regset_has(&kr->entry.live, r)) treg_regset_add(&varying_entry, r);
+    if ((rc = treg_uniform_run(A, &kr->g, kr->fx, kr->n, kr->partial, &varying_entry, &kr->uni,
+                               err)))
         return rc;
-    bool attribution_spent = treg_prov_spent(prov);
-    treg_prov_refill(prov);
-    if ((rc = loops_report(p, k, &g, insns, rows, trips, weight, err))) return rc;
-    /* What the peak's registers hold, and what lives across each loop. */
+    treg_prov_refill(kr->prov);
+    treg_peak_input pin = {.g = &kr->g,
+                           .lv = &kr->lv,
+                           .fx = kr->fx,
+                           .partial = kr->partial,
+                           .rows = kr->rows,
+                           .prov = kr->prov,
+                           .uni = &kr->uni,
+                           .lines = p->lines,
+                           .library = p->library};
+    if (kr->peak_at[0] != TREG_NONE &&
+        (rc = treg_peak_attribution(A, &pin, kr->peak_at[0], k, err)))
+        return rc;
+    bool attribution_spent = treg_prov_spent(kr->prov);
+    treg_prov_refill(kr->prov);
     unsigned warps = p->ttgir && p->ttgir->num_warps ? (unsigned)p->ttgir->num_warps
                      : p->triton.num_warps           ? p->triton.num_warps
                      : k->wave_size                  ? k->workgroup_size / k->wave_size
                                                      : 0;
-    treg_cat_input cin = {.g = &g,
-                          .lv = &lv,
-                          .fx = fx,
-                          .partial = partial,
-                          .insns = insns,
-                          .rows = rows,
-                          .n = n,
-                          .prov = prov,
-                          .uni = &uni,
+    treg_cat_input cin = {.g = &kr->g,
+                          .lv = &kr->lv,
+                          .fx = kr->fx,
+                          .partial = kr->partial,
+                          .insns = kr->insns,
+                          .rows = kr->rows,
+                          .n = kr->n,
+                          .prov = kr->prov,
+                          .uni = &kr->uni,
                           .lines = p->lines,
                           .ttgir = p->ttgir,
                           .index = p->cat_index,
@@ -826,14 +613,32 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
                           .num_warps = warps,
                           .num_stages =
                               p->report->triton.present ? p->report->triton.num_stages : -1};
-    if ((rc = treg_categories(A, &cin, peak_at[0], k, err))) return rc;
+    if ((rc = treg_categories(A, &cin, kr->peak_at[0], k, err))) return rc;
     k->categories_source = p->ttgir ? "ttgir" : "machine code";
-    if ((rc = categories_note(p, k, attribution_spent, err))) return rc;
+    return categories_note(p, k, attribution_spent, err);
+}
+
+/* One kernel, stage after stage; each stage only reads what the ones
+ * before it made. */
+static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_report *k,
+                          treg_error *err)
+{
+    kernel_run kr = {.p = p, .ks = ks, .k = k};
+    int rc;
+    kernel_header(&kr);
+    if ((rc = kernel_instructions(p, ks, k, &kr.insns, &kr.n, err))) return rc;
+    k->instructions = (uint32_t)kr.n;
+    if ((rc = model(&kr, err)) || (rc = flow(&kr, err))) return rc;
+    occupancy_figures(&kr);
+    if ((rc = rows_and_peaks(&kr, err))) return rc;
+    undefined_reads(&kr);
+    if ((rc = costs(&kr, err)) || (rc = explain(&kr, err))) return rc;
     if (p->keep_rows) {
-        if ((rc = treg_row_registers(A, fx, rows, n, err))) return rc;
-        if ((rc = treg_live_ranges(A, &g, &lv, fx, partial, n, k, err))) return rc;
-        k->rows = rows;
-        k->nrows = n;
+        if ((rc = treg_row_registers(p->arena, kr.fx, kr.rows, kr.n, err)) ||
+            (rc = treg_live_ranges(p->arena, &kr.g, &kr.lv, kr.fx, kr.partial, kr.n, k, err)))
+            return rc;
+        k->rows = kr.rows;
+        k->nrows = kr.n;
     }
     return TREG_OK;
 }
@@ -978,8 +783,9 @@ int treg_analyze(const uint8_t *bytes, size_t len, const treg_options *opt, treg
     } else if ((rc = treg_codeobj_load(arena, bytes, len, co, err))) {
         goto fail;
     }
-    if (opt->triton_json && (rc = parse_triton_json(arena, opt->triton_json, opt->triton_json_len,
-                                                    &p.triton, &r->triton, err)))
+    if (opt->triton_json &&
+        (rc = treg_triton_json_parse(arena, opt->triton_json, opt->triton_json_len, &p.triton,
+                                     &r->triton, err)))
         goto fail;
     treg_error lerr = {0, ""};
     if (!p.text_only && treg_lines_load(arena, bytes, len, lines, &lerr) != TREG_OK) {

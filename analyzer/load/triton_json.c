@@ -1,0 +1,96 @@
+/* Triton's <kernel>.json, read with json-c: the figures the pipeline uses
+ * (treg_triton_meta) and the options the report shows (treg_triton_options). */
+#include "load/triton_json.h"
+
+#include <json-c/json.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/error.h"
+
+/* "num_warps": 4 -> 4; absent or not a number -> -1. */
+static int option_int(json_object *root, const char *key)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(root, key, &v)) return -1;
+    if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_boolean))
+        return -1;
+    int64_t n = json_object_get_int64(v);
+    return n < -1 || n > 0x7fffffff ? -1 : (int)n;
+}
+
+/* The kernel's constexprs, "NAME=value, ...", when the .json records them
+ * (older Triton: "constants"), bounded; NULL when it does not. */
+static const char *constexprs(treg_arena *a, json_object *root)
+{
+    json_object *c;
+    if (!json_object_object_get_ex(root, "constants", &c) ||
+        !json_object_is_type(c, json_type_object))
+        return NULL;
+    char buf[400];
+    size_t at = 0;
+    buf[0] = 0;
+    json_object_object_foreach(c, key, val)
+    {
+        if (json_object_is_type(val, json_type_object) || json_object_is_type(val, json_type_array))
+            continue;
+        const char *v = val ? json_object_get_string(val) : "None";
+        int n = snprintf(buf + at, sizeof buf - at, "%s%s=%s", at ? ", " : "", key, v);
+        if (n < 0 || (size_t)n >= sizeof buf - at) {
+            buf[at] = 0;
+            break;
+        }
+        at += (size_t)n;
+    }
+    return at ? treg_arena_strdup(a, buf) : NULL;
+}
+
+int treg_triton_json_parse(treg_arena *a, const char *text, size_t len, treg_triton_meta *m,
+                           treg_triton_options *o, treg_error *err)
+{
+    memset(m, 0, sizeof *m);
+    json_tokener *tok = json_tokener_new();
+    if (!tok) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    json_object *root =
+        json_tokener_parse_ex(tok, text, (int)(len > 0x7fffffff ? 0x7fffffff : len));
+    enum json_tokener_error jerr = json_tokener_get_error(tok);
+    json_tokener_free(tok);
+    if (!root || jerr != json_tokener_success || !json_object_is_type(root, json_type_object)) {
+        if (root) json_object_put(root);
+        return treg_fail(err, TREG_E_METADATA, "Triton metadata is not a JSON object");
+    }
+    json_object *v;
+    if (json_object_object_get_ex(root, "num_warps", &v))
+        m->num_warps = (unsigned)json_object_get_int(v);
+    if (json_object_object_get_ex(root, "warp_size", &v))
+        m->warp_size = (unsigned)json_object_get_int(v);
+    if (json_object_object_get_ex(root, "shared", &v)) {
+        int64_t shared = json_object_get_int64(v);
+        if (shared < 0 || shared > UINT32_MAX) {
+            json_object_put(root);
+            return treg_fail(err, TREG_E_METADATA,
+                             "Triton metadata: \"shared\" is %lld bytes, not 0..%u",
+                             (long long)shared, UINT32_MAX);
+        }
+        m->shared = (unsigned)shared;
+        m->has_shared = true;
+    }
+    if (json_object_object_get_ex(root, "waves_per_eu", &v))
+        m->waves_per_eu = (unsigned)json_object_get_int(v);
+    o->present = 1;
+    o->num_warps = option_int(root, "num_warps");
+    o->num_stages = option_int(root, "num_stages");
+    o->waves_per_eu = option_int(root, "waves_per_eu");
+    o->matrix_instr_nonkdim = option_int(root, "matrix_instr_nonkdim");
+    o->kpack = option_int(root, "kpack");
+    o->num_ctas = option_int(root, "num_ctas");
+    o->shared = m->has_shared ? (int64_t)m->shared : -1;
+    o->constexprs = constexprs(a, root);
+    if (json_object_object_get_ex(root, "triton_version", &v) &&
+        json_object_is_type(v, json_type_string))
+        o->triton_version = treg_arena_strndup(a, json_object_get_string(v),
+                                               strnlen(json_object_get_string(v), 40));
+    json_object_put(root);
+    return TREG_OK;
+}

@@ -1,0 +1,26 @@
+/* Triton's <kernel>.json, beside each code object in its cache: the
+ * launch figures the analysis needs (warps, warp size, the LDS Triton
+ * allocates at launch, waves_per_eu) and the compile options the report
+ * shows (num_stages, constexprs, the Triton version, ...). */
+#ifndef TREG_LOAD_TRITON_JSON_H
+#define TREG_LOAD_TRITON_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "treg/report.h"
+#include "util/arena.h"
+#include "util/error.h"
+
+/* What the .json adds to the code object; 0 where absent. */
+typedef struct treg_triton_meta {
+    unsigned num_warps, warp_size, shared, waves_per_eu;
+    bool has_shared;
+} treg_triton_meta;
+
+/* Parses text[0..len) into *m and *o (strings in a).  Not a JSON object,
+ * or a "shared" outside 0..2^32-1: TREG_E_METADATA. */
+int treg_triton_json_parse(treg_arena *a, const char *text, size_t len, treg_triton_meta *m,
+                           treg_triton_options *o, treg_error *err);
+
+#endif
