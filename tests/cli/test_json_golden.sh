@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# treg-analyze's JSON against the golden documents in tests/golden/json/, field
+# by field: the report's schema and its figures stay what they were while the
+# code that writes them changes.
+#
+# Inputs: $TREG_CORPUS (tests/data): every cache entry without rows, and three
+# entries (softmax gfx906, add gfx950, matmul gfx90a) with their per-instruction
+# rows.  The tool runs inside $TREG_CORPUS on relative paths, so the documents
+# do not depend on where the checkout is.
+# Asserts:
+#   corpus.norows.json.gz equals `treg-analyze --format json --no-rows .`;
+#   rows.json.gz equals `treg-analyze --format json` on the three entries;
+#   each difference is printed with its path (tests/support/json_compare.py).
+# llvm_version (the installed LLVM's patch release) is left out of the
+# comparison; another LLVM major decodes other targets and other code, so the
+# test skips there.  UPDATE_GOLDEN=1 ctest -R json_golden rewrites the files.
+#
+# Environment (set by CTest, see tests/CMakeLists.txt): TREG_ANALYZE,
+# TREG_CORPUS, TREG_SOURCE_ROOT.
+set -euo pipefail
+
+prog=test_json_golden
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+require_analyzer
+command -v python3 >/dev/null 2>&1 || skip "python3 is needed to compare JSON"
+[[ -d $TREG_CORPUS/triton-cache ]] || fail "no cache entries under $TREG_CORPUS"
+golden=$TREG_SOURCE_ROOT/tests/golden/json
+compare=$TREG_SOURCE_ROOT/tests/support/json_compare.py
+update=${UPDATE_GOLDEN:-0}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/treg-json.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+cd "$TREG_CORPUS"
+rows_entries=(gfx906-llc22/MD4F523L5PVMIKLU6IIZMAM7* triton-cache-targets/YWQ22HCUUZSUP7VC*
+  triton-cache/SUJBNLZWAZC7NO5J3T3LVKCK*)
+for e in "${rows_entries[@]}"; do
+  [[ -d $e ]] || fail "$TREG_CORPUS has no entry $e (tests/data/curate.sh keeps it)"
+done
+"$TREG_ANALYZE" --format json --no-rows . >"$work/corpus.norows.json" 2>"$work/err" ||
+  fail "treg-analyze --no-rows on $TREG_CORPUS failed: $(tail -n2 "$work/err")"
+"$TREG_ANALYZE" --format json "${rows_entries[@]}" >"$work/rows.json" 2>"$work/err" ||
+  fail "treg-analyze on ${rows_entries[*]} failed: $(tail -n2 "$work/err")"
+
+major=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["reports"][0]["llvm_version"].split(".")[0])' \
+  "$work/rows.json")
+if [[ $update == 1 ]]; then
+  mkdir -p "$golden"
+  for f in corpus.norows rows; do
+    gzip -9n <"$work/$f.json" >"$golden/$f.json.gz"
+  done
+  echo "$major" >"$golden/llvm-major"
+  echo "$prog: rewrote $golden (LLVM $major)"
+  exit 0
+fi
+want=$(cat "$golden/llvm-major")
+[[ $major == "$want" ]] ||
+  skip "the goldens were written with LLVM $want; this build links LLVM $major, which decodes other targets"
+
+bad=0
+for f in corpus.norows rows; do
+  if ! python3 "$compare" --ignore llvm_version "$golden/$f.json.gz" "$work/$f.json" >"$work/$f.diff"; then
+    echo "$prog: $f.json differs from $golden/$f.json.gz:" >&2
+    sed 's/^/  /' "$work/$f.diff" >&2
+    bad=1
+  fi
+done
+((bad == 0)) || fail "the JSON changed (UPDATE_GOLDEN=1 rewrites the goldens when the change is meant)"
+kernels=$(python3 -c 'import json,sys; print(sum(len(r["kernels"]) for r in json.load(open(sys.argv[1]))["reports"]))' \
+  "$work/corpus.norows.json")
+echo "$prog: ok: $kernels kernels without rows and 3 with rows equal the goldens field by field"
