@@ -323,7 +323,8 @@ static int load_report(request *r, const store_entry *e, bool rows, served *out)
     if (team_filter(r) != NULL) {
         uint8_t *mine = NULL;
         size_t mine_len = 0;
-        int set = store_set_upload(out->bytes, out->len, e, &mine, &mine_len);
+        int set = treg_pb_report_set_upload(out->bytes, out->len, e->file_name, e->created_unix,
+                                            e->client_host, e->team, &mine, &mine_len);
         free(out->owned);
         *out = (served){0};
         if (set != 0) return STORE_IO;
@@ -613,7 +614,8 @@ static void reply_fresh(request *w, const inflight *f, const uint8_t *bytes, siz
                      .created_unix = w->created_unix};
     uint8_t *mine = NULL;
     size_t mine_len = 0;
-    if (store_set_upload(bytes, len, &e, &mine, &mine_len) != 0) {
+    if (treg_pb_report_set_upload(bytes, len, e.file_name, e.created_unix, e.client_host, e.team,
+                                  &mine, &mine_len) != 0) {
         reply_error(w, 500, "out of memory");
         return;
     }
@@ -687,17 +689,15 @@ static void analysis_done(void *arg, const pool_result *res)
  * unpacks it: unknown fields and over-long names are refused, so a body
  * costs its bytes and no more (the code object and the .amdgcn are bounded
  * by --max-body). */
-static const treg_pb_rule upload_rules[] = {
-    {1, 2, UINT64_MAX, "code_object"},
-    {2, 2, 4096, "file_name"},
-    {3, 2, 1u << 20, "triton_json"},
-    {4, 2, UINT64_MAX, "amdgcn"},
-    {5, 2, 1024, "client_host"},
-    {6, 0, 0, "reanalyze"},
-    {7, 0, 0, "omit_rows"},
-    {8, 2, 1024, "bundle_entry"},
-    {9, 2, TREG_WHAT_IF_MAX_IR_BYTES, "llvm_ir"},
-    {10, 2, TREG_TTGIR_MAX_BYTES, "ttgir"},
+/* What an upload's fields may hold before protobuf-c unpacks it (the
+ * fields themselves and their wire types are treg.proto's). */
+static const treg_pb_limit upload_limits[] = {
+    {"file_name", 4096},
+    {"triton_json", 1u << 20},
+    {"client_host", 1024},
+    {"bundle_entry", 1024},
+    {"llvm_ir", TREG_WHAT_IF_MAX_IR_BYTES},
+    {"ttgir", TREG_TTGIR_MAX_BYTES},
 };
 
 /* The stored report for key answers this upload: true when it did (the
@@ -744,8 +744,8 @@ static void handle_analyze(request *r)
     size_t len = evbuffer_get_length(body);
     const uint8_t *data = len ? evbuffer_pullup(body, -1) : (const uint8_t *)"";
     char why[200];
-    if (data && treg_pb_check(data, len, "UploadRequest", upload_rules,
-                              sizeof upload_rules / sizeof upload_rules[0], why, sizeof why) != 0) {
+    if (data && treg_pb_check(data, len, &treg__v1__upload_request__descriptor, upload_limits,
+                              sizeof upload_limits / sizeof upload_limits[0], why, sizeof why) != 0) {
         reply_error(r, 400, why);
         return;
     }
@@ -1206,10 +1206,10 @@ static void sources_written(write_req *w)
     free(j);
 }
 
-static const treg_pb_rule sources_rules[] = {
-    {1, 2, 64, "hash"},
-    {2, 2, 64, "inputs"},
-    {3, 2, STORE_SOURCE_MAX_BYTES + 8192, "files"},
+static const treg_pb_limit sources_limits[] = {
+    {"hash", 64},
+    {"inputs", 64},
+    {"files", STORE_SOURCE_MAX_BYTES + 8192},
 };
 
 static void handle_sources(request *r)
@@ -1219,8 +1219,8 @@ static void handle_sources(request *r)
     const uint8_t *bytes = n ? evbuffer_pullup(body, -1) : NULL;
     char why[200] = "";
     if (n > STORE_SOURCES_MAX_BYTES + 65536 ||
-        treg_pb_check(bytes, n, "SourcesRequest", sources_rules,
-                      sizeof sources_rules / sizeof sources_rules[0], why, sizeof why) != 0) {
+        treg_pb_check(bytes, n, &treg__v1__sources_request__descriptor, sources_limits,
+                      sizeof sources_limits / sizeof sources_limits[0], why, sizeof why) != 0) {
         reply_error(r, 400, why[0] ? why : "SourcesRequest too large");
         return;
     }

@@ -29,6 +29,7 @@
  * storing the same key write the same path and upsert the same row (one
  * report); re-indexing at start only adds rows for whole report files and
  * drops rows whose file is gone, which is right whoever else is running. */
+#include "proto_wire.h"
 #include "store.h"
 
 #include <dirent.h>
@@ -863,169 +864,11 @@ int store_read_report(store *s, const char *key, uint8_t **out, size_t *len)
  * store) renames a new file into place, a new inode, so the entry is
  * rebuilt; a removed report is a 404, whatever the cache holds.
  * A miss reads the full report once and strips its rows at the protobuf
- * wire level (store_strip_rows: a copy that skips Kernel field 23, the
- * rows, and field 29, the live ranges drawn over them; no unpacking),
+ * wire level (treg_pb_strip_rows: a copy that skips each Kernel's rows and
+ * the live ranges drawn over them; no unpacking),
  * bounded like the full-report read it replaces.  Fresh analyses fill the
  * cache from the worker's own stripped copy.  The entries are bounded by
  * STORE_SUMMARY_CACHE_BYTES, least recently used first out. */
-
-static int wire_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
-{
-    *v = 0;
-    for (unsigned shift = 0; shift < 64 && *p < end; shift += 7) {
-        uint8_t b = *(*p)++;
-        *v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) return 0;
-    }
-    return -1;
-}
-
-static size_t put_varint(uint8_t *out, uint64_t v)
-{
-    size_t n = 0;
-    while (v >= 0x80) {
-        out[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    out[n++] = (uint8_t)v;
-    return n;
-}
-
-/* One field at *p: its number, the bytes it spans (key included) and, for
- * length-delimited fields, where its payload starts. */
-static int wire_field(const uint8_t **p, const uint8_t *end, uint32_t *num, unsigned *type,
-                      const uint8_t **payload, size_t *payload_len)
-{
-    uint64_t key, v;
-    if (wire_varint(p, end, &key) != 0 || (key >> 3) == 0 || (key >> 3) > UINT32_MAX) return -1;
-    *num = (uint32_t)(key >> 3);
-    *type = (unsigned)(key & 7);
-    *payload = NULL;
-    *payload_len = 0;
-    switch (*type) {
-    case 0:
-        return wire_varint(p, end, &v);
-    case 1:
-        if (end - *p < 8) return -1;
-        *p += 8;
-        return 0;
-    case 5:
-        if (end - *p < 4) return -1;
-        *p += 4;
-        return 0;
-    case 2:
-        if (wire_varint(p, end, &v) != 0 || v > (uint64_t)(end - *p)) return -1;
-        *payload = *p;
-        *payload_len = (size_t)v;
-        *p += v;
-        return 0;
-    }
-    return -1;
-}
-
-/* Top-level Report fields one upload's record sets (store_set_upload). */
-enum { F_FILE_NAME = 3, F_CREATED = 13, F_CLIENT_HOST = 14, F_TEAM = 20 };
-
-static size_t put_string_field(uint8_t *o, uint32_t num, const char *v)
-{
-    size_t n = strlen(v);
-    if (n == 0) return 0; /* proto3: an empty string is not sent */
-    size_t k = put_varint(o, (uint64_t)num << 3 | 2);
-    k += put_varint(o + k, n);
-    memcpy(o + k, v, n);
-    return k + n;
-}
-
-int store_set_upload(const uint8_t *in, size_t len, const store_entry *e, uint8_t **out,
-                     size_t *out_len)
-{
-    const char *file_name = e->file_name ? e->file_name : "";
-    const char *host = e->client_host ? e->client_host : "";
-    const char *team = e->team ? e->team : "";
-    size_t extra = strlen(file_name) + strlen(host) + strlen(team) + 4 * 16;
-    uint8_t *buf = malloc(len + extra), *o = buf;
-    if (buf == NULL) return -1;
-    for (const uint8_t *p = in, *end = in + len; p < end;) {
-        const uint8_t *field = p, *payload;
-        size_t plen;
-        uint32_t num;
-        unsigned type;
-        if (wire_field(&p, end, &num, &type, &payload, &plen) != 0) {
-            free(buf);
-            return -1;
-        }
-        if (num == F_FILE_NAME || num == F_CREATED || num == F_CLIENT_HOST || num == F_TEAM)
-            continue;
-        memcpy(o, field, (size_t)(p - field));
-        o += p - field;
-    }
-    o += put_string_field(o, F_FILE_NAME, file_name);
-    if (e->created_unix != 0) {
-        o += put_varint(o, (uint64_t)F_CREATED << 3);
-        o += put_varint(o, (uint64_t)e->created_unix);
-    }
-    o += put_string_field(o, F_CLIENT_HOST, host);
-    o += put_string_field(o, F_TEAM, team);
-    *out = buf;
-    *out_len = (size_t)(o - buf);
-    return 0;
-}
-
-/* Kernel fields sent with rows only: rows (23) and live_ranges (29). */
-static int per_row_field(uint32_t num)
-{
-    return num == 23 || num == 29;
-}
-
-int store_strip_rows(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len)
-{
-    /* Never longer than the input: dropping fields only shortens a kernel,
-     * and a shorter length never takes more varint bytes. */
-    uint8_t *buf = malloc(len ? len : 1), *o = buf;
-    if (buf == NULL) return -1;
-    const uint8_t *p = in, *end = in + len;
-    while (p < end) {
-        const uint8_t *field = p, *payload;
-        size_t plen;
-        uint32_t num;
-        unsigned type;
-        if (wire_field(&p, end, &num, &type, &payload, &plen) != 0) goto bad;
-        if (num != 12 || type != 2) { /* not a Kernel: as it is */
-            memcpy(o, field, (size_t)(p - field));
-            o += p - field;
-            continue;
-        }
-        /* The kernel's fields but the per-row ones, measured, then written. */
-        size_t kept = 0;
-        for (const uint8_t *q = payload, *kend = payload + plen; q < kend;) {
-            const uint8_t *kf = q, *kp;
-            size_t kplen;
-            uint32_t knum;
-            unsigned ktype;
-            if (wire_field(&q, kend, &knum, &ktype, &kp, &kplen) != 0) goto bad;
-            if (!per_row_field(knum)) kept += (size_t)(q - kf);
-        }
-        o += put_varint(o, (12u << 3) | 2);
-        o += put_varint(o, kept);
-        for (const uint8_t *q = payload, *kend = payload + plen; q < kend;) {
-            const uint8_t *kf = q, *kp;
-            size_t kplen;
-            uint32_t knum;
-            unsigned ktype;
-            wire_field(&q, kend, &knum, &ktype, &kp, &kplen); /* checked above */
-            if (!per_row_field(knum)) {
-                memcpy(o, kf, (size_t)(q - kf));
-                o += q - kf;
-            }
-        }
-    }
-    *out = buf;
-    *out_len = (size_t)(o - buf);
-    return 0;
-bad:
-    free(buf);
-    return -1;
-}
 
 typedef struct summary {
     char key[STORE_HASH_HEX + 1];
@@ -1169,7 +1012,7 @@ int store_read_summary(store *s, const char *key, const uint8_t **out, size_t *l
     size_t full_len = 0, stripped_len = 0;
     int rc = read_report_file(path, &full, &full_len, &st);
     if (rc != STORE_FOUND) return read_failed(s, key, rc);
-    rc = store_strip_rows(full, full_len, &stripped, &stripped_len);
+    rc = treg_pb_strip_rows(full, full_len, &stripped, &stripped_len);
     free(full);
     if (rc != 0) return read_failed(s, key, STORE_DAMAGED);
     cache_put(s, key, &st, stripped, stripped_len, out);

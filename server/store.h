@@ -227,19 +227,6 @@ void store_set_recheck_ms(store *s, unsigned ms);
 /* Bytes held by that cache (for tests). */
 size_t store_cached_bytes(const store *s);
 
-/* A packed Report with every Kernel's rows (field 23) and live ranges
- * (field 29, drawn over the rows) left out, at the wire level (no
- * unpacking; other fields byte for byte).  0 and a malloc'd *out,
- * -1 when report is not well-formed protobuf or memory runs out. */
-int store_strip_rows(const uint8_t *report, size_t len, uint8_t **out, size_t *out_len);
-
-/* A packed Report with file_name, created_unix, client_host and team
- * replaced by e's, at the wire level: what a team sees of a report another
- * team's upload made (--visibility team).  0 and a malloc'd *out, -1 when
- * malformed or out of memory. */
-int store_set_upload(const uint8_t *report, size_t len, const store_entry *e, uint8_t **out,
-                     size_t *out_len);
-
 /* Inserts or replaces the index rows of the report under key, from the
  * packed Report itself (with or without rows; inputs its
  * treg_inputs_digest), and records its upload (the report's team), in one

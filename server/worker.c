@@ -13,6 +13,7 @@
 
 #include "convert.h"
 #include "frame.h"
+#include "proto_wire.h"
 #include "store.h"
 #include "treg/container.h"
 #include "treg/analyzer.h"
@@ -157,7 +158,7 @@ static int run_job(int fd, const frame_field *f)
     uint8_t *packed = NULL, *summary = NULL;
     size_t packed_len = 0, summary_len = 0;
     if (treg_pb_pack_report(report, &info, &packed, &packed_len) != 0 ||
-        store_strip_rows(packed, packed_len, &summary, &summary_len) != 0) {
+        treg_pb_strip_rows(packed, packed_len, &summary, &summary_len) != 0) {
         rc = reply_text(fd, FRAME_FAILED, "worker: out of memory packing the report");
     } else {
         rc = reply(fd, FRAME_OK, packed, packed_len, summary, summary_len);

@@ -316,6 +316,76 @@ static void test_older_report(void **state)
     free(bytes);
 }
 
+/* treg_pb_check reads the fields and their wire types from the generated
+ * descriptor: a real UploadRequest passes, and each kind of bad body is
+ * refused with a line naming the field. */
+static void test_pb_check(void **state)
+{
+    (void)state;
+    static const treg_pb_limit limits[] = {{"file_name", 8}};
+    const ProtobufCMessageDescriptor *d = &treg__v1__upload_request__descriptor;
+    char why[200];
+    Treg__V1__UploadRequest up = TREG__V1__UPLOAD_REQUEST__INIT;
+    uint8_t blob[4] = {1, 2, 3, 4};
+    up.code_object.data = blob;
+    up.code_object.len = sizeof blob;
+    up.file_name = "a.hsaco";
+    up.reanalyze = 1;
+    uint8_t packed[64];
+    size_t n = treg__v1__upload_request__pack(&up, packed);
+    assert_int_equal(treg_pb_check(packed, n, d, limits, 1, why, sizeof why), 0);
+
+    up.file_name = "too-long.hsaco";
+    n = treg__v1__upload_request__pack(&up, packed);
+    assert_int_equal(treg_pb_check(packed, n, d, limits, 1, why, sizeof why), -1);
+    assert_string_equal(why, "UploadRequest.file_name is 14 bytes; at most 8");
+
+    static const uint8_t unknown[] = {0x98, 0x06, 1}; /* field 99, a varint */
+    assert_int_equal(treg_pb_check(unknown, sizeof unknown, d, limits, 1, why, sizeof why), -1);
+    assert_string_equal(why, "field 99 is not part of UploadRequest");
+
+    static const uint8_t wrong_type[] = {2 << 3 | 0, 1}; /* file_name as a varint */
+    assert_int_equal(treg_pb_check(wrong_type, sizeof wrong_type, d, limits, 1, why, sizeof why),
+                     -1);
+    assert_string_equal(why, "UploadRequest.file_name has wire type 0, not 2");
+
+    static const uint8_t twice[] = {6 << 3 | 0, 1, 6 << 3 | 0, 0}; /* reanalyze twice */
+    assert_int_equal(treg_pb_check(twice, sizeof twice, d, limits, 1, why, sizeof why), -1);
+    assert_string_equal(why, "UploadRequest.reanalyze appears twice");
+
+    static const uint8_t cut[] = {2 << 3 | 2, 5, 'a'};
+    assert_int_equal(treg_pb_check(cut, sizeof cut, d, limits, 1, why, sizeof why), -1);
+    assert_string_equal(why, "malformed UploadRequest: a field is cut off");
+}
+
+/* treg_pb_report_set_upload restamps the upload's fields and keeps the rest. */
+static void test_set_upload(void **state)
+{
+    (void)state;
+    Treg__V1__Report r = TREG__V1__REPORT__INIT;
+    r.file_name = "old.hsaco";
+    r.target = "gfx90a";
+    r.team = "red";
+    r.created_unix = 7;
+    uint8_t packed[128], *out = NULL;
+    size_t n = treg__v1__report__pack(&r, packed), out_len = 0;
+    assert_int_equal(treg_pb_report_set_upload(packed, n, "new.hsaco", 1700000000, "node1", NULL,
+                                               &out, &out_len),
+                     0);
+    Treg__V1__Report *got = treg__v1__report__unpack(NULL, out_len, out);
+    assert_non_null(got);
+    assert_string_equal(got->file_name, "new.hsaco");
+    assert_string_equal(got->target, "gfx90a");
+    assert_string_equal(got->client_host, "node1");
+    assert_string_equal(got->team, "");
+    assert_int_equal(got->created_unix, 1700000000);
+    treg__v1__report__free_unpacked(got, NULL);
+    free(out);
+    static const uint8_t cut[] = {3 << 3 | 2, 9, 'x'};
+    assert_int_equal(treg_pb_report_set_upload(cut, sizeof cut, "a", 0, NULL, NULL, &out, &out_len),
+                     -1);
+}
+
 static void test_roundtrip_fixtures(void **state)
 {
     (void)state;
@@ -329,6 +399,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_roundtrip_fixtures),
                                        cmocka_unit_test(test_report_cost),
-                                       cmocka_unit_test(test_older_report)};
+                                       cmocka_unit_test(test_older_report),
+                                       cmocka_unit_test(test_pb_check),
+                                       cmocka_unit_test(test_set_upload)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,6 +24,7 @@
 
 #include "convert.h"
 #include "render.h"
+#include "proto_wire.h"
 #include "store.h"
 #include "testutil.h"
 #include "treg.pb-c.h"
@@ -195,7 +196,7 @@ static void check_protobuf(const char *path, const treg_report *r, size_t *with,
     }
     treg__v1__report__free_unpacked(p, NULL);
 
-    assert_int_equal(store_strip_rows(packed, plen, &stripped, &slen), 0);
+    assert_int_equal(treg_pb_strip_rows(packed, plen, &stripped, &slen), 0);
     p = treg__v1__report__unpack(NULL, slen, stripped);
     assert_non_null(p);
     for (size_t i = 0; i < r->nkernels; i++) {

@@ -29,6 +29,7 @@
 
 #include "db.h"
 #include "report_key.h"
+#include "proto_wire.h"
 #include "store.h"
 #include "testutil.h"
 #include "treg.pb-c.h"
@@ -443,7 +444,7 @@ static void test_uploads_and_visibility(void **state)
     /* What team-b is served: the report with its own names. */
     uint8_t *mine = NULL;
     size_t mine_len = 0;
-    assert_int_equal(store_set_upload(a.packed, a.len, &e, &mine, &mine_len), 0);
+    assert_int_equal(treg_pb_report_set_upload(a.packed, a.len, e.file_name, e.created_unix, e.client_host, e.team, &mine, &mine_len), 0);
     Treg__V1__Report *r = treg__v1__report__unpack(NULL, mine_len, mine);
     assert_non_null(r);
     assert_string_equal(r->team, "team-b");
@@ -688,7 +689,7 @@ static void test_strip_rows(void **state)
     uint8_t *buf = malloc(len), *out = NULL;
     assert_non_null(buf);
     treg__v1__report__pack(&r, buf);
-    assert_int_equal(store_strip_rows(buf, len, &out, &out_len), 0);
+    assert_int_equal(treg_pb_strip_rows(buf, len, &out, &out_len), 0);
     assert_true(out_len < len);
     Treg__V1__Report *got = treg__v1__report__unpack(NULL, out_len, out);
     assert_non_null(got);
@@ -715,7 +716,7 @@ static void test_strip_rows(void **state)
     free(out);
     /* Not protobuf: refused. */
     static const uint8_t junk[] = {0x0a, 0xff, 0xff, 0xff, 0x0f};
-    assert_int_equal(store_strip_rows(junk, sizeof junk, &out, &out_len), -1);
+    assert_int_equal(treg_pb_strip_rows(junk, sizeof junk, &out, &out_len), -1);
     free(buf);
 }
 
