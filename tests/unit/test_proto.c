@@ -344,12 +344,12 @@ static void test_pb_check(void **state)
     assert_int_equal(treg_pb_check(unknown, sizeof unknown, d, limits, 1, why, sizeof why), -1);
     assert_string_equal(why, "field 99 is not part of UploadRequest");
 
-    static const uint8_t wrong_type[] = {2 << 3 | 0, 1}; /* file_name as a varint */
+    static const uint8_t wrong_type[] = {2 << 3, 1}; /* file_name as a varint (wire type 0) */
     assert_int_equal(treg_pb_check(wrong_type, sizeof wrong_type, d, limits, 1, why, sizeof why),
                      -1);
     assert_string_equal(why, "UploadRequest.file_name has wire type 0, not 2");
 
-    static const uint8_t twice[] = {6 << 3 | 0, 1, 6 << 3 | 0, 0}; /* reanalyze twice */
+    static const uint8_t twice[] = {6 << 3, 1, 6 << 3, 0}; /* reanalyze twice */
     assert_int_equal(treg_pb_check(twice, sizeof twice, d, limits, 1, why, sizeof why), -1);
     assert_string_equal(why, "UploadRequest.reanalyze appears twice");
 
@@ -397,10 +397,9 @@ static void test_roundtrip_fixtures(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_roundtrip_fixtures),
-                                       cmocka_unit_test(test_report_cost),
-                                       cmocka_unit_test(test_older_report),
-                                       cmocka_unit_test(test_pb_check),
-                                       cmocka_unit_test(test_set_upload)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roundtrip_fixtures), cmocka_unit_test(test_report_cost),
+        cmocka_unit_test(test_older_report), cmocka_unit_test(test_pb_check),
+        cmocka_unit_test(test_set_upload)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -444,7 +444,9 @@ static void test_uploads_and_visibility(void **state)
     /* What team-b is served: the report with its own names. */
     uint8_t *mine = NULL;
     size_t mine_len = 0;
-    assert_int_equal(treg_pb_report_set_upload(a.packed, a.len, e.file_name, e.created_unix, e.client_host, e.team, &mine, &mine_len), 0);
+    assert_int_equal(treg_pb_report_set_upload(a.packed, a.len, e.file_name, e.created_unix,
+                                               e.client_host, e.team, &mine, &mine_len),
+                     0);
     Treg__V1__Report *r = treg__v1__report__unpack(NULL, mine_len, mine);
     assert_non_null(r);
     assert_string_equal(r->team, "team-b");
