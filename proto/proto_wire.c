@@ -268,8 +268,8 @@ int treg_pb_upload_response_report(const uint8_t *b, size_t n, const uint8_t **r
 /* One field at b[*pos]: its number and wire type and, when
  * length-delimited, where its payload starts and how long it is; *pos moves
  * past it.  false when it is cut off or of an unknown wire type. */
-static bool next_field(const uint8_t *b, size_t n, size_t *pos, uint32_t *number,
-                       unsigned *type, size_t *payload, size_t *payload_len)
+static bool next_field(const uint8_t *b, size_t n, size_t *pos, uint32_t *number, unsigned *type,
+                       size_t *payload, size_t *payload_len)
 {
     uint64_t key, v;
     if (!get_varint(b, n, pos, &key) || (key >> 3) == 0 || (key >> 3) > UINT32_MAX) return false;
@@ -351,7 +351,8 @@ int treg_pb_report_set_upload(const uint8_t *in, size_t len, const char *file_na
                               uint8_t **out, size_t *out_len)
 {
     const ProtobufCMessageDescriptor *d = &treg__v1__report__descriptor;
-    const uint32_t f_file = field_number(d, "file_name"), f_created = field_number(d, "created_unix"),
+    const uint32_t f_file = field_number(d, "file_name"),
+                   f_created = field_number(d, "created_unix"),
                    f_host = field_number(d, "client_host"), f_team = field_number(d, "team");
     file_name = file_name ? file_name : "";
     client_host = client_host ? client_host : "";

@@ -744,8 +744,9 @@ static void handle_analyze(request *r)
     size_t len = evbuffer_get_length(body);
     const uint8_t *data = len ? evbuffer_pullup(body, -1) : (const uint8_t *)"";
     char why[200];
-    if (data && treg_pb_check(data, len, &treg__v1__upload_request__descriptor, upload_limits,
-                              sizeof upload_limits / sizeof upload_limits[0], why, sizeof why) != 0) {
+    if (data &&
+        treg_pb_check(data, len, &treg__v1__upload_request__descriptor, upload_limits,
+                      sizeof upload_limits / sizeof upload_limits[0], why, sizeof why) != 0) {
         reply_error(r, 400, why);
         return;
     }
