@@ -16,6 +16,11 @@
  * page on the server).  -1 when a write failed. */
 int treg_render_json_write(FILE *out, const Treg__V1__Report *r, int with_rows, int stored_before,
                            const char *link);
+/* The JSON view is written from treg.proto's descriptors, with a table of
+ * presentation rules by message and field name; the first rule naming a
+ * field treg.proto lacks (a rename left behind), or NULL.  For the tests. */
+const char *treg_render_json_unknown_rule(void);
+
 /* The same, read back as a json-c object (NULL when out of memory). */
 json_object *treg_render_json(const Treg__V1__Report *r, int with_rows);
 

@@ -1,5 +1,7 @@
 /* JSON view of a protobuf report: the --format json of tregc and
- * treg-analyze.  Field names follow treg.proto.  Written straight to the
+ * treg-analyze.  Written from treg.proto's generated descriptors (every
+ * field under its own name) with a table of presentation rules, so the
+ * schema has one source: treg.proto.  Written straight to the
  * stream, not built as a tree first: a report with rows runs to tens of
  * megabytes of JSON, and a tree of it costs several times that in memory
  * and most of the time. */
@@ -10,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define J_MAX_FIELDS 64 /* Kernel has 44 */
+
 typedef struct jw {
     FILE *out;
     int comma; /* a value was written at this level: the next needs a ',' */
@@ -18,6 +22,13 @@ typedef struct jw {
     char buf[1 << 16];
     const Treg__V1__Report *r;
     char **files; /* each source file's name, escaped and quoted, once */
+    int with_rows;
+    /* each message type's rules by field (rule_for), filled as met */
+    struct {
+        const ProtobufCMessageDescriptor *d;
+        const struct j_rule *by_field[J_MAX_FIELDS];
+    } cached[24];
+    size_t n_cached;
 } jw;
 
 static void flush(jw *w)
@@ -147,16 +158,14 @@ static void put_int(jw *w, const char *k, int64_t v)
 }
 
 /* An unsigned 64-bit figure (a weighted cost saturates at UINT64_MAX). */
-static void put_uint(jw *w, const char *k, uint64_t v)
+static void unum(jw *w, uint64_t v)
 {
     char b[24], *p = b + sizeof b;
     do {
         *--p = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    key(w, k);
     raw(w, p, (size_t)(b + sizeof b - p));
-    w->comma = 1;
 }
 
 static void put_str(jw *w, const char *k, const char *v)
@@ -235,237 +244,98 @@ static void reg_names(jw *w, const char *k, const uint32_t *regs, size_t n)
     close_(w, ']');
 }
 
-/* [{"reg": "v4", "runs": [[start, end], ...]}, ...] */
-static void live_ranges_json(jw *w, const Treg__V1__Kernel *k)
+/* --- the report, from treg.proto's descriptors ---------------------------------------
+ *
+ * Every field of every message is written under its treg.proto name, as
+ * its type says (numbers, strings, booleans, nested messages and arrays of
+ * them), by walking the generated descriptors: a field treg.proto gains is
+ * in the JSON without a line here.  What the JSON view presents otherwise is
+ * the table below, one rule per field: a source location flattened to
+ * "file" (the file's name) and "line", a call site that defaults to its
+ * location, registers by their names, optional text left out when empty,
+ * upload stamps left out (the view is of the analysis), and a few figures
+ * derived for the reader (lower_bound, spill_instructions, compile_ms). */
+
+typedef enum {
+    J_OMIT = 1,  /* not in the JSON view */
+    J_NONEMPTY,  /* left out when "" or 0 */
+    J_RENAME,    /* under another key */
+    J_LOC,       /* a Loc: "file" and "line" in the enclosing object */
+    J_CALL_SITE, /* a Loc: "call_site" {file, line}, the location's own when absent */
+    J_FILE,      /* an index into source_files: the file's name */
+    J_REGS,      /* register numbers: ["v4", "s12", ...] */
+    J_REG,       /* one register number: "v4" */
+    J_ROWS_ONLY, /* only with rows */
+    J_CUSTOM     /* written by the rule's function */
+} j_how;
+
+struct j_rule;
+typedef void j_custom(jw *w, const ProtobufCMessage *m, const struct j_rule *rule);
+
+typedef struct j_rule {
+    const ProtobufCMessageDescriptor *message;
+    const char *field;
+    j_how how;
+    const char *key; /* J_RENAME, and J_ROWS_ONLY's key when renamed */
+    j_custom *custom;
+} j_rule;
+
+#define FIELD(m, type, name) (*(const type *)((const char *)(m) + field_of(m, name)->offset))
+
+static const ProtobufCFieldDescriptor *field_of(const ProtobufCMessage *m, const char *name)
 {
-    key(w, "live_ranges");
-    open_(w, '[');
-    for (size_t i = 0; i < k->n_live_ranges; i++) {
-        const Treg__V1__LiveRange *lr = k->live_ranges[i];
-        sep(w);
-        open_(w, '{');
-        key(w, "reg");
-        w->comma = 0;
-        reg_name(w, lr->reg);
-        key(w, "runs");
-        open_(w, '[');
-        for (size_t j = 0; j + 1 < lr->n_runs; j += 2) {
-            sep(w);
-            open_(w, '[');
-            sep(w);
-            num(w, lr->runs[j]);
-            sep(w);
-            num(w, lr->runs[j + 1]);
-            close_(w, ']');
-        }
-        close_(w, ']');
-        close_(w, '}');
-    }
-    close_(w, ']');
+    return protobuf_c_message_descriptor_get_field_by_name(m->descriptor, name);
 }
 
-/* {peak_live, allocated, limit}; a what-if build's has no limit of its own. */
-static void class_json(jw *w, const char *k, const Treg__V1__ClassStat *c, int with_limit)
-{
-    key(w, k);
-    open_(w, '{');
-    put_int(w, "peak_live", c ? c->peak_live : 0);
-    put_int(w, "allocated", c ? c->allocated : 0);
-    if (with_limit) put_int(w, "limit", c ? c->limit : 0);
-    close_(w, '}');
-}
+static void message_json(jw *w, const ProtobufCMessage *m, const ProtobufCMessageDescriptor *d);
 
-/* "what_if": the kernel's IR at each register budget, when it was sent. */
-static void what_if_json(jw *w, const Treg__V1__Kernel *k)
+/* Kernel.name, then the report's target beside it. */
+static void j_kernel_name(jw *w, const ProtobufCMessage *m, const j_rule *rule)
 {
-    if (!k->n_what_if && !k->what_if_note[0]) return;
-    key(w, "what_if");
-    open_(w, '[');
-    for (size_t i = 0; i < k->n_what_if; i++) {
-        const Treg__V1__WhatIf *v = k->what_if[i];
-        sep(w);
-        open_(w, '{');
-        put_str(w, "kind", v->kind);
-        put_int(w, "waves_per_eu", v->waves_per_eu);
-        put_bool(w, "compiled", v->compiled);
-        class_json(w, "vgpr", v->vgpr, 0);
-        class_json(w, "agpr", v->agpr, 0);
-        class_json(w, "sgpr", v->sgpr, 0);
-        put_int(w, "total_vgprs", v->total_vgprs);
-        put_int(w, "scratch_bytes", v->scratch_bytes);
-        put_int(w, "spill_instructions", (int64_t)v->spills + v->reloads);
-        put_int(w, "spills", v->spills);
-        put_int(w, "reloads", v->reloads);
-        key(w, "occupancy");
-        open_(w, '{');
-        put_int(w, "waves_per_simd", v->waves_per_simd);
-        put_str(w, "limited_by", v->limited_by);
-        close_(w, '}');
-        put_int(w, "compile_ms", (v->compile_us + 500) / 1000);
-        if (v->note[0]) put_str(w, "note", v->note);
-        key(w, "lines");
-        open_(w, '[');
-        for (size_t j = 0; j < v->n_lines; j++) {
-            sep(w);
-            open_(w, '{');
-            put_loc(w, v->lines[j]->loc);
-            put_int(w, "spills", v->lines[j]->spills);
-            put_int(w, "reloads", v->lines[j]->reloads);
-            close_(w, '}');
-        }
-        close_(w, ']');
-        close_(w, '}');
-    }
-    close_(w, ']');
-    if (k->what_if_note[0]) put_str(w, "what_if_note", k->what_if_note);
-}
-
-static void kernel_json(jw *w, const Treg__V1__Kernel *k, int with_rows)
-{
-    static const Treg__V1__Occupancy no_occupancy = TREG__V1__OCCUPANCY__INIT;
-    static const Treg__V1__CompilerMetadata no_metadata = TREG__V1__COMPILER_METADATA__INIT;
-    static const Treg__V1__ClassStat no_class = TREG__V1__CLASS_STAT__INIT;
-    const Treg__V1__Occupancy *oc = k->occupancy ? k->occupancy : &no_occupancy;
-    const Treg__V1__CompilerMetadata *meta = k->metadata ? k->metadata : &no_metadata;
-    const Treg__V1__ClassStat *vg = k->vgpr ? k->vgpr : &no_class;
-    sep(w);
-    open_(w, '{');
-    put_str(w, "name", k->name);
+    (void)rule;
+    put_str(w, "name", ((const Treg__V1__Kernel *)m)->name);
     put_str(w, "target", w->r->target);
-    put_int(w, "wave_size", k->wave_size);
-    put_int(w, "instructions", k->instructions);
-    put_int(w, "code_bytes", k->code_bytes);
-    put_int(w, "basic_blocks", k->basic_blocks);
-    class_json(w, "vgpr", k->vgpr, 1);
-    class_json(w, "agpr", k->agpr, 1);
-    class_json(w, "sgpr", k->sgpr, 1);
-    put_int(w, "total_vgprs", k->total_vgprs);
-    put_int(w, "accum_offset", k->accum_offset);
+}
 
-    key(w, "occupancy");
-    open_(w, '{');
-    put_int(w, "waves_per_simd", oc->waves_per_simd);
-    put_int(w, "max_waves", oc->max_waves);
-    put_str(w, "limited_by", oc->limited_by);
-    put_int(w, "vgpr_waves", oc->vgpr_waves);
-    put_int(w, "sgpr_waves", oc->sgpr_waves);
-    put_int(w, "lds_waves", oc->lds_waves);
-    put_int(w, "vgprs_to_next", oc->vgprs_to_next);
-    put_int(w, "sgprs_to_next", oc->sgprs_to_next);
-    put_int(w, "launch_waves_per_simd", oc->launch_waves_per_simd);
-    put_str(w, "launch_limited_by", oc->launch_limited_by);
-    put_int(w, "launch_lds_bytes", oc->launch_lds_bytes);
-    put_int(w, "lds_limit_bytes", oc->lds_limit_bytes);
-    close_(w, '}');
-
-    put_int(w, "workgroup_size", k->workgroup_size);
-    put_int(w, "lds_bytes", k->lds_bytes);
-    put_int(w, "dynamic_lds_bytes", k->dynamic_lds_bytes);
-    put_int(w, "scratch_bytes", k->scratch_bytes);
-    put_int(w, "spill_instructions", k->spill_instructions);
-    put_uint(w, "spill_cost", k->spill_cost);
-    put_int(w, "assumed_trips", k->assumed_trips);
-    put_int(w, "undefined_reads", k->undefined_reads);
-    put_int(w, "undef_operand_reads", k->undef_operand_reads);
-    put_int(w, "implicit_def_reads", k->implicit_def_reads);
-    if (k->undefined_example[0]) put_str(w, "undefined_example", k->undefined_example);
-    put_int(w, "unknown_instructions", k->unknown_instructions);
-    put_int(w, "undecodable_words", k->undecodable_words);
-    if (k->undecodable_words) put_int(w, "first_undecodable", (int64_t)k->first_undecodable);
-    /* some words neither decoded nor read from text: the live counts may be short */
-    put_bool(w, "lower_bound", k->undecodable_words > 0);
-    if (k->instruction_source[0]) put_str(w, "instruction_source", k->instruction_source);
-    put_int(w, "text_instructions", k->text_instructions);
-    put_int(w, "calls", k->calls);
-    put_int(w, "long_branches", k->long_branches);
-    put_int(w, "unresolved_jumps", k->unresolved_jumps);
-
-    key(w, "metadata");
-    open_(w, '{');
-    put_int(w, "vgpr_count", meta->vgpr_count);
-    put_int(w, "agpr_count", meta->agpr_count);
-    put_int(w, "sgpr_count", meta->sgpr_count);
-    put_int(w, "vgpr_spill_count", meta->vgpr_spill_count);
-    put_int(w, "sgpr_spill_count", meta->sgpr_spill_count);
-    if (meta->occupancy >= 0) put_int(w, "trailer_occupancy", meta->occupancy);
-    close_(w, '}');
-
+/* Kernel.vgpr, and the VGPR peak's place as "peak_vgpr". */
+static void j_kernel_vgpr(jw *w, const ProtobufCMessage *m, const j_rule *rule)
+{
+    (void)rule;
+    const Treg__V1__ClassStat *vg = ((const Treg__V1__Kernel *)m)->vgpr;
+    key(w, "vgpr");
+    message_json(w, (const ProtobufCMessage *)vg, &treg__v1__class_stat__descriptor);
     key(w, "peak_vgpr");
     open_(w, '{');
-    put_int(w, "address", (int64_t)vg->peak_address);
-    put_loc(w, vg->peak_loc);
-    put_call_site(w, vg->peak_call_site, vg->peak_loc);
+    put_int(w, "address", vg ? (int64_t)vg->peak_address : 0);
+    put_loc(w, vg ? vg->peak_loc : NULL);
+    put_call_site(w, vg ? vg->peak_call_site : NULL, vg ? vg->peak_loc : NULL);
     close_(w, '}');
+}
 
-    key(w, "source_lines");
-    open_(w, '[');
-    for (size_t i = 0; i < k->n_lines; i++) {
-        const Treg__V1__LineStat *s = k->lines[i];
-        sep(w);
-        open_(w, '{');
-        put_loc(w, s->loc);
-        put_int(w, "instructions", s->instructions);
-        put_int(w, "peak_vgpr", s->peak_vgpr);
-        put_int(w, "peak_agpr", s->peak_agpr);
-        put_int(w, "peak_sgpr", s->peak_sgpr);
-        put_int(w, "spills", s->spills);
-        put_int(w, "reloads", s->reloads);
-        put_uint(w, "spill_cost", s->spill_cost);
-        close_(w, '}');
-    }
-    close_(w, ']');
+/* Kernel.undecodable_words, where the first is, and whether the live counts
+ * may be short (some words neither decoded nor read from text). */
+static void j_undecodable(jw *w, const ProtobufCMessage *m, const j_rule *rule)
+{
+    (void)rule;
+    const Treg__V1__Kernel *k = (const Treg__V1__Kernel *)m;
+    put_int(w, "undecodable_words", k->undecodable_words);
+    if (k->undecodable_words) put_int(w, "first_undecodable", (int64_t)k->first_undecodable);
+    put_bool(w, "lower_bound", k->undecodable_words > 0);
+}
 
-    key(w, "peak_attribution");
-    open_(w, '[');
-    for (size_t i = 0; i < k->n_peak_attribution; i++) {
-        const Treg__V1__Attribution *a = k->peak_attribution[i];
-        sep(w);
-        open_(w, '{');
-        put_loc(w, a->loc);
-        put_call_site(w, a->call_site, a->loc);
-        put_int(w, "vgpr", a->vgpr);
-        put_int(w, "agpr", a->agpr);
-        put_int(w, "sgpr", a->sgpr);
-        put_int(w, "uniform", a->uniform);
-        close_(w, '}');
-    }
-    close_(w, ']');
+/* The compiler metadata's "; Occupancy:" trailer, when there was one. */
+static void j_trailer(jw *w, const ProtobufCMessage *m, const j_rule *rule)
+{
+    (void)rule;
+    const Treg__V1__CompilerMetadata *c = (const Treg__V1__CompilerMetadata *)m;
+    if (c->occupancy >= 0) put_int(w, "trailer_occupancy", c->occupancy);
+}
 
-    /* what the vector registers at the peak hold */
-    key(w, "categories");
-    open_(w, '[');
-    for (size_t i = 0; i < k->n_categories; i++) {
-        const Treg__V1__Category *c = k->categories[i];
-        sep(w);
-        open_(w, '{');
-        put_str(w, "kind", c->kind);
-        put_int(w, "vgpr", c->vgpr);
-        put_int(w, "agpr", c->agpr);
-        put_int(w, "uniform", c->uniform);
-        if (c->hint[0]) put_str(w, "hint", c->hint);
-        key(w, "parts");
-        open_(w, '[');
-        for (size_t j = 0; j < c->n_parts; j++) {
-            const Treg__V1__CategoryPart *p = c->parts[j];
-            sep(w);
-            open_(w, '{');
-            put_str(w, "op", p->op);
-            if (p->shape[0]) put_str(w, "shape", p->shape);
-            put_loc(w, p->loc);
-            put_int(w, "vgpr", p->vgpr);
-            put_int(w, "agpr", p->agpr);
-            put_int(w, "uniform", p->uniform);
-            if (p->tile_registers) put_int(w, "tile_registers", p->tile_registers);
-            close_(w, '}');
-        }
-        close_(w, ']');
-        close_(w, '}');
-    }
-    close_(w, ']');
-    if (k->categories_source[0]) put_str(w, "categories_source", k->categories_source);
-    if (k->categories_note[0]) put_str(w, "categories_note", k->categories_note);
-
-    /* the wave-uniform values among the vector registers at the peak */
+/* The wave-uniform vector registers at the peak: counts and names. */
+static void j_peak_uniform(jw *w, const ProtobufCMessage *m, const j_rule *rule)
+{
+    (void)rule;
+    const Treg__V1__Kernel *k = (const Treg__V1__Kernel *)m;
     key(w, "peak_uniform");
     open_(w, '{');
     size_t uv = 0;
@@ -474,89 +344,365 @@ static void kernel_json(jw *w, const Treg__V1__Kernel *k, int with_rows)
     put_int(w, "agpr", (int64_t)(k->n_peak_uniform - uv));
     reg_names(w, "regs", k->peak_uniform, k->n_peak_uniform);
     close_(w, '}');
+}
 
-    key(w, "loops");
+/* "what_if": the kernel's IR at each register budget, when it was sent. */
+static void j_what_if(jw *w, const ProtobufCMessage *m, const j_rule *rule)
+{
+    (void)rule;
+    const Treg__V1__Kernel *k = (const Treg__V1__Kernel *)m;
+    if (!k->n_what_if && !k->what_if_note[0]) return;
+    key(w, "what_if");
     open_(w, '[');
-    for (size_t i = 0; i < k->n_loops; i++) {
-        const Treg__V1__Loop *L = k->loops[i];
+    for (size_t i = 0; i < k->n_what_if; i++) {
         sep(w);
-        open_(w, '{');
-        put_int(w, "head", (int64_t)L->head);
-        put_int(w, "end", (int64_t)L->end);
-        put_int(w, "depth", L->depth);
-        put_file(w, "file", L->file);
-        put_int(w, "first_line", L->first_line);
-        put_int(w, "last_line", L->last_line);
-        put_int(w, "instructions", L->instructions);
-        put_int(w, "peak_vgpr", L->peak_vgpr);
-        put_int(w, "peak_agpr", L->peak_agpr);
-        put_int(w, "peak_sgpr", L->peak_sgpr);
-        put_int(w, "trip_count", L->trip_count);
-        put_uint(w, "spill_cost", L->spill_cost);
-        key(w, "live_across");
-        open_(w, '{');
-        for (size_t j = 0; j < L->n_live_across; j++) { /* a stored string: escaped */
-            sep(w);
-            str(w, L->live_across[j]->kind);
-            raw(w, ":", 1);
-            num(w, L->live_across[j]->registers);
-        }
-        close_(w, '}');
-        close_(w, '}');
+        message_json(w, (const ProtobufCMessage *)k->what_if[i], &treg__v1__what_if__descriptor);
     }
     close_(w, ']');
+}
 
-    key(w, "spills");
-    open_(w, '[');
-    for (size_t i = 0; i < k->n_spills; i++) {
-        const Treg__V1__Spill *s = k->spills[i];
+/* A what-if build's class: allocated and peak only (no limit of its own). */
+static void j_build_class(jw *w, const ProtobufCMessage *m, const j_rule *rule)
+{
+    const Treg__V1__ClassStat *c = FIELD(m, Treg__V1__ClassStat *, rule->field);
+    key(w, rule->field);
+    open_(w, '{');
+    put_int(w, "peak_live", c ? c->peak_live : 0);
+    put_int(w, "allocated", c ? c->allocated : 0);
+    close_(w, '}');
+}
+
+/* A build's spills and reloads together, and its occupancy as an object. */
+static void j_build_figures(jw *w, const ProtobufCMessage *m, const j_rule *rule)
+{
+    (void)rule;
+    const Treg__V1__WhatIf *v = (const Treg__V1__WhatIf *)m;
+    put_int(w, "spill_instructions", (int64_t)v->spills + v->reloads);
+    key(w, "occupancy");
+    open_(w, '{');
+    put_int(w, "waves_per_simd", v->waves_per_simd);
+    put_str(w, "limited_by", v->limited_by);
+    close_(w, '}');
+}
+
+static void j_compile_ms(jw *w, const ProtobufCMessage *m, const j_rule *rule)
+{
+    (void)rule;
+    put_int(w, "compile_ms", (((const Treg__V1__WhatIf *)m)->compile_us + 500) / 1000);
+}
+
+/* A loop's live-across counts as {"kind": registers, ...}. */
+static void j_live_across(jw *w, const ProtobufCMessage *m, const j_rule *rule)
+{
+    (void)rule;
+    const Treg__V1__Loop *L = (const Treg__V1__Loop *)m;
+    key(w, "live_across");
+    open_(w, '{');
+    for (size_t j = 0; j < L->n_live_across; j++) { /* a stored string: escaped */
         sep(w);
-        open_(w, '{');
-        put_int(w, "address", (int64_t)s->address);
-        put_str(w, "kind", s->kind);
-        put_loc(w, s->loc);
-        put_call_site(w, s->call_site, s->loc);
-        put_uint(w, "weight", s->weight);
-        close_(w, '}');
+        str(w, L->live_across[j]->kind);
+        raw(w, ":", 1);
+        num(w, L->live_across[j]->registers);
     }
-    close_(w, ']');
+    close_(w, '}');
+}
 
-    key(w, "unknown_mnemonics");
+/* A live range's runs as [[start, end], ...]. */
+static void j_runs(jw *w, const ProtobufCMessage *m, const j_rule *rule)
+{
+    (void)rule;
+    const Treg__V1__LiveRange *lr = (const Treg__V1__LiveRange *)m;
+    key(w, "runs");
     open_(w, '[');
-    for (size_t i = 0; i < k->n_unknown_mnemonics; i++) {
+    for (size_t j = 0; j + 1 < lr->n_runs; j += 2) {
         sep(w);
-        open_(w, '{');
-        put_str(w, "mnemonic", k->unknown_mnemonics[i]->mnemonic);
-        put_int(w, "count", k->unknown_mnemonics[i]->count);
-        close_(w, '}');
-    }
-    close_(w, ']');
-    what_if_json(w, k);
-
-    if (with_rows) {
-        key(w, "rows");
         open_(w, '[');
-        for (size_t i = 0; i < k->n_rows; i++) {
-            const Treg__V1__Row *x = k->rows[i];
-            sep(w);
-            open_(w, '{');
-            put_int(w, "address", (int64_t)x->address);
-            put_str(w, "text", x->text);
-            put_loc(w, x->loc);
-            put_call_site(w, x->call_site, x->loc);
-            put_int(w, "scope", x->scope);
-            put_int(w, "vgpr", x->vgpr);
-            put_int(w, "agpr", x->agpr);
-            put_int(w, "sgpr", x->sgpr);
-            put_int(w, "loop_depth", x->loop_depth);
-            put_int(w, "flags", x->flags);
-            reg_names(w, "reads", x->reads, x->n_reads);
-            reg_names(w, "writes", x->writes, x->n_writes);
-            close_(w, '}');
-        }
+        sep(w);
+        num(w, lr->runs[j]);
+        sep(w);
+        num(w, lr->runs[j + 1]);
         close_(w, ']');
-        live_ranges_json(w, k);
     }
+    close_(w, ']');
+}
+
+/* An inlined call's place, with its column. */
+static void j_call(jw *w, const ProtobufCMessage *m, const j_rule *rule)
+{
+    (void)rule;
+    const Treg__V1__Loc *c = ((const Treg__V1__InlineCall *)m)->call;
+    put_loc(w, c);
+    put_int(w, "column", c ? c->column : 0);
+}
+
+#define R(msg) &treg__v1__##msg##__descriptor
+static const j_rule rules[] = {
+    /* Report: the upload's stamps are the store's, not the analysis' */
+    {R(report), "schema_version", J_OMIT, NULL, NULL},
+    {R(report), "file_name", J_RENAME, "file", NULL},
+    {R(report), "hash", J_NONEMPTY, NULL, NULL},
+    {R(report), "bundle_entry", J_NONEMPTY, NULL, NULL},
+    {R(report), "target_id", J_NONEMPTY, NULL, NULL},
+    {R(report), "target_note", J_NONEMPTY, NULL, NULL},
+    {R(report), "asm_note", J_NONEMPTY, NULL, NULL},
+    {R(report), "lines_note", J_NONEMPTY, NULL, NULL},
+    {R(report), "inlines_note", J_NONEMPTY, NULL, NULL},
+    {R(report), "created_unix", J_OMIT, NULL, NULL},
+    {R(report), "client_host", J_OMIT, NULL, NULL},
+    {R(report), "team", J_OMIT, NULL, NULL},
+    {R(report), "triton_json_sha256", J_OMIT, NULL, NULL},
+    {R(report), "amdgcn_sha256", J_OMIT, NULL, NULL},
+    {R(report), "llvm_ir_sha256", J_OMIT, NULL, NULL},
+    {R(report), "ttgir_sha256", J_OMIT, NULL, NULL},
+    {R(report), "triton", J_NONEMPTY, NULL, NULL},
+    {R(triton_options), "constexprs", J_NONEMPTY, NULL, NULL},
+    {R(triton_options), "triton_version", J_NONEMPTY, NULL, NULL},
+    {R(inline_call), "call", J_CUSTOM, NULL, j_call},
+    /* Kernel */
+    {R(kernel), "name", J_CUSTOM, NULL, j_kernel_name},
+    {R(kernel), "vgpr", J_CUSTOM, NULL, j_kernel_vgpr},
+    {R(kernel), "undefined_example", J_NONEMPTY, NULL, NULL},
+    {R(kernel), "undecodable_words", J_CUSTOM, NULL, j_undecodable},
+    {R(kernel), "first_undecodable", J_OMIT, NULL, NULL},
+    {R(kernel), "instruction_source", J_NONEMPTY, NULL, NULL},
+    {R(kernel), "rows", J_ROWS_ONLY, NULL, NULL},
+    {R(kernel), "live_ranges", J_ROWS_ONLY, NULL, NULL},
+    {R(kernel), "lines", J_RENAME, "source_lines", NULL},
+    {R(kernel), "peak_uniform", J_CUSTOM, NULL, j_peak_uniform},
+    {R(kernel), "what_if", J_CUSTOM, NULL, j_what_if},
+    {R(kernel), "what_if_note", J_NONEMPTY, NULL, NULL},
+    {R(kernel), "categories_source", J_NONEMPTY, NULL, NULL},
+    {R(kernel), "categories_note", J_NONEMPTY, NULL, NULL},
+    {R(class_stat), "peak_address", J_OMIT, NULL, NULL}, /* in "peak_vgpr" */
+    {R(class_stat), "peak_loc", J_OMIT, NULL, NULL},
+    {R(class_stat), "peak_call_site", J_OMIT, NULL, NULL},
+    {R(occupancy), "vgpr_steps", J_OMIT, NULL, NULL},
+    {R(compiler_metadata), "occupancy", J_CUSTOM, NULL, j_trailer},
+    {R(row), "loc", J_LOC, NULL, NULL},
+    {R(row), "call_site", J_CALL_SITE, NULL, NULL},
+    {R(row), "reads", J_REGS, NULL, NULL},
+    {R(row), "writes", J_REGS, NULL, NULL},
+    {R(live_range), "reg", J_REG, NULL, NULL},
+    {R(live_range), "runs", J_CUSTOM, NULL, j_runs},
+    {R(line_stat), "loc", J_LOC, NULL, NULL},
+    {R(attribution), "loc", J_LOC, NULL, NULL},
+    {R(attribution), "call_site", J_CALL_SITE, NULL, NULL},
+    {R(loop), "file", J_FILE, NULL, NULL},
+    {R(loop), "live_across", J_CUSTOM, NULL, j_live_across},
+    {R(spill), "loc", J_LOC, NULL, NULL},
+    {R(spill), "call_site", J_CALL_SITE, NULL, NULL},
+    {R(category), "hint", J_NONEMPTY, NULL, NULL},
+    {R(category_part), "shape", J_NONEMPTY, NULL, NULL},
+    {R(category_part), "loc", J_LOC, NULL, NULL},
+    {R(category_part), "tile_registers", J_NONEMPTY, NULL, NULL},
+    /* WhatIf: one build */
+    {R(what_if), "vgpr", J_CUSTOM, NULL, j_build_class},
+    {R(what_if), "agpr", J_CUSTOM, NULL, j_build_class},
+    {R(what_if), "sgpr", J_CUSTOM, NULL, j_build_class},
+    {R(what_if), "waves_per_simd", J_CUSTOM, NULL, j_build_figures},
+    {R(what_if), "limited_by", J_OMIT, NULL, NULL}, /* in "occupancy" */
+    {R(what_if), "compile_us", J_CUSTOM, NULL, j_compile_ms},
+    {R(what_if), "note", J_NONEMPTY, NULL, NULL},
+    {R(what_if_line), "loc", J_LOC, NULL, NULL},
+};
+#undef R
+
+const char *treg_render_json_unknown_rule(void)
+{
+    for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++)
+        if (!protobuf_c_message_descriptor_get_field_by_name(rules[r].message, rules[r].field))
+            return rules[r].field;
+    return NULL;
+}
+
+/* The rule for field f of d, or NULL: written as its type says.  Each
+ * message's rules are looked up once per document (a report's rows are
+ * written hundreds of thousands of times). */
+static const j_rule *rule_for(jw *w, const ProtobufCMessageDescriptor *d, unsigned field)
+{
+    size_t i = 0;
+    while (i < w->n_cached && w->cached[i].d != d) i++;
+    if (i == w->n_cached) {
+        if (i == sizeof w->cached / sizeof w->cached[0] || d->n_fields > J_MAX_FIELDS) {
+            for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++)
+                if (rules[r].message == d && strcmp(rules[r].field, d->fields[field].name) == 0)
+                    return &rules[r];
+            return NULL;
+        }
+        w->cached[i].d = d;
+        memset(w->cached[i].by_field, 0, sizeof w->cached[i].by_field);
+        for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
+            if (rules[r].message != d) continue;
+            const ProtobufCFieldDescriptor *f =
+                protobuf_c_message_descriptor_get_field_by_name(d, rules[r].field);
+            if (f) w->cached[i].by_field[f - d->fields] = &rules[r];
+        }
+        w->n_cached++;
+    }
+    return w->cached[i].by_field[field];
+}
+
+/* One scalar, string or bytes value of field f at p. */
+static void scalar_json(jw *w, const ProtobufCFieldDescriptor *f, const void *p)
+{
+    switch (f->type) {
+    case PROTOBUF_C_TYPE_INT32:
+    case PROTOBUF_C_TYPE_SINT32:
+    case PROTOBUF_C_TYPE_SFIXED32:
+    case PROTOBUF_C_TYPE_ENUM:
+        num(w, *(const int32_t *)p);
+        break;
+    case PROTOBUF_C_TYPE_UINT32:
+    case PROTOBUF_C_TYPE_FIXED32:
+        num(w, *(const uint32_t *)p);
+        break;
+    case PROTOBUF_C_TYPE_INT64:
+    case PROTOBUF_C_TYPE_SINT64:
+    case PROTOBUF_C_TYPE_SFIXED64:
+        num(w, *(const int64_t *)p);
+        break;
+    case PROTOBUF_C_TYPE_UINT64:
+    case PROTOBUF_C_TYPE_FIXED64:
+        unum(w, *(const uint64_t *)p);
+        break;
+    case PROTOBUF_C_TYPE_BOOL:
+        lit(w, *(const protobuf_c_boolean *)p ? "true" : "false");
+        break;
+    case PROTOBUF_C_TYPE_FLOAT:
+    case PROTOBUF_C_TYPE_DOUBLE: {
+        char b[40];
+        double v = f->type == PROTOBUF_C_TYPE_FLOAT ? *(const float *)p : *(const double *)p;
+        int n = snprintf(b, sizeof b, "%.17g", v);
+        raw(w, b, (size_t)n);
+        break;
+    }
+    case PROTOBUF_C_TYPE_STRING:
+        str(w, *(const char *const *)p ? *(const char *const *)p : "");
+        break;
+    case PROTOBUF_C_TYPE_BYTES: /* none in a report; its length, not its bytes */
+        num(w, (int64_t)((const ProtobufCBinaryData *)p)->len);
+        break;
+    case PROTOBUF_C_TYPE_MESSAGE:
+        message_json(w, *(const ProtobufCMessage *const *)p, f->descriptor);
+        break;
+    }
+    w->comma = 1;
+}
+
+/* Whether a singular field holds its type's zero ("", 0, false, absent). */
+static int is_empty(const ProtobufCFieldDescriptor *f, const void *p)
+{
+    switch (f->type) {
+    case PROTOBUF_C_TYPE_STRING:
+        return !*(const char *const *)p || !**(const char *const *)p;
+    case PROTOBUF_C_TYPE_MESSAGE:
+        return *(const void *const *)p == NULL;
+    case PROTOBUF_C_TYPE_INT64:
+    case PROTOBUF_C_TYPE_SINT64:
+    case PROTOBUF_C_TYPE_SFIXED64:
+    case PROTOBUF_C_TYPE_UINT64:
+    case PROTOBUF_C_TYPE_FIXED64:
+    case PROTOBUF_C_TYPE_DOUBLE:
+        return *(const uint64_t *)p == 0;
+    case PROTOBUF_C_TYPE_BYTES:
+        return ((const ProtobufCBinaryData *)p)->len == 0;
+    default:
+        return *(const uint32_t *)p == 0;
+    }
+}
+
+static size_t elem_size(const ProtobufCFieldDescriptor *f)
+{
+    switch (f->type) {
+    case PROTOBUF_C_TYPE_INT64:
+    case PROTOBUF_C_TYPE_SINT64:
+    case PROTOBUF_C_TYPE_SFIXED64:
+    case PROTOBUF_C_TYPE_UINT64:
+    case PROTOBUF_C_TYPE_FIXED64:
+    case PROTOBUF_C_TYPE_DOUBLE:
+        return 8;
+    case PROTOBUF_C_TYPE_STRING:
+    case PROTOBUF_C_TYPE_MESSAGE:
+        return sizeof(void *);
+    case PROTOBUF_C_TYPE_BYTES:
+        return sizeof(ProtobufCBinaryData);
+    case PROTOBUF_C_TYPE_BOOL:
+        return sizeof(protobuf_c_boolean);
+    default:
+        return 4;
+    }
+}
+
+/* The members of message m of type d, in an object already open; a
+ * message that is absent (NULL) is written as its defaults, every figure 0. */
+static void message_members(jw *w, const ProtobufCMessage *m, const ProtobufCMessageDescriptor *d)
+{
+    /* an absent message reads as protobuf-c's initial values, all zero in proto3 */
+    static const union {
+        uint64_t words[64];
+        void *align;
+    } zeros;
+    if (!m && d->sizeof_message > sizeof zeros) return; /* never absent: a Report, a Kernel */
+    const char *base = m ? (const char *)m : (const char *)&zeros;
+    for (unsigned i = 0; i < d->n_fields; i++) {
+        const ProtobufCFieldDescriptor *f = &d->fields[i];
+        const j_rule *rule = rule_for(w, d, i);
+        j_how how = rule ? rule->how : 0;
+        const void *p = base + f->offset;
+        if (how == J_OMIT || (how == J_ROWS_ONLY && !w->with_rows)) continue;
+        if (how == J_CUSTOM) {
+            rule->custom(w, (const ProtobufCMessage *)base, rule);
+            continue;
+        }
+        if (how == J_LOC || how == J_CALL_SITE) {
+            const Treg__V1__Loc *l = *(const Treg__V1__Loc *const *)p;
+            if (how == J_LOC) {
+                put_loc(w, l);
+            } else {
+                const ProtobufCFieldDescriptor *own =
+                    protobuf_c_message_descriptor_get_field_by_name(d, "loc");
+                put_call_site(w, l,
+                              own ? *(const Treg__V1__Loc *const *)(base + own->offset) : NULL);
+            }
+            continue;
+        }
+        if (how == J_FILE) {
+            put_file(w, f->name, *(const int32_t *)p);
+            continue;
+        }
+        if (f->label == PROTOBUF_C_LABEL_REPEATED) {
+            size_t n = *(const size_t *)(base + f->quantifier_offset);
+            const char *items = *(const char *const *)p;
+            if (how == J_REGS) {
+                reg_names(w, f->name, (const uint32_t *)items, n);
+                continue;
+            }
+            key(w, how == J_RENAME ? rule->key : f->name);
+            open_(w, '[');
+            for (size_t j = 0; j < n; j++) {
+                sep(w);
+                w->comma = 0;
+                scalar_json(w, f, items + j * elem_size(f));
+            }
+            close_(w, ']');
+            continue;
+        }
+        if (how == J_NONEMPTY && is_empty(f, p)) continue;
+        if (how == J_REG) {
+            key(w, f->name);
+            w->comma = 0;
+            reg_name(w, *(const uint32_t *)p);
+            continue;
+        }
+        key(w, how == J_RENAME ? rule->key : f->name);
+        scalar_json(w, f, p);
+    }
+}
+
+static void message_json(jw *w, const ProtobufCMessage *m, const ProtobufCMessageDescriptor *d)
+{
+    open_(w, '{');
+    message_members(w, m, d);
     close_(w, '}');
 }
 
@@ -590,62 +736,13 @@ int treg_render_json_write(FILE *out, const Treg__V1__Report *r, int with_rows, 
     w->n = 0;
     w->r = r;
     w->files = NULL;
+    w->with_rows = with_rows;
+    w->n_cached = 0;
     flush(w);
     escape_files(w);
+    /* the report's fields, and the answer's own after them */
     open_(w, '{');
-    put_str(w, "file", r->file_name);
-    if (r->bundle_entry[0]) put_str(w, "bundle_entry", r->bundle_entry);
-    if (r->hash[0]) put_str(w, "hash", r->hash);
-    put_str(w, "target", r->target);
-    if (r->target_id[0]) put_str(w, "target_id", r->target_id);
-    put_str(w, "decoded_as", r->decoded_as);
-    put_bool(w, "provisional", r->provisional);
-    if (r->target_note[0]) put_str(w, "target_note", r->target_note);
-    if (r->asm_note[0]) put_str(w, "asm_note", r->asm_note);
-    if (r->lines_note[0]) put_str(w, "lines_note", r->lines_note);
-    if (r->inlines_note[0]) put_str(w, "inlines_note", r->inlines_note);
-    put_str(w, "llvm_version", r->llvm_version);
-    put_str(w, "analyzer_version", r->analyzer_version);
-    if (r->triton) {
-        const Treg__V1__TritonOptions *o = r->triton;
-        key(w, "triton");
-        open_(w, '{');
-        put_int(w, "num_warps", o->num_warps);
-        put_int(w, "num_stages", o->num_stages);
-        put_int(w, "waves_per_eu", o->waves_per_eu);
-        put_int(w, "matrix_instr_nonkdim", o->matrix_instr_nonkdim);
-        put_int(w, "kpack", o->kpack);
-        put_int(w, "num_ctas", o->num_ctas);
-        put_int(w, "shared", o->shared);
-        if (o->constexprs[0]) put_str(w, "constexprs", o->constexprs);
-        if (o->triton_version[0]) put_str(w, "triton_version", o->triton_version);
-        close_(w, '}');
-    }
-    key(w, "source_files");
-    open_(w, '[');
-    for (size_t i = 0; i < r->n_source_files; i++) {
-        sep(w);
-        str(w, r->source_files[i]);
-    }
-    close_(w, ']');
-    /* The calls rows were inlined through: a row's "scope" is 1 + an index
-     * here, each call's "parent" an index (-1: the kernel's own body). */
-    key(w, "inline_calls");
-    open_(w, '[');
-    for (size_t i = 0; i < r->n_inline_calls; i++) {
-        const Treg__V1__InlineCall *c = r->inline_calls[i];
-        sep(w);
-        open_(w, '{');
-        put_loc(w, c->call);
-        put_int(w, "column", c->call ? c->call->column : 0);
-        put_int(w, "parent", c->parent);
-        close_(w, '}');
-    }
-    close_(w, ']');
-    key(w, "kernels");
-    open_(w, '[');
-    for (size_t i = 0; i < r->n_kernels; i++) kernel_json(w, r->kernels[i], with_rows);
-    close_(w, ']');
+    message_members(w, (const ProtobufCMessage *)r, &treg__v1__report__descriptor);
     if (stored_before >= 0) put_bool(w, "stored_before", stored_before);
     if (link != NULL) put_str(w, "link", link);
     close_(w, '}');

@@ -358,6 +358,13 @@ static void test_pb_check(void **state)
     assert_string_equal(why, "malformed UploadRequest: a field is cut off");
 }
 
+/* Every presentation rule of the JSON view names a field treg.proto has. */
+static void test_json_rules(void **state)
+{
+    (void)state;
+    assert_null(treg_render_json_unknown_rule());
+}
+
 /* treg_pb_report_set_upload restamps the upload's fields and keeps the rest. */
 static void test_set_upload(void **state)
 {
@@ -399,7 +406,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip_fixtures), cmocka_unit_test(test_report_cost),
-        cmocka_unit_test(test_older_report), cmocka_unit_test(test_pb_check),
-        cmocka_unit_test(test_set_upload)};
+        cmocka_unit_test(test_older_report),       cmocka_unit_test(test_pb_check),
+        cmocka_unit_test(test_set_upload),         cmocka_unit_test(test_json_rules)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
