@@ -1,36 +1,18 @@
-/* Two builds side by side (diff.h). */
+/* Two builds side by side (diff.h): the model, the gate and baselines; the
+ * views are render/diff_view.c's. */
 #include "diff.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "render.h"
+#include "diff_model.h"
 
-/* The figures compared, with the keys a kernel's JSON gives them. */
-enum {
-    F_VGPR_ALLOC,
-    F_VGPR_PEAK,
-    F_AGPR_ALLOC,
-    F_AGPR_PEAK,
-    F_SGPR_ALLOC,
-    F_SGPR_PEAK,
-    F_TOTAL_VGPRS,
-    F_WAVES,
-    F_SPILLS,
-    F_SCRATCH,
-    F_SPILL_COST,
-    NFIG
-};
-
-static const struct {
-    const char *group, *key, *label;
-    bool peak;  /* a lower bound when words went undecoded */
-    bool added; /* newer than the first baselines and reports: -1 where one lacks it */
-} fig_names[NFIG] = {
+const treg_diff_fig fig_names[NFIG] = {
     {"vgpr", "allocated", "VGPRs allocated", false, false},
     {"vgpr", "peak_live", "VGPR peak", true, false},
     {"agpr", "allocated", "AGPRs allocated", false, false},
@@ -42,39 +24,6 @@ static const struct {
     {NULL, "spill_instructions", "spill instructions", false, false},
     {NULL, "scratch_bytes", "scratch bytes", false, false},
     {NULL, "spill_cost", "spill cost", false, true},
-};
-
-typedef struct line_fig {
-    char *file; /* base name: two checkouts of one source differ in their paths */
-    uint32_t line;
-    int64_t vgpr, agpr, sgpr;
-} line_fig;
-
-typedef struct kfig {
-    char *name, *target, *variant, *file;
-    int64_t v[NFIG];
-    bool lower_bound;
-    line_fig *lines;
-    size_t nlines;
-    bool paired;
-    const struct kfig *mate; /* the other side's, once matched */
-} kfig;
-
-typedef struct side {
-    kfig *k;
-    size_t n, cap;
-    char *label;
-} side;
-
-typedef struct pair {
-    const kfig *old, *new_; /* either may be NULL: on one side only */
-} pair;
-
-struct treg_diff {
-    side s[2];
-    pair *pairs;
-    size_t npairs;
-    bool failed;
 };
 
 treg_diff *treg_diff_new(void)
@@ -335,11 +284,8 @@ int treg_gate_parse(const char *spec, treg_gate *g, char *why, size_t whylen)
     return 0;
 }
 
-typedef void (*emit_fn)(void *ctx, const kfig *k, const char *rule, const char *msg);
-
-/* The rules a pair breaks, each to emit; their number.  A kernel only the
- * new side has is held to no spills and no scratch. */
-static size_t check(const treg_gate *g, const pair *p, emit_fn emit, void *ctx)
+/* See diff_model.h. */
+size_t treg_gate_check(const treg_gate *g, const pair *p, treg_gate_emit emit, void *ctx)
 {
     static const kfig none;
     if (!g || !p->new_) return 0;
@@ -410,17 +356,11 @@ static void count_only(void *ctx, const kfig *k, const char *rule, const char *m
 size_t treg_diff_broken(const treg_diff *d, const treg_gate *g)
 {
     size_t n = 0;
-    for (size_t i = 0; i < d->npairs; i++) n += check(g, &d->pairs[i], count_only, NULL);
+    for (size_t i = 0; i < d->npairs; i++) n += treg_gate_check(g, &d->pairs[i], count_only, NULL);
     return n;
 }
 
 /* --- the lines whose peak moved ---------------------------------------------------- */
-
-typedef struct line_delta {
-    const char *file;
-    uint32_t line;
-    int64_t old[3], new_[3]; /* VGPR, AGPR, SGPR peaks; -1: no such line there */
-} line_delta;
 
 static const line_fig *find_line(const kfig *k, const char *file, uint32_t line)
 {
@@ -445,10 +385,7 @@ static int cmp_moved(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-enum { TOP_LINES = 5 };
-
-/* The lines (both sides' lines) whose peak changed most, at most TOP_LINES. */
-static size_t top_lines(const pair *p, line_delta *out)
+size_t treg_diff_top_lines(const pair *p, line_delta *out)
 {
     size_t n = 0, cap = 0;
     line_delta *all = NULL;
@@ -484,140 +421,22 @@ static size_t top_lines(const pair *p, line_delta *out)
     return kept;
 }
 
-/* --- the views --------------------------------------------------------------------- */
-
-/* Whether figure f is known on both sides (an added one may be missing). */
-static bool both_known(const pair *p, int f)
+bool treg_diff_both_known(const pair *p, int f)
 {
     return p->old && p->new_ && p->old->v[f] >= 0 && p->new_->v[f] >= 0;
 }
 
-static bool changed(const pair *p)
+bool treg_diff_changed(const pair *p)
 {
     if (!p->old || !p->new_) return true;
     for (int f = 0; f < NFIG; f++)
-        if ((!fig_names[f].added || both_known(p, f)) && p->old->v[f] != p->new_->v[f]) return true;
+        if ((!fig_names[f].added || treg_diff_both_known(p, f)) && p->old->v[f] != p->new_->v[f])
+            return true;
     return false;
 }
 
-static void text_kernel_head(FILE *out, const kfig *k, bool variant)
-{
-    treg_print_clean(out, k->name);
-    fprintf(out, " (%s", k->target);
-    if (variant && k->variant[0]) {
-        fputs("; ", out);
-        treg_print_clean(out, k->variant);
-    }
-    fputs(")", out);
-}
-
-typedef struct text_ctx {
-    FILE *out;
-} text_ctx;
-
-static void text_broken(void *ctx, const kfig *k, const char *rule, const char *msg)
-{
-    FILE *out = ((text_ctx *)ctx)->out;
-    fputs("  ", out);
-    text_kernel_head(out, k, false);
-    fprintf(out, ": %s [%s]\n", msg, rule);
-}
-
-static const char *class_name(int c)
-{
-    return c == 0 ? "VGPR" : c == 1 ? "AGPR" : "SGPR";
-}
-
-static void text_pair(FILE *out, const pair *p)
-{
-    const kfig *k = p->new_ ? p->new_ : p->old;
-    fputc('\n', out);
-    text_kernel_head(out, k, true);
-    if (!p->old || !p->new_) fputs(p->old ? ": only in old" : ": only in new", out);
-    fputc('\n', out);
-    if (p->old && p->new_ && strcmp(p->old->variant, p->new_->variant) != 0) {
-        fputs("  old options: ", out);
-        treg_print_clean(out, p->old->variant[0] ? p->old->variant : "(none)");
-        fputc('\n', out);
-    }
-    fprintf(out, "  %-20s %8s %8s %8s\n", "", "old", "new", "delta");
-    for (int f = 0; f < NFIG; f++) {
-        if (f == F_TOTAL_VGPRS && p->new_ && p->old && !p->new_->v[f] && !p->old->v[f]) continue;
-        char o[24] = "-", n[24] = "-", dl[24] = "";
-        if (p->old && p->old->v[f] >= 0)
-            snprintf(o, sizeof o, "%s%lld", fig_names[f].peak && p->old->lower_bound ? ">=" : "",
-                     (long long)p->old->v[f]);
-        if (p->new_ && p->new_->v[f] >= 0)
-            snprintf(n, sizeof n, "%s%lld", fig_names[f].peak && p->new_->lower_bound ? ">=" : "",
-                     (long long)p->new_->v[f]);
-        if (p->old && p->new_ && (!fig_names[f].added || both_known(p, f))) {
-            int64_t x = p->new_->v[f] - p->old->v[f];
-            snprintf(dl, sizeof dl, x > 0 ? "+%lld" : "%lld", (long long)x);
-        }
-        fprintf(out, "  %-20s %8s %8s %8s\n", fig_names[f].label, o, n, dl);
-    }
-    line_delta top[TOP_LINES];
-    size_t nt = p->old && p->new_ ? top_lines(p, top) : 0;
-    if (nt) fputs("  lines whose peak changed most:\n", out);
-    for (size_t i = 0; i < nt; i++) {
-        fputs("    ", out);
-        treg_print_clean(out, top[i].file);
-        fprintf(out, ":%u", top[i].line);
-        for (int c = 0; c < 3; c++) {
-            int64_t o = top[i].old[c], n = top[i].new_[c];
-            if (o == n) continue;
-            if (o < 0)
-                fprintf(out, "  %s - -> %lld (new line)", class_name(c), (long long)n);
-            else if (n < 0)
-                fprintf(out, "  %s %lld -> - (gone)", class_name(c), (long long)o);
-            else
-                fprintf(out, "  %s %lld -> %lld (%+lld)", class_name(c), (long long)o, (long long)n,
-                        (long long)(n - o));
-        }
-        fputc('\n', out);
-    }
-}
-
-void treg_diff_text(FILE *out, const treg_diff *d, const treg_gate *g)
-{
-    size_t same = 0, only_old = 0, only_new = 0;
-    for (size_t i = 0; i < d->npairs; i++) {
-        const pair *p = &d->pairs[i];
-        only_old += !p->new_;
-        only_new += !p->old;
-        same += !changed(p);
-    }
-    fputs("old: ", out);
-    treg_print_clean(out, d->s[0].label ? d->s[0].label : "");
-    fprintf(out, " (%zu kernel%s)\nnew: ", d->s[0].n, d->s[0].n == 1 ? "" : "s");
-    treg_print_clean(out, d->s[1].label ? d->s[1].label : "");
-    fprintf(out, " (%zu kernel%s)\n", d->s[1].n, d->s[1].n == 1 ? "" : "s");
-    fprintf(out, "%zu changed, %zu unchanged, %zu only in new, %zu only in old\n",
-            d->npairs - same - only_old - only_new, same, only_new, only_old);
-    for (size_t i = 0; i < d->npairs; i++)
-        if (changed(&d->pairs[i])) text_pair(out, &d->pairs[i]);
-    if (same) {
-        fputs("\nunchanged:", out);
-        size_t shown = 0;
-        for (size_t i = 0; i < d->npairs && shown < 20; i++)
-            if (!changed(&d->pairs[i])) {
-                fputs(shown++ ? ", " : " ", out);
-                text_kernel_head(out, d->pairs[i].new_, false);
-            }
-        if (same > shown) fprintf(out, " and %zu more", same - shown);
-        fputc('\n', out);
-    }
-    if (g) {
-        size_t broken = treg_diff_broken(d, g);
-        fprintf(out, "\n--fail-on: %zu rule%s broken%s\n", broken, broken == 1 ? "" : "s",
-                broken ? ":" : "");
-        text_ctx ctx = {out};
-        for (size_t i = 0; i < d->npairs; i++) check(g, &d->pairs[i], text_broken, &ctx);
-    }
-}
-
 /* {"vgpr": {"allocated", "peak_live"}, ..., "spill_instructions", ...} */
-static json_object *figs_json(const int64_t *v)
+json_object *treg_diff_figs_json(const int64_t *v)
 {
     json_object *o = json_object_new_object();
     for (int f = 0; f < NFIG; f++) {
@@ -636,18 +455,7 @@ static json_object *figs_json(const int64_t *v)
     return o;
 }
 
-static json_object *side_json(const kfig *k)
-{
-    if (!k) return NULL;
-    int64_t v[NFIG];
-    for (int f = 0; f < NFIG; f++) v[f] = fig_names[f].added && k->v[f] < 0 ? INT64_MIN : k->v[f];
-    json_object *o = figs_json(v);
-    json_object_object_add(o, "file", json_object_new_string(k->file));
-    json_object_object_add(o, "lower_bound", json_object_new_boolean(k->lower_bound));
-    return o;
-}
-
-static json_object *peaks_json(const int64_t *v)
+json_object *treg_diff_peaks_json(const int64_t *v)
 {
     json_object *o = json_object_new_object();
     static const char *const keys[3] = {"peak_vgpr", "peak_agpr", "peak_sgpr"};
@@ -656,83 +464,15 @@ static json_object *peaks_json(const int64_t *v)
     return o;
 }
 
-typedef struct json_ctx {
-    json_object *broken;
-} json_ctx;
-
-static void json_broken(void *ctx, const kfig *k, const char *rule, const char *msg)
+json_object *treg_diff_side_json(const kfig *k)
 {
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "name", json_object_new_string(k->name));
-    json_object_object_add(o, "target", json_object_new_string(k->target));
-    json_object_object_add(o, "variant", json_object_new_string(k->variant));
-    json_object_object_add(o, "rule", json_object_new_string(rule));
-    json_object_object_add(o, "message", json_object_new_string(msg));
-    json_object_array_add(((json_ctx *)ctx)->broken, o);
-}
-
-json_object *treg_diff_json(const treg_diff *d, const treg_gate *g)
-{
-    json_object *root = json_object_new_object(), *ks = json_object_new_array();
-    json_object_object_add(root, "old", json_object_new_string(d->s[0].label ? d->s[0].label : ""));
-    json_object_object_add(root, "new", json_object_new_string(d->s[1].label ? d->s[1].label : ""));
-    for (size_t i = 0; i < d->npairs; i++) {
-        const pair *p = &d->pairs[i];
-        const kfig *k = p->new_ ? p->new_ : p->old;
-        json_object *o = json_object_new_object();
-        json_object_object_add(o, "name", json_object_new_string(k->name));
-        json_object_object_add(o, "target", json_object_new_string(k->target));
-        json_object_object_add(o, "variant", json_object_new_string(k->variant));
-        json_object_object_add(o, "old", side_json(p->old));
-        json_object_object_add(o, "new", side_json(p->new_));
-        json_object *delta = NULL, *lines = json_object_new_array();
-        if (p->old && p->new_) {
-            int64_t dv[NFIG];
-            for (int f = 0; f < NFIG; f++)
-                dv[f] = fig_names[f].added && !both_known(p, f) ? INT64_MIN
-                                                                : p->new_->v[f] - p->old->v[f];
-            delta = figs_json(dv);
-            line_delta top[TOP_LINES];
-            size_t nt = top_lines(p, top);
-            for (size_t j = 0; j < nt; j++) {
-                json_object *l = json_object_new_object();
-                json_object_object_add(l, "file", json_object_new_string(top[j].file));
-                json_object_object_add(l, "line", json_object_new_int64(top[j].line));
-                json_object_object_add(l, "old", peaks_json(top[j].old));
-                json_object_object_add(l, "new", peaks_json(top[j].new_));
-                json_object_array_add(lines, l);
-            }
-        }
-        json_object_object_add(o, "delta", delta);
-        json_object_object_add(o, "changed", json_object_new_boolean(changed(p)));
-        json_object_object_add(o, "lines", lines);
-        json_object_array_add(ks, o);
-    }
-    json_object_object_add(root, "kernels", ks);
-    if (g) {
-        json_ctx ctx = {json_object_new_array()};
-        for (size_t i = 0; i < d->npairs; i++) check(g, &d->pairs[i], json_broken, &ctx);
-        json_object_object_add(root, "broken", ctx.broken);
-    }
-    return root;
-}
-
-size_t treg_diff_print(FILE *out, const treg_diff *d, const treg_gate *g, json_object *errors,
-                       const char *analyzer_version)
-{
-    if (errors) {
-        json_object *root = treg_diff_json(d, g);
-        if (analyzer_version)
-            json_object_object_add(root, "analyzer_version",
-                                   json_object_new_string(analyzer_version));
-        json_object_object_add(root, "errors", json_object_get(errors));
-        fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN), out);
-        fputc('\n', out);
-        json_object_put(root);
-    } else {
-        treg_diff_text(out, d, g);
-    }
-    return g ? treg_diff_broken(d, g) : 0;
+    if (!k) return NULL;
+    int64_t v[NFIG];
+    for (int f = 0; f < NFIG; f++) v[f] = fig_names[f].added && k->v[f] < 0 ? INT64_MIN : k->v[f];
+    json_object *o = treg_diff_figs_json(v);
+    json_object_object_add(o, "file", json_object_new_string(k->file));
+    json_object_object_add(o, "lower_bound", json_object_new_boolean(k->lower_bound));
+    return o;
 }
 
 /* --- baselines --------------------------------------------------------------------- */
@@ -745,14 +485,14 @@ int treg_diff_write_baseline(const treg_diff *d, int which, const char *path, ch
     json_object_object_add(root, "treg_baseline", json_object_new_int(1));
     for (size_t i = 0; i < s->n; i++) {
         const kfig *k = &s->k[i];
-        json_object *o = side_json(k), *lines = json_object_new_array();
+        json_object *o = treg_diff_side_json(k), *lines = json_object_new_array();
         json_object_object_add(o, "name", json_object_new_string(k->name));
         json_object_object_add(o, "target", json_object_new_string(k->target));
         json_object_object_add(o, "variant", json_object_new_string(k->variant));
         for (size_t j = 0; j < k->nlines; j++) {
             const line_fig *lf = &k->lines[j];
             int64_t v[3] = {lf->vgpr, lf->agpr, lf->sgpr};
-            json_object *l = peaks_json(v);
+            json_object *l = treg_diff_peaks_json(v);
             json_object_object_add(l, "file", json_object_new_string(lf->file));
             json_object_object_add(l, "line", json_object_new_int64(lf->line));
             json_object_array_add(lines, l);

@@ -3,9 +3,11 @@
  * Triton options), with old, new and delta of each figure, the source lines
  * whose peak moved most, and the rules of a CI gate (--fail-on).  Shared by
  * `treg-analyze diff` and `tregc diff`; a side may also come from a
- * baseline file written earlier (--write-baseline). */
-#ifndef TREG_RENDER_DIFF_H
-#define TREG_RENDER_DIFF_H
+ * baseline file written earlier (--write-baseline).  The model, the gate
+ * and baselines are compare/diff.c's; the text and JSON views
+ * (treg_diff_text, treg_diff_json, treg_diff_print) render/diff_view.c's. */
+#ifndef TREG_COMPARE_DIFF_H
+#define TREG_COMPARE_DIFF_H
 
 #include <json-c/json.h>
 #include <stddef.h>
