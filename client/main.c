@@ -682,10 +682,11 @@ static int upload_one(cli *c, const char *path)
         char *amdgcn = asm_path ? tregc_slurp(asm_path, &sibling_len) : NULL;
         char *ttgir_path = tregc_sibling(path, "ttgir");
         char *ttgir = ttgir_path ? tregc_slurp(ttgir_path, &sibling_len) : NULL;
-        if (ttgir && sibling_len > TREG_TTGIR_MAX_BYTES) { /* the server would refuse it all */
+        if (ttgir &&
+            sibling_len > TREG_UPLOAD_MAX_TTGIR_BYTES) { /* the server would refuse it all */
             fprintf(stderr,
                     "tregc: %s: %zu bytes, more than the %u a TTGIR may have: sent without it\n",
-                    ttgir_path, sibling_len, (unsigned)TREG_TTGIR_MAX_BYTES);
+                    ttgir_path, sibling_len, (unsigned)TREG_UPLOAD_MAX_TTGIR_BYTES);
             free(ttgir);
             ttgir = NULL;
         }

@@ -7,10 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto_wire.h"
 #include "treg.pb-c.h"
 
 /* Row.flags carries the analyzer's bits as they are: the schema's RowFlag
  * names the same values. */
+_Static_assert(TREG_UPLOAD_MAX_TTGIR_BYTES == TREG_TTGIR_MAX_BYTES &&
+                   TREG_UPLOAD_MAX_LLVM_IR_BYTES == TREG_WHAT_IF_MAX_IR_BYTES,
+               "the upload limits are the analyzer's");
 _Static_assert((int)TREG_ROW_SPILL == (int)TREG__V1__ROW_FLAG__ROW_SPILL &&
                    (int)TREG_ROW_RELOAD == (int)TREG__V1__ROW_FLAG__ROW_RELOAD &&
                    (int)TREG_ROW_BRANCH == (int)TREG__V1__ROW_FLAG__ROW_BRANCH &&

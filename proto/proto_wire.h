@@ -12,6 +12,12 @@
 
 #include <protobuf-c/protobuf-c.h>
 
+/* The longest UploadRequest.ttgir and .llvm_ir a server takes: what the
+ * analyzer reads (TREG_TTGIR_MAX_BYTES, TREG_WHAT_IF_MAX_IR_BYTES;
+ * proto/convert.c checks they agree).  A client leaves a longer one out. */
+#define TREG_UPLOAD_MAX_TTGIR_BYTES   (64u << 20)
+#define TREG_UPLOAD_MAX_LLVM_IR_BYTES (64u << 20)
+
 /* UploadResponse{report = <report bytes>, stored_before, link (NULL: none)}: an embedded
  * message is a length-delimited field, so the packed bytes are copied in
  * behind field 1's tag and length.  *out is malloc'd; 0 on success, -1 when

@@ -696,8 +696,8 @@ static const treg_pb_limit upload_limits[] = {
     {"triton_json", 1u << 20},
     {"client_host", 1024},
     {"bundle_entry", 1024},
-    {"llvm_ir", TREG_WHAT_IF_MAX_IR_BYTES},
-    {"ttgir", TREG_TTGIR_MAX_BYTES},
+    {"llvm_ir", TREG_UPLOAD_MAX_LLVM_IR_BYTES},
+    {"ttgir", TREG_UPLOAD_MAX_TTGIR_BYTES},
 };
 
 /* The stored report for key answers this upload: true when it did (the

@@ -1,4 +1,4 @@
-/* Stage 0 (load/container): the code objects inside HIP executables and
+/* The container reader (bundle/container.c): the code objects inside HIP executables and
  * offload bundles, on the fixtures of tests/fixtures/make-hip-fixtures.sh
  * (each entry's bytes against the object clang-offload-bundler extracts),
  * and on bundles and offload binaries built here byte by byte: entries that

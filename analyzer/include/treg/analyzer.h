@@ -27,24 +27,7 @@ extern "C" {
 /* The largest LLVM IR the what-if stage takes (treg_options.llvm_ir). */
 #define TREG_WHAT_IF_MAX_IR_BYTES (64u << 20)
 
-enum treg_status {
-    TREG_OK = 0,
-    TREG_E_NOMEM = 1,
-    TREG_E_FORMAT = 2,   /* not an ELF, truncated or inconsistent */
-    TREG_E_MACHINE = 3,  /* an ELF, but not AMDGPU */
-    TREG_E_TARGET = 4,   /* a target no table entry and no LLVM knows */
-    TREG_E_NOKERNEL = 5, /* no kernel symbols (or none matched) */
-    TREG_E_DECODE = 6,   /* undecodable instruction words */
-    TREG_E_ARG = 7,      /* bad argument from the caller */
-    TREG_E_METADATA = 8, /* malformed metadata note or Triton .json */
-    TREG_E_LIMIT = 9,    /* a stated size or count past a limit (a decompression bomb) */
-    TREG_E_IR = 10       /* LLVM IR that does not parse, verify or match the code object */
-};
-
-typedef struct treg_error {
-    int code;
-    char msg[256];
-} treg_error;
+#include "treg/error.h"
 
 #include "treg/report.h"
 

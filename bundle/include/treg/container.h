@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "treg/analyzer.h"
+#include "treg/error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -4,7 +4,7 @@
 #ifndef TREG_UTIL_ERROR_H
 #define TREG_UTIL_ERROR_H
 
-#include "treg/analyzer.h"
+#include "treg/error.h"
 
 /* Formats msg into err (if err is non-NULL) and returns code, so callers
  * can write `return treg_fail(err, TREG_E_FORMAT, "...", ...);`. */
