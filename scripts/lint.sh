@@ -20,12 +20,12 @@ done
 
 echo "== cppcheck"
 dirs=()
-for d in base bundle analyzer proto compare render server client tools bench tests/unit tests/support; do
+for d in base bundle analyzer worker proto compare render server client tools bench tests/unit tests/support; do
     [[ -d $d ]] && dirs+=("$d")
 done
 if ! cppcheck -q --error-exitcode=1 --enable=warning,style,performance,portability \
     --std=c11 --inline-suppr --suppress=missingIncludeSystem \
-    -I base/include -I base -I bundle/include -I analyzer/include -I analyzer -I tests/support -I proto -I compare -I render "${dirs[@]}"; then
+    -I base/include -I base -I bundle/include -I worker -I analyzer/include -I analyzer -I tests/support -I proto -I compare -I render "${dirs[@]}"; then
     echo "lint: cppcheck found problems (above)"
     status=1
 fi

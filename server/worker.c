@@ -4,45 +4,18 @@
  * the last one's fsyncs run. */
 #include "worker.h"
 
-#include <errno.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "convert.h"
+#include "child.h"
 #include "frame.h"
 #include "proto_wire.h"
 #include "store.h"
 #include "treg/container.h"
 #include "treg/analyzer.h"
-
-static int read_full(int fd, void *buf, size_t len)
-{
-    uint8_t *p = buf;
-    while (len > 0) {
-        ssize_t r = read(fd, p, len);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return -1;
-        p += r;
-        len -= (size_t)r;
-    }
-    return 0;
-}
-
-static int write_full(int fd, const void *buf, size_t len)
-{
-    const uint8_t *p = buf;
-    while (len > 0) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        p += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
 
 static char *field_str(const frame_field *f)
 {
@@ -58,12 +31,7 @@ static int reply(int fd, enum frame_status status, const void *body, size_t body
 {
     uint8_t st = (uint8_t)status;
     frame_field f[FRAME_REPLY_FIELDS] = {{&st, 1}, {body, body_len}, {summary, summary_len}};
-    uint8_t *frame;
-    size_t len;
-    if (frame_build(f, FRAME_REPLY_FIELDS, &frame, &len) != 0) return -1;
-    int rc = write_full(fd, frame, len);
-    free(frame);
-    return rc;
+    return frame_write(fd, f, FRAME_REPLY_FIELDS);
 }
 
 static int reply_text(int fd, enum frame_status status, const char *msg)
@@ -71,18 +39,13 @@ static int reply_text(int fd, enum frame_status status, const char *msg)
     return reply(fd, status, msg, strlen(msg), NULL, 0);
 }
 
-/* The job's reply channel, for on_llvm_fatal. */
-static int job_fd = -1;
-
-/* LLVM gives up on this upload (treg_on_llvm_fatal): the job is answered
- * with its reason before LLVM ends the process, which the pool replaces. */
-static void on_llvm_fatal(const char *reason)
+/* LLVM gives up on this upload (child.h): the job is answered with its
+ * reason before the process ends, which the pool replaces. */
+static void on_llvm_fatal(int fd, const char *reason)
 {
     char msg[400];
-    snprintf(msg, sizeof msg, "LLVM failed on this upload and ended its worker: %s",
-             reason ? reason : "no reason given");
-    if (job_fd >= 0) reply_text(job_fd, FRAME_ENDING, msg);
-    _exit(1);
+    snprintf(msg, sizeof msg, "LLVM failed on this upload and ended its worker: %s", reason);
+    reply_text(fd, FRAME_ENDING, msg);
 }
 
 static int run_job(int fd, const frame_field *f)
@@ -124,13 +87,7 @@ static int run_job(int fd, const frame_field *f)
                         .ttgir_name = "kernel.ttgir"};
     treg_report *report = NULL;
     treg_error err = {0};
-    int analyzed = treg_analyze(f[4].data, f[4].len, &opt, &report, &err);
-    if (analyzed == TREG_OK && treg_analyze_what_if(report, &opt, &err) != TREG_OK) {
-        /* the upload's IR is its error, as a bad code object is */
-        treg_report_free(report);
-        report = NULL;
-        analyzed = err.code;
-    }
+    int analyzed = treg_child_analyze(f[4].data, f[4].len, &opt, &report, &err);
     if (analyzed != TREG_OK) {
         /* The store holds code objects, never the programs around them:
          * say what to do with a HIP executable or bundle sent as it is. */
@@ -182,23 +139,11 @@ out:
 
 _Noreturn void worker_main(int fd)
 {
-    /* A worker analyzes one upload after another, each allocating and
-     * freeing megabytes.  glibc would hand freed heap back to the kernel and
-     * map big blocks afresh, so every job paid page faults and zeroing for
-     * memory the previous one had: keep it (bounded by the largest analysis
-     * so far, and a worker is one process of a few). */
-    mallopt(M_MMAP_THRESHOLD, 16 << 20);
-    mallopt(M_TRIM_THRESHOLD, 64 << 20);
-    job_fd = fd;
-    treg_on_llvm_fatal(on_llvm_fatal);
+    treg_child_begin(fd, on_llvm_fatal);
     for (;;) {
-        uint32_t len;
-        if (read_full(fd, &len, sizeof len) != 0) break; /* the server closed: done */
-        uint8_t *payload = len <= FRAME_MAX ? malloc(len ? len : 1) : NULL;
-        if (payload == NULL || read_full(fd, payload, len) != 0) {
-            free(payload);
-            break;
-        }
+        uint8_t *payload;
+        size_t len;
+        if (frame_read(fd, &payload, &len) != 0) break; /* the server closed: done */
         frame_field f[FRAME_REQUEST_FIELDS];
         int rc = frame_split(payload, len, f, FRAME_REQUEST_FIELDS) == 0
                      ? run_job(fd, f)

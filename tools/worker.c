@@ -1,12 +1,18 @@
 /* The analysis children of treg-analyze (worker.h).  Parent and child talk
- * over a socket pair, one job at a time: the parent sends the job whole,
- * the child answers with the report (packed, and its JSON when asked) or
- * the error; a child exits when the parent closes its end. */
+ * over a socket pair in worker/frame.h's frames, one job at a time: the
+ * parent sends the job whole, the child (worker/child.h) answers with the
+ * report (packed, and its JSON when asked) or the error; a child exits when
+ * the parent closes its end.
+ *
+ *   job:   present (8 bytes: bit i, data field i given), what_if_ms (4
+ *          bytes), then the data fields: path, entry, bytes, triton_json,
+ *          asm_text, asm_name, llvm_ir, llvm_ir_name, ttgir, ttgir_name
+ *   reply: kind (4 bytes, worker_kind), code (4 bytes, the treg_status),
+ *          the packed report or the message, the JSON (or empty) */
 #define _GNU_SOURCE /* fopencookie */
 #include "worker.h"
 
 #include <errno.h>
-#include <malloc.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +22,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "convert.h"
+#include "frame.h"
 #include "render.h"
 #include "treg/analyzer.h"
 
@@ -40,8 +48,7 @@ struct analysis_pool {
     slot slots[MAX_WORKERS];
 };
 
-/* The job's strings, in this order, after a header of their lengths and
- * which are present. */
+/* The job's data fields, in this order, after present and what_if_ms. */
 enum {
     F_PATH,
     F_ENTRY,
@@ -55,19 +62,7 @@ enum {
     F_TTGIR_NAME,
     NFIELDS
 };
-
-typedef struct job_head {
-    uint64_t present; /* bit i: field i given (else NULL) */
-    uint64_t what_if_ms;
-    uint64_t len[NFIELDS];
-} job_head;
-
-typedef struct reply_head {
-    uint32_t kind; /* WORKER_REPORT or WORKER_ERROR */
-    int32_t code;
-    uint64_t len;      /* the packed report or the message */
-    uint64_t json_len; /* then the JSON, when rendered here */
-} reply_head;
+enum { JOB_FIELDS = 2 + NFIELDS, REPLY_FIELDS = 4 };
 
 static int send_all(int fd, const void *buf, size_t n)
 {
@@ -83,28 +78,13 @@ static int send_all(int fd, const void *buf, size_t n)
 }
 
 /* 0 when n bytes came, 1 at end of stream before any, -1 otherwise. */
-static int recv_all(int fd, void *buf, size_t n)
-{
-    char *p = buf;
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = recv(fd, p + got, n - got, 0);
-        if (r < 0 && errno == EINTR) continue;
-        if (r == 0 && got == 0) return 1;
-        if (r <= 0) return -1;
-        got += (size_t)r;
-    }
-    return 0;
-}
-
 /* --- the child --------------------------------------------------------------------- */
 
 static void reply(int fd, uint32_t kind, int32_t code, const void *payload, size_t len,
                   const void *json, size_t json_len)
 {
-    reply_head h = {.kind = kind, .code = code, .len = len, .json_len = json_len};
-    if (send_all(fd, &h, sizeof h) == 0 && send_all(fd, payload, len) == 0)
-        send_all(fd, json, json_len);
+    frame_field f[REPLY_FIELDS] = {{&kind, 4}, {&code, 4}, {payload, len}, {json, json_len}};
+    frame_write(fd, f, REPLY_FIELDS);
 }
 
 static void reply_error(int fd, int32_t code, const char *msg)
@@ -169,90 +149,84 @@ static int render_here(Treg__V1__Report *pr, void *ctx)
     return 0;
 }
 
-/* The child's reply channel, for on_llvm_fatal. */
-static int serve_fd = -1;
-
-/* LLVM gives up (treg_on_llvm_fatal): the analysis gets an error with its
- * reason before LLVM ends the child, which the pool replaces. */
-static void on_llvm_fatal(const char *reason)
+/* LLVM gives up (child.h): the analysis gets an error with its reason
+ * before LLVM ends the child, which the pool replaces. */
+static void on_llvm_fatal(int fd, const char *reason)
 {
     char msg[400];
-    snprintf(msg, sizeof msg, "LLVM failed and ended the analysis: %s",
-             reason ? reason : "no reason given");
-    if (serve_fd >= 0) reply_error(serve_fd, TREG_E_IR, msg);
-    _exit(1);
+    snprintf(msg, sizeof msg, "LLVM failed and ended the analysis: %s", reason);
+    reply_error(fd, TREG_E_IR, msg);
+}
+
+/* A field's bytes copied as a NUL-ended string (the analyzer takes its
+ * texts and names that way). */
+static char *field_dup(const frame_field *f)
+{
+    char *s = malloc(f->len + 1);
+    if (s) {
+        memcpy(s, f->data, f->len);
+        s[f->len] = 0;
+    }
+    return s;
 }
 
 static void serve(const analysis_pool *p, int fd)
 {
-    serve_fd = fd;
-    treg_on_llvm_fatal(on_llvm_fatal);
-    /* One analysis after another allocates and frees the same tens of
-     * megabytes: keep them, rather than fault them in again each time. */
-    mallopt(M_MMAP_THRESHOLD, 16 << 20);
-    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+    treg_child_begin(fd, on_llvm_fatal);
     for (;;) {
-        job_head h;
-        if (recv_all(fd, &h, sizeof h) != 0) return;
-        size_t total = 0;
-        for (int i = 0; i < NFIELDS; i++) total += (size_t)h.len[i] + 1;
-        char *buf = malloc(total);
-        if (!buf) {
-            reply_error(fd, TREG_E_NOMEM, "out of memory");
-            return;
+        uint8_t *payload;
+        size_t len;
+        if (frame_read(fd, &payload, &len) != 0) return;
+        frame_field f[JOB_FIELDS];
+        uint64_t present = 0;
+        uint32_t what_if_ms = 0;
+        char *field[NFIELDS] = {0};
+        int ok = frame_split(payload, len, f, JOB_FIELDS) == 0 && f[0].len == sizeof present &&
+                 f[1].len == sizeof what_if_ms;
+        if (ok) {
+            memcpy(&present, f[0].data, sizeof present);
+            memcpy(&what_if_ms, f[1].data, sizeof what_if_ms);
         }
-        char *field[NFIELDS];
-        size_t at = 0;
-        for (int i = 0; i < NFIELDS; i++) {
-            field[i] = (h.present >> i & 1) ? buf + at : NULL;
-            if (recv_all(fd, buf + at, (size_t)h.len[i]) < 0) {
-                free(buf);
-                return;
+        for (int i = 0; ok && i < NFIELDS; i++)
+            if ((present >> i & 1) && !(field[i] = field_dup(&f[2 + i]))) ok = 0;
+        if (!ok) {
+            reply_error(fd, TREG_E_NOMEM, "out of memory, or a malformed job");
+        } else {
+            treg_options opt = {0};
+            opt.kernel_regex = p->kernel_regex;
+            opt.keep_rows = p->keep_rows;
+            opt.triton_json = field[F_JSON];
+            opt.triton_json_len = f[2 + F_JSON].len;
+            opt.asm_text = field[F_ASM];
+            opt.asm_text_len = f[2 + F_ASM].len;
+            opt.asm_name = field[F_ASM_NAME];
+            opt.llvm_ir = field[F_IR];
+            opt.llvm_ir_len = f[2 + F_IR].len;
+            opt.llvm_ir_name = field[F_IR_NAME];
+            opt.ttgir = field[F_TTGIR];
+            opt.ttgir_len = f[2 + F_TTGIR].len;
+            opt.ttgir_name = field[F_TTGIR_NAME];
+            opt.what_if_budget_ms = what_if_ms;
+            treg_report *r = NULL;
+            treg_error err = {0, ""};
+            const uint8_t *bytes = (const uint8_t *)field[F_BYTES];
+            if (treg_child_analyze(bytes, f[2 + F_BYTES].len, &opt, &r, &err) != TREG_OK) {
+                reply_error(fd, err.code, err.msg);
+            } else {
+                treg_pb_info info = {.file_name = field[F_PATH], .bundle_entry = field[F_ENTRY]};
+                rendered o = {.with_rows = p->json_rows};
+                int rc = p->json_rows >= 0 ? treg_pb_with_report(r, &info, render_here, &o)
+                                           : treg_pb_pack_report(r, &info, &o.packed, &o.len);
+                if (rc == 0)
+                    reply(fd, WORKER_REPORT, TREG_OK, o.packed, o.len, o.json, o.json_len);
+                else
+                    reply_error(fd, TREG_E_NOMEM, "out of memory");
+                free(o.packed); /* o.json is jbuf, kept */
+                treg_report_free(r);
             }
-            buf[at + (size_t)h.len[i]] = 0;
-            at += (size_t)h.len[i] + 1;
         }
-        treg_options opt = {0};
-        opt.kernel_regex = p->kernel_regex;
-        opt.keep_rows = p->keep_rows;
-        opt.triton_json = field[F_JSON];
-        opt.triton_json_len = (size_t)h.len[F_JSON];
-        opt.asm_text = field[F_ASM];
-        opt.asm_text_len = (size_t)h.len[F_ASM];
-        opt.asm_name = field[F_ASM_NAME];
-        opt.llvm_ir = field[F_IR];
-        opt.llvm_ir_len = (size_t)h.len[F_IR];
-        opt.llvm_ir_name = field[F_IR_NAME];
-        opt.ttgir = field[F_TTGIR];
-        opt.ttgir_len = (size_t)h.len[F_TTGIR];
-        opt.ttgir_name = field[F_TTGIR_NAME];
-        opt.what_if_budget_ms = (unsigned)h.what_if_ms;
-        treg_report *r;
-        treg_error err = {0, ""};
-        const uint8_t *bytes = (const uint8_t *)field[F_BYTES];
-        if (treg_analyze(bytes, (size_t)h.len[F_BYTES], &opt, &r, &err) != TREG_OK) {
-            reply_error(fd, err.code, err.msg);
-            free(buf);
-            continue;
-        }
-        if (treg_analyze_what_if(r, &opt, &err) !=
-            TREG_OK) { /* the IR given is this file's error */
-            treg_report_free(r);
-            reply_error(fd, err.code, err.msg);
-            free(buf);
-            continue;
-        }
-        treg_pb_info info = {.file_name = field[F_PATH], .bundle_entry = field[F_ENTRY]};
-        rendered o = {.with_rows = p->json_rows};
-        int rc = p->json_rows >= 0 ? treg_pb_with_report(r, &info, render_here, &o)
-                                   : treg_pb_pack_report(r, &info, &o.packed, &o.len);
-        if (rc == 0)
-            reply(fd, WORKER_REPORT, TREG_OK, o.packed, o.len, o.json, o.json_len);
-        else
-            reply_error(fd, TREG_E_NOMEM, "out of memory");
-        free(o.packed); /* o.json is jbuf, kept */
-        treg_report_free(r);
-        free(buf);
+        for (int i = 0; i < NFIELDS; i++) free(field[i]);
+        free(payload);
     }
 }
 
@@ -334,20 +308,29 @@ static void lost(slot *s)
 /* The running child of s answered (or died): its outcome, read whole. */
 static void receive(slot *s)
 {
-    reply_head h;
     worker_outcome *o = &s->out;
     memset(o, 0, sizeof *o);
-    if (recv_all(s->fd, &h, sizeof h) != 0 || !(o->payload = malloc(h.len ? (size_t)h.len : 1)) ||
-        recv_all(s->fd, o->payload, (size_t)h.len) != 0 ||
-        (h.json_len && (!(o->json = malloc((size_t)h.json_len)) ||
-                        recv_all(s->fd, o->json, (size_t)h.json_len) != 0))) {
+    uint8_t *payload = NULL;
+    size_t len;
+    frame_field f[REPLY_FIELDS];
+    uint32_t kind;
+    int32_t code;
+    if (frame_read(s->fd, &payload, &len) != 0 || frame_split(payload, len, f, REPLY_FIELDS) != 0 ||
+        f[0].len != 4 || f[1].len != 4 || !(o->payload = malloc(f[2].len ? f[2].len : 1)) ||
+        (f[3].len && !(o->json = malloc(f[3].len)))) {
+        free(payload);
         lost(s);
         return;
     }
-    o->kind = h.kind == WORKER_REPORT ? WORKER_REPORT : WORKER_ERROR;
-    o->code = h.code;
-    o->len = (size_t)h.len;
-    o->json_len = (size_t)h.json_len;
+    memcpy(&kind, f[0].data, 4);
+    memcpy(&code, f[1].data, 4);
+    if (f[2].len) memcpy(o->payload, f[2].data, f[2].len);
+    if (f[3].len) memcpy(o->json, f[3].data, f[3].len);
+    free(payload);
+    o->kind = kind == WORKER_REPORT ? WORKER_REPORT : WORKER_ERROR;
+    o->code = code;
+    o->len = f[2].len;
+    o->json_len = f[3].len;
     s->state = SLOT_DONE;
 }
 
@@ -376,27 +359,36 @@ long pool_submit(analysis_pool *p, const worker_job *job, worker_outcome *failed
     const void *data[NFIELDS] = {job->path,     job->entry,     job->bytes,   job->triton_json,
                                  job->asm_text, job->asm_name,  job->llvm_ir, job->llvm_ir_name,
                                  job->ttgir,    job->ttgir_name};
-    job_head h = {0};
-    h.len[F_PATH] = job->path ? strlen(job->path) : 0;
-    h.len[F_ENTRY] = job->entry ? strlen(job->entry) : 0;
-    h.len[F_BYTES] = job->bytes ? job->len : 0;
-    h.len[F_JSON] = job->triton_json ? job->triton_json_len : 0;
-    h.len[F_ASM] = job->asm_text ? job->asm_text_len : 0;
-    h.len[F_ASM_NAME] = job->asm_name ? strlen(job->asm_name) : 0;
-    h.len[F_IR] = job->llvm_ir ? job->llvm_ir_len : 0;
-    h.len[F_IR_NAME] = job->llvm_ir_name ? strlen(job->llvm_ir_name) : 0;
-    h.len[F_TTGIR] = job->ttgir ? job->ttgir_len : 0;
-    h.len[F_TTGIR_NAME] = job->ttgir_name ? strlen(job->ttgir_name) : 0;
-    h.what_if_ms = job->what_if_ms;
-    for (int i = 0; i < NFIELDS; i++)
-        if (data[i]) h.present |= 1ull << i;
+    size_t lens[NFIELDS] = {job->path ? strlen(job->path) : 0,
+                            job->entry ? strlen(job->entry) : 0,
+                            job->bytes ? job->len : 0,
+                            job->triton_json ? job->triton_json_len : 0,
+                            job->asm_text ? job->asm_text_len : 0,
+                            job->asm_name ? strlen(job->asm_name) : 0,
+                            job->llvm_ir ? job->llvm_ir_len : 0,
+                            job->llvm_ir_name ? strlen(job->llvm_ir_name) : 0,
+                            job->ttgir ? job->ttgir_len : 0,
+                            job->ttgir_name ? strlen(job->ttgir_name) : 0};
+    uint64_t present = 0;
+    uint32_t what_if_ms = job->what_if_ms;
+    frame_field f[JOB_FIELDS] = {{&present, sizeof present}, {&what_if_ms, sizeof what_if_ms}};
+    for (int i = 0; i < NFIELDS; i++) {
+        if (data[i]) present |= 1ull << i;
+        f[2 + i] = (frame_field){data[i], lens[i]};
+    }
+    uint8_t *frame;
+    size_t frame_len;
+    if (frame_build(f, JOB_FIELDS, &frame, &frame_len) != 0) {
+        failed->kind = WORKER_FAILED;
+        snprintf(failed->why, sizeof failed->why,
+                 "the job is too large for an analysis process (at most %zu bytes)", FRAME_MAX);
+        return -1;
+    }
     s->ticket = p->next_ticket++;
     s->state = SLOT_RUNNING;
     /* An idle child reads the whole job before it writes: no deadlock. */
-    int sent = send_all(s->fd, &h, sizeof h) == 0;
-    for (int i = 0; i < NFIELDS && sent; i++)
-        sent = send_all(s->fd, data[i], (size_t)h.len[i]) == 0;
-    if (!sent) lost(s); /* the outcome says how it died */
+    if (send_all(s->fd, frame, frame_len) != 0) lost(s); /* the outcome says how it died */
+    free(frame);
     return s->ticket;
 }
 
