@@ -840,17 +840,62 @@ static int run_diff(tool *t, const char *baseline, const char *const *args, int 
     return t->failures || broken ? 1 : 0;
 }
 
-int main(int argc, char **argv)
+/* What the command line asks beyond the tool's own settings. */
+typedef struct cli {
+    const char *baseline, *write_baseline, *fail_on;
+    treg_gate gate;
+    char **args; /* the inputs */
+    int nargs;
+} cli;
+
+/* The number in s for --jobs (1..64) or --what-if-budget (seconds,
+ * 0.001..3600, as ms): 0, or -1 with a one-line message on stderr. */
+static int jobs_option(const char *s, unsigned *jobs)
 {
-    tool t = {0};
-    t.rows = 1;
-    const char *baseline = NULL, *write_baseline = NULL, *fail_on = NULL;
-    if (argc > 1 && strcmp(argv[1], "diff") == 0) {
-        t.diffing = 1;
-        argv[1] = argv[0];
-        argv++;
-        argc--;
+    char *end;
+    long n = strtol(s, &end, 10);
+    if (*s < '0' || *s > '9' || *end || n < 1 || n > 64) {
+        fprintf(stderr, "treg-analyze: --jobs takes a number from 1 to 64, not '%s'\n", s);
+        return -1;
     }
+    *jobs = (unsigned)n;
+    return 0;
+}
+
+static int budget_option(const char *s, unsigned *ms)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (*s < '0' || *s > '9' || *end || !(v >= 0.001 && v <= 3600)) {
+        fprintf(stderr,
+                "treg-analyze: --what-if-budget takes seconds from 0.001 to 3600, not '%s'\n", s);
+        return -1;
+    }
+    *ms = (unsigned)(v * 1000.0 + 0.5);
+    return 0;
+}
+
+static int target_option(tool *t, const char *s)
+{
+    if (strncmp(s, "gfx", 3) != 0 || strlen(s) < 6 || strchr(s, ':')) {
+        fprintf(stderr,
+                "treg-analyze: --target takes a processor such as gfx906 or gfx90a, not '%s'\n", s);
+        return -1;
+    }
+    const char **grown = realloc(t->targets, (t->ntargets + 1) * sizeof *grown);
+    if (!grown) {
+        fprintf(stderr, "treg-analyze: out of memory\n");
+        return -1;
+    }
+    t->targets = grown;
+    t->targets[t->ntargets++] = s;
+    return 0;
+}
+
+/* Reads the options into t and o: -1 to go on, else the exit status (0 for
+ * --help; 2 with a one-line message or the usage on stderr). */
+static int parse_options(tool *t, cli *o, int argc, char **argv)
+{
     static const struct option longopts[] = {{"kernel", required_argument, NULL, 'k'},
                                              {"format", required_argument, NULL, 'f'},
                                              {"no-rows", no_argument, NULL, 'R'},
@@ -870,97 +915,55 @@ int main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "k:f:o:j:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'k':
-            t.kernel_regex = optarg;
+            t->kernel_regex = optarg;
             break;
         case 'f':
-            t.json = t.html = 0;
-            if (strcmp(optarg, "json") == 0)
-                t.json = 1;
-            else if (strcmp(optarg, "html") == 0)
-                t.html = 1;
-            else if (strcmp(optarg, "text") != 0) {
+            t->json = strcmp(optarg, "json") == 0;
+            t->html = strcmp(optarg, "html") == 0;
+            if (!t->json && !t->html && strcmp(optarg, "text") != 0) {
                 fprintf(stderr, "treg-analyze: --format must be text, json or html, not '%s'\n",
                         optarg);
-                treg_text_free(&t.text);
                 return 2;
             }
             break;
         case 'R':
-            t.rows = 0;
+            t->rows = 0;
             break;
         case 'F':
-            fail_on = optarg;
+            o->fail_on = optarg;
             break;
         case 'B':
-            baseline = optarg;
+            o->baseline = optarg;
             break;
         case 'W':
-            write_baseline = optarg;
+            o->write_baseline = optarg;
             break;
-        case 'j': {
-            char *end;
-            long n = strtol(optarg, &end, 10);
-            if (*optarg < '0' || *optarg > '9' || *end || n < 1 || n > 64) {
-                fprintf(stderr, "treg-analyze: --jobs takes a number from 1 to 64, not '%s'\n",
-                        optarg);
-                treg_text_free(&t.text);
-                return 2;
-            }
-            t.jobs = (unsigned)n;
+        case 'j':
+            if (jobs_option(optarg, &t->jobs) != 0) return 2;
             break;
-        }
         case 'A':
-            t.no_assembly = 1;
+            t->no_assembly = 1;
             break;
         case 'w':
-            t.what_if = 1;
+            t->what_if = 1;
             break;
-        case 'b': {
-            char *end;
-            double s = strtod(optarg, &end);
-            if (*optarg < '0' || *optarg > '9' || *end || !(s >= 0.001 && s <= 3600)) {
-                fprintf(stderr,
-                        "treg-analyze: --what-if-budget takes seconds from 0.001 to 3600, not "
-                        "'%s'\n",
-                        optarg);
-                treg_text_free(&t.text);
-                return 2;
-            }
-            t.what_if_ms = (unsigned)(s * 1000.0 + 0.5);
+        case 'b':
+            if (budget_option(optarg, &t->what_if_ms) != 0) return 2;
             break;
-        }
         case 'o':
-            t.output = optarg;
+            t->output = optarg;
             break;
-        case 'T': {
-            if (strncmp(optarg, "gfx", 3) != 0 || strlen(optarg) < 6 || strchr(optarg, ':')) {
-                fprintf(stderr,
-                        "treg-analyze: --target takes a processor such as gfx906 or gfx90a, not "
-                        "'%s'\n",
-                        optarg);
-                free(t.targets);
-                treg_text_free(&t.text);
-                return 2;
-            }
-            const char **grown = realloc(t.targets, (t.ntargets + 1) * sizeof *grown);
-            if (!grown) {
-                fprintf(stderr, "treg-analyze: out of memory\n");
-                return 2;
-            }
-            t.targets = grown;
-            t.targets[t.ntargets++] = optarg;
+        case 'T':
+            if (target_option(t, optarg) != 0) return 2;
             break;
-        }
         case 'h':
             usage(stdout);
-            treg_text_free(&t.text);
             return 0;
         default:
             if (c >= TREG_TEXT_OPT_FIRST && c <= TREG_TEXT_OPT_LAST) {
                 char why[300];
-                if (treg_text_option(&t.text, c, optarg, why, sizeof why) != 0) {
+                if (treg_text_option(&t->text, c, optarg, why, sizeof why) != 0) {
                     fprintf(stderr, "treg-analyze: %s\n", why);
-                    treg_text_free(&t.text);
                     return 2;
                 }
                 break;
@@ -969,153 +972,195 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    const char *conflict = NULL;
-    treg_gate gate;
-    char why_gate[300];
-    if (!t.diffing && (fail_on || baseline))
-        conflict = "--fail-on and --baseline are for treg-analyze diff";
-    else if (t.diffing && (t.html || t.output || t.text.explicit_views || t.text.sources_given))
-        conflict = "diff prints its own table: --format text or json only, no views";
-    else if (t.diffing && optind + (baseline ? 1 : 2) != argc)
-        conflict = baseline ? "diff --baseline FILE takes one more argument: NEW"
-                            : "diff takes two arguments: OLD NEW (or --baseline FILE NEW)";
-    else if (fail_on && treg_gate_parse(fail_on, &gate, why_gate, sizeof why_gate) != 0)
-        conflict = why_gate;
-    else if (t.json && (t.text.explicit_views || t.text.sources_given))
-        conflict =
-            "--lines, --peak, --why, --asm, --summary, --regs, --source-dir and --source-map are "
-            "for text output, not --format json";
-    else if (t.html && t.text.explicit_views)
-        conflict =
-            "--lines, --peak, --why, --asm, --summary and --regs are text views: the HTML page "
-            "has them all";
-    else if (t.html && !t.rows)
-        conflict = "--format html draws every instruction: not with --no-rows";
-    else if (t.output && !t.html)
-        conflict = "-o/--output is for --format html";
-    else if (!t.rows && (t.text.options.views & TREG_VIEW_ASM))
-        conflict = "--asm lists the per-instruction rows: not with --no-rows";
-    if (conflict) {
-        fprintf(stderr, "treg-analyze: %s\n", conflict);
-        treg_text_free(&t.text);
-        return 2;
+    o->args = argv + optind;
+    o->nargs = argc - optind;
+    return -1;
+}
+
+/* Options that do not go together, or a bad --fail-on or --kernel: the
+ * one-line message (into why when it is made), or NULL. */
+static const char *conflicting(const tool *t, cli *o, char *why, size_t whylen)
+{
+    if (!t->diffing && (o->fail_on || o->baseline))
+        return "--fail-on and --baseline are for treg-analyze diff";
+    if (t->diffing && (t->html || t->output || t->text.explicit_views || t->text.sources_given))
+        return "diff prints its own table: --format text or json only, no views";
+    if (t->diffing && o->nargs != (o->baseline ? 1 : 2))
+        return o->baseline ? "diff --baseline FILE takes one more argument: NEW"
+                           : "diff takes two arguments: OLD NEW (or --baseline FILE NEW)";
+    if (o->fail_on && treg_gate_parse(o->fail_on, &o->gate, why, whylen) != 0) return why;
+    if (t->json && (t->text.explicit_views || t->text.sources_given))
+        return "--lines, --peak, --why, --asm, --summary, --regs, --source-dir and --source-map "
+               "are for text output, not --format json";
+    if (t->html && t->text.explicit_views)
+        return "--lines, --peak, --why, --asm, --summary and --regs are text views: the HTML "
+               "page has them all";
+    if (t->html && !t->rows) return "--format html draws every instruction: not with --no-rows";
+    if (t->output && !t->html) return "-o/--output is for --format html";
+    if (!t->rows && (t->text.options.views & TREG_VIEW_ASM))
+        return "--asm lists the per-instruction rows: not with --no-rows";
+    return NULL;
+}
+
+/* A bad --kernel pattern is a usage error, not one failure per file: 0, or
+ * -1 with the line on stderr. */
+static int kernel_regex_ok(const char *pattern)
+{
+    regex_t re;
+    int rc = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+        char why[128];
+        regerror(rc, &re, why, sizeof why);
+        fprintf(stderr, "treg-analyze: --kernel: bad regex '%s': %s\n", pattern, why);
+        return -1;
     }
-    treg_text_finish(&t.text);
-    if (optind >= argc) {
-        usage(stderr);
-        treg_text_free(&t.text);
-        return 2;
+    regfree(&re);
+    return 0;
+}
+
+/* The outputs and the analysis processes: 0, or the exit status with a
+ * line on stderr. */
+static int start(tool *t, const cli *o)
+{
+    if (t->diffing || o->write_baseline) t->diff = treg_diff_new();
+    if (t->diffing) {
+        t->rows = 0; /* the figures and the source lines are enough */
+        if (t->json) t->errors = json_object_new_array();
+        t->json = 0;
     }
-    if (t.kernel_regex) {
-        /* A bad pattern is a usage error, not one failure per file. */
-        regex_t re;
-        int rc = regcomp(&re, t.kernel_regex, REG_EXTENDED | REG_NOSUB);
-        if (rc != 0) {
-            char why[128];
-            regerror(rc, &re, why, sizeof why);
-            fprintf(stderr, "treg-analyze: --kernel: bad regex '%s': %s\n", t.kernel_regex, why);
-            treg_text_free(&t.text);
-            return 2;
-        }
-        regfree(&re);
+    if (t->json) {
+        treg_json_doc_begin(&t->doc, stdout);
+        t->errors = json_object_new_array();
+        t->containers = json_object_new_array();
     }
-    if (t.diffing || write_baseline) t.diff = treg_diff_new();
-    if (t.diffing) {
-        t.rows = 0; /* the figures and the source lines are enough */
-        if (t.json) t.errors = json_object_new_array();
-        t.json = 0;
-    }
-    if (t.json) {
-        treg_json_doc_begin(&t.doc, stdout);
-        t.errors = json_object_new_array();
-        t.containers = json_object_new_array();
-    }
-    t.cross = treg_cross_new();
-    if (!t.jobs) {
+    t->cross = treg_cross_new();
+    if (!t->jobs) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
-        t.jobs = n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
+        t->jobs = n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
     }
-    t.pool = pool_new(t.kernel_regex, t.rows, t.json ? t.rows : -1, t.jobs);
-    if (!t.cross || !t.pool || ((t.diffing || write_baseline) && !t.diff)) {
+    t->pool = pool_new(t->kernel_regex, t->rows, t->json ? t->rows : -1, t->jobs);
+    if (!t->cross || !t->pool || ((t->diffing || o->write_baseline) && !t->diff)) {
         fprintf(stderr, "treg-analyze: out of memory\n");
         return 1;
     }
-    t.side = TREG_DIFF_NEW;
-    int status = 0;
-    if (t.html && treg_is_site_path(t.output)) {
+    t->side = TREG_DIFF_NEW;
+    if (t->html && treg_is_site_path(t->output)) {
         char why[600];
-        if (!(t.site = treg_site_open(t.output, t.text.options.sources, why, sizeof why))) {
+        if (!(t->site = treg_site_open(t->output, t->text.options.sources, why, sizeof why))) {
             fprintf(stderr, "treg-analyze: -o %s\n", why);
             return 1;
         }
     }
-    if (t.diffing) {
-        status = run_diff(&t, baseline, (const char *const *)argv + optind, argc - optind,
-                          fail_on ? &gate : NULL);
-    } else {
-        for (int i = optind; i < argc; i++) analyze_arg(&t, argv[i]);
-    }
-    drain(&t, 1);
-    if (write_baseline) {
-        char why[600];
-        if (treg_diff_write_baseline(t.diff, TREG_DIFF_NEW, write_baseline, why, sizeof why)) {
-            fprintf(stderr, "treg-analyze: --write-baseline %s\n", why);
-            status = status ? status : 1;
+    return 0;
+}
+
+/* After the last analysis: the JSON document's closing members, the
+ * cross-target table, the HTML page or the site's index. */
+static void finish(tool *t, const cli *o)
+{
+    if (t->json) {
+        treg_json_doc_member(&t->doc, "analyzer_version",
+                             json_object_new_string(TREG_ANALYZER_VERSION));
+        if (json_object_array_length(t->containers))
+            treg_json_doc_member(&t->doc, "containers", t->containers);
+        else
+            json_object_put(t->containers);
+        t->containers = NULL;
+        if (treg_cross_kernels(t->cross))
+            treg_json_doc_member(&t->doc, "cross_target", treg_cross_json(t->cross));
+        treg_json_doc_member(&t->doc, "errors", t->errors);
+        t->errors = NULL;
+        if (treg_json_doc_end(&t->doc) != 0) {
+            fprintf(stderr, "treg-analyze: standard output: %s\n", strerror(errno));
+            t->failures++;
         }
     }
-    if (t.diffing) {
-        pool_free(t.pool);
-        free(t.queue);
-        json_object_put(t.errors);
-        treg_diff_free(t.diff);
-        treg_cross_free(t.cross);
-        free(t.targets);
+    if (!t->json && !t->html) treg_cross_text(stdout, t->cross, &t->text.options);
+    char why[600];
+    if (t->site) {
+        char title[300];
+        if (o->nargs == 1)
+            snprintf(title, sizeof title, "%s", o->args[0]);
+        else
+            snprintf(title, sizeof title, "%d inputs", o->nargs);
+        if (treg_site_close(t->site, title, why, sizeof why) != 0) {
+            fprintf(stderr, "treg-analyze: %s\n", why);
+            t->failures++;
+        }
+    } else if (t->html) {
+        if (treg_render_html_page(t->output, (const Treg__V1__Report *const *)t->pages, t->npages,
+                                  t->text.options.sources, (const char *const *)o->args, o->nargs,
+                                  why, sizeof why) != 0) {
+            fprintf(stderr, "treg-analyze: %s\n", why);
+            t->failures++;
+        }
+    }
+}
+
+static void tool_free(tool *t)
+{
+    pool_free(t->pool);
+    free(t->queue);
+    json_object_put(t->errors);
+    json_object_put(t->containers);
+    treg_diff_free(t->diff);
+    treg_site_free(t->site);
+    for (size_t i = 0; i < t->npages; i++) treg__v1__report__free_unpacked(t->pages[i], NULL);
+    free(t->pages);
+    treg_cross_free(t->cross);
+    free(t->targets);
+    treg_text_free(&t->text);
+}
+
+int main(int argc, char **argv)
+{
+    tool t = {0};
+    cli o = {0};
+    t.rows = 1;
+    if (argc > 1 && strcmp(argv[1], "diff") == 0) {
+        t.diffing = 1;
+        argv[1] = argv[0];
+        argv++;
+        argc--;
+    }
+    int status = parse_options(&t, &o, argc, argv);
+    char why[300];
+    const char *conflict = status < 0 ? conflicting(&t, &o, why, sizeof why) : NULL;
+    if (conflict) {
+        fprintf(stderr, "treg-analyze: %s\n", conflict);
+        status = 2;
+    } else if (status < 0 && o.nargs == 0) {
+        usage(stderr);
+        status = 2;
+    } else if (status < 0 && t.kernel_regex && kernel_regex_ok(t.kernel_regex) != 0) {
+        status = 2;
+    }
+    if (status >= 0) {
         treg_text_free(&t.text);
+        free(t.targets);
         return status;
     }
-    treg_diff_free(t.diff);
-    pool_free(t.pool);
-    free(t.queue);
-    if (t.json) {
-        treg_json_doc_member(&t.doc, "analyzer_version",
-                             json_object_new_string(TREG_ANALYZER_VERSION));
-        if (json_object_array_length(t.containers))
-            treg_json_doc_member(&t.doc, "containers", t.containers);
-        else
-            json_object_put(t.containers);
-        if (treg_cross_kernels(t.cross))
-            treg_json_doc_member(&t.doc, "cross_target", treg_cross_json(t.cross));
-        treg_json_doc_member(&t.doc, "errors", t.errors);
-        if (treg_json_doc_end(&t.doc) != 0) {
-            fprintf(stderr, "treg-analyze: standard output: %s\n", strerror(errno));
-            t.failures++;
-        }
+    treg_text_finish(&t.text);
+    status = start(&t, &o);
+    if (status != 0) {
+        tool_free(&t);
+        return status;
     }
-    if (!t.json && !t.html) treg_cross_text(stdout, t.cross, &t.text.options);
-    if (t.site) {
-        char why[600], title[300];
-        if (argc - optind == 1)
-            snprintf(title, sizeof title, "%s", argv[optind]);
-        else
-            snprintf(title, sizeof title, "%d inputs", argc - optind);
-        if (treg_site_close(t.site, title, why, sizeof why) != 0) {
-            fprintf(stderr, "treg-analyze: %s\n", why);
-            t.failures++;
-        }
-        treg_site_free(t.site);
-    } else if (t.html) {
-        char why[600];
-        if (treg_render_html_page(t.output, (const Treg__V1__Report *const *)t.pages, t.npages,
-                                  t.text.options.sources, (const char *const *)argv + optind,
-                                  argc - optind, why, sizeof why) != 0) {
-            fprintf(stderr, "treg-analyze: %s\n", why);
-            t.failures++;
-        }
-        for (size_t i = 0; i < t.npages; i++) treg__v1__report__free_unpacked(t.pages[i], NULL);
-        free(t.pages);
+    if (t.diffing)
+        status = run_diff(&t, o.baseline, (const char *const *)o.args, o.nargs,
+                          o.fail_on ? &o.gate : NULL);
+    else
+        for (int i = 0; i < o.nargs; i++) analyze_arg(&t, o.args[i]);
+    drain(&t, 1);
+    if (o.write_baseline &&
+        treg_diff_write_baseline(t.diff, TREG_DIFF_NEW, o.write_baseline, why, sizeof why)) {
+        fprintf(stderr, "treg-analyze: --write-baseline %s\n", why);
+        status = status ? status : 1;
     }
-    treg_cross_free(t.cross);
-    free(t.targets);
-    treg_text_free(&t.text);
-    return t.failures || status ? 1 : 0;
+    if (!t.diffing) {
+        finish(&t, &o);
+        status = t.failures || status ? 1 : 0;
+    }
+    tool_free(&t);
+    return status;
 }
