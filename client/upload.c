@@ -1,0 +1,447 @@
+/* tregc upload (tregc.h): code objects, Triton cache entries and folders,
+ * and the code objects inside HIP executables and bundles; each asked for
+ * by its digest first and sent only when the server has no report for it;
+ * and the kernel's Python sources for its page. */
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collect.h"
+#include "report_key.h"
+#include "https.h"
+#include "proto_wire.h"
+#include "render.h"
+#include "treg.pb-c.h"
+#include "treg/container.h"
+
+#include "tregc.h"
+
+/* --- upload ------------------------------------------------------------------------ */
+
+/* Whether this run prints per-instruction rows, so needs them from the server. */
+int wants_rows(const cli *c)
+{
+    return (c->json && c->rows) || c->html || (c->text.options.views & TREG_VIEW_ASM);
+}
+
+/* The report's source files this node can read (its DWARF paths, through
+ * --source-dir/--source-map), sent once for its page: POST /v1/sources.
+ * Best effort: a file that cannot be read, or past the server's bounds (1
+ * MiB a file, 8 MiB and 64 files a report), is left out; a refusal is one
+ * line on stderr, not a failure of the upload. */
+static void send_sources(cli *c, const Treg__V1__Report *r, const char *inputs, const char *path)
+{
+    if (c->no_source || r->hash == NULL || !*r->hash) return;
+    size_t max = r->n_source_files, n = 0, total = 0;
+    if (max > 64) max = 64;
+    if (max == 0) return;
+    treg_sources *own = NULL, *src = c->text.options.sources;
+    if (src == NULL && (src = own = treg_sources_new()) == NULL) return;
+    Treg__V1__SourceText *texts = calloc(max, sizeof *texts);
+    Treg__V1__SourceText **ptrs = calloc(max, sizeof *ptrs);
+    for (size_t i = 0; texts && ptrs && i < max; i++) {
+        size_t len = 0;
+        char *t = treg_sources_read(src, r->source_files[i], &len);
+        if (t == NULL) continue;
+        if (len > (1u << 20) || total + len > (8u << 20)) {
+            free(t);
+            continue;
+        }
+        total += len;
+        treg__v1__source_text__init(&texts[n]);
+        texts[n].path = r->source_files[i];
+        texts[n].text.data = (uint8_t *)t;
+        texts[n].text.len = len;
+        ptrs[n] = &texts[n];
+        n++;
+    }
+    treg_sources_free(own);
+    if (n > 0) {
+        Treg__V1__SourcesRequest req = TREG__V1__SOURCES_REQUEST__INIT;
+        req.hash = r->hash;
+        req.inputs = (char *)inputs;
+        req.files = ptrs;
+        req.n_files = n;
+        size_t len = treg__v1__sources_request__get_packed_size(&req);
+        uint8_t *packed = malloc(len ? len : 1);
+        tregc_response resp = {0};
+        if (packed != NULL) {
+            char err[600] = "";
+            treg__v1__sources_request__pack(&req, packed);
+            if (tregc_https_request(&c->https, "/v1/sources", packed, len, &resp, err,
+                                    sizeof err) != TREGC_NET_OK)
+                fprintf(stderr, "tregc: %s: its source files were not sent: %s\n", path, err);
+            else if (resp.status != 200) {
+                server_message(&resp, err, sizeof err);
+                fprintf(stderr, "tregc: %s: the server did not keep its source files: %s (%d)\n",
+                        path, err, resp.status);
+            }
+        }
+        tregc_response_free(&resp);
+        free(packed);
+    }
+    for (size_t i = 0; i < n; i++) free(texts[i].text.data);
+    free(texts);
+    free(ptrs);
+}
+
+/* Asks whether the server has the report for hash and these inputs: GO_ON
+ * (shown as stored before), NOT_STORED (send the blob) or STOP (the server
+ * cannot take requests). */
+static int try_stored(cli *c, const char *path, const char *entry, const char *hash,
+                      const char *inputs)
+{
+    char url[200], err[600];
+    snprintf(url, sizeof url, "/v1/reports/%s?inputs=%s%s", hash, inputs,
+             wants_rows(c) ? "" : "&rows=0");
+    tregc_response resp;
+    if (tregc_https_request(&c->https, url, NULL, 0, &resp, err, sizeof err) != TREGC_NET_OK) {
+        server_failed(c, "file", path, err);
+        return STOP;
+    }
+    int outcome = NOT_STORED;
+    if (resp.status == 200) {
+        char why[200];
+        Treg__V1__Report *r = unpack_report(resp.body, resp.len, why, sizeof why);
+        if (!r) {
+            item_failed(c, "file", path, why);
+            outcome = GO_ON;
+        } else {
+            /* The stored report keeps its first uploader's name; show this
+             * upload's, as treg-analyze would. */
+            char *stored_name = r->file_name, *stored_entry = r->bundle_entry;
+            r->file_name = (char *)path;
+            r->bundle_entry = (char *)(entry ? entry : "");
+            char link[200];
+            snprintf(link, sizeof link, "/r/%s?inputs=%s", hash, inputs);
+            add_report(c, r, 1, link);
+            r->file_name = stored_name;
+            r->bundle_entry = stored_entry;
+            send_sources(c, r, inputs, path);
+            treg__v1__report__free_unpacked(r, NULL);
+            outcome = GO_ON;
+        }
+    } else if (server_refused(c, &resp, "file", path)) {
+        outcome = STOP;
+    }
+    /* 404, or anything else: the upload itself will say what is wrong. */
+    tregc_response_free(&resp);
+    return outcome;
+}
+
+/* Sends one code object (from path, or from its bundle entry) with
+ * Triton's siblings when it has them.  Returns STOP when the server cannot
+ * take more. */
+static int upload_blob(cli *c, const char *path, const char *entry, const uint8_t *bytes,
+                       size_t len, const char *triton_json, const char *amdgcn, const char *llvm_ir,
+                       const char *ttgir)
+{
+    char hash[TREG_DIGEST_HEX + 1], json_sha[TREG_DIGEST_HEX + 1];
+    char asm_sha[TREG_DIGEST_HEX + 1], ir_sha[TREG_DIGEST_HEX + 1], inputs[TREG_DIGEST_HEX + 1];
+    char ttgir_sha[TREG_DIGEST_HEX + 1];
+    if (treg_sha256_hex(bytes, len, hash) != 0 ||
+        treg_text_sha256(triton_json, triton_json ? strlen(triton_json) : 0, json_sha) != 0 ||
+        treg_text_sha256(amdgcn, amdgcn ? strlen(amdgcn) : 0, asm_sha) != 0 ||
+        treg_text_sha256(llvm_ir, llvm_ir ? strlen(llvm_ir) : 0, ir_sha) != 0 ||
+        treg_text_sha256(ttgir, ttgir ? strlen(ttgir) : 0, ttgir_sha) != 0 ||
+        treg_inputs_digest(entry ? entry : "", json_sha, asm_sha, ir_sha, ttgir_sha, inputs) != 0) {
+        item_failed(c, "file", path, "out of memory");
+        return GO_ON;
+    }
+    if (!c->reanalyze) {
+        int asked = try_stored(c, path, entry, hash, inputs);
+        if (asked != NOT_STORED) return asked;
+    }
+    Treg__V1__UploadRequest req = TREG__V1__UPLOAD_REQUEST__INIT;
+    req.code_object.data = (uint8_t *)bytes;
+    req.code_object.len = len;
+    req.file_name = (char *)path;
+    req.bundle_entry = (char *)(entry ? entry : "");
+    req.triton_json = (char *)(triton_json ? triton_json : "");
+    req.amdgcn = (char *)(amdgcn ? amdgcn : "");
+    req.llvm_ir = (char *)(llvm_ir ? llvm_ir : "");
+    req.ttgir = (char *)(ttgir ? ttgir : "");
+    req.client_host = c->host_name;
+    req.reanalyze = c->reanalyze;
+    req.omit_rows = !wants_rows(c);
+    size_t packed_len = treg__v1__upload_request__get_packed_size(&req);
+    uint8_t *packed = malloc(packed_len ? packed_len : 1);
+    if (!packed) {
+        item_failed(c, "file", path, "out of memory");
+        return GO_ON;
+    }
+    treg__v1__upload_request__pack(&req, packed);
+
+    int outcome = GO_ON;
+    tregc_response resp;
+    char err[600];
+    if (tregc_https_request(&c->https, "/v1/analyze", packed, packed_len, &resp, err, sizeof err) !=
+        TREGC_NET_OK) {
+        server_failed(c, "file", path, err);
+        free(packed);
+        return STOP;
+    }
+    if (resp.status == 200) {
+        char why[200];
+        Treg__V1__UploadResponse *up = unpack_upload_response(resp.body, resp.len, why, sizeof why);
+        if (up) {
+            /* A blob stored before keeps its first uploader's names; show
+             * this upload's, as treg-analyze would. */
+            char *stored_name = up->report->file_name, *stored_entry = up->report->bundle_entry;
+            up->report->file_name = (char *)path;
+            up->report->bundle_entry = (char *)(entry ? entry : "");
+            add_report(c, up->report, up->stored_before, up->link);
+            up->report->file_name = stored_name;
+            up->report->bundle_entry = stored_entry;
+            if (!c->reanalyze) send_sources(c, up->report, inputs, path);
+            treg__v1__upload_response__free_unpacked(up, NULL);
+        } else {
+            item_failed(c, "file", path, why);
+        }
+    } else if (server_refused(c, &resp, "file", path)) {
+        outcome = STOP;
+    } else {
+        char msg[512], line[600];
+        server_message(&resp, msg, sizeof msg);
+        if (resp.status == 413)
+            snprintf(line, sizeof line, "larger than the server accepts (413)");
+        else if (resp.status == 422)
+            snprintf(line, sizeof line, "%s", msg);
+        else if (resp.status == 504)
+            snprintf(line, sizeof line, "the analysis took longer than the server allows (504)");
+        else
+            snprintf(line, sizeof line, "%s (%d)", msg, resp.status);
+        item_failed(c, "file", path, line);
+    }
+    tregc_response_free(&resp);
+    free(packed);
+    return outcome;
+}
+
+/* A container's walk: each code object inside is sent as it is met (its
+ * bytes live only as long as its bundle is being read). */
+typedef struct container_upload {
+    cli *c;
+    const char *path;
+    int outcome;
+    int sent, dropped;
+    char held[200];         /* targets --target left out */
+    char skipped_text[300]; /* entries that are not AMDGPU code objects */
+    json_object *objects, *skipped;
+} container_upload;
+
+static int upload_entry(void *ctx, const treg_embedded *e, treg_error *err)
+{
+    container_upload *u = ctx;
+    cli *c = u->c;
+    (void)err;
+    if (e->skipped) {
+        size_t at = strlen(u->skipped_text);
+        if (at + 1 < sizeof u->skipped_text)
+            snprintf(u->skipped_text + at, sizeof u->skipped_text - at, "%s%s (%s)", at ? ", " : "",
+                     e->entry_id, e->skipped);
+        if (u->skipped) {
+            json_object *o = json_object_new_object();
+            json_object_object_add(o, "bundle_entry", json_object_new_string(e->entry_id));
+            json_object_object_add(o, "where", json_object_new_string(e->where));
+            json_object_object_add(o, "reason", json_object_new_string(e->skipped));
+            json_object_array_add(u->skipped, o);
+        }
+        return 0;
+    }
+    if (c->target && e->target && !treg_target_matches(e->target, c->target)) {
+        u->dropped++;
+        size_t at = strlen(u->held);
+        if (!strstr(u->held, e->target) && at + strlen(e->target) + 3 < sizeof u->held)
+            snprintf(u->held + at, sizeof u->held - at, "%s%s", at ? ", " : "", e->target);
+        return 0;
+    }
+    char hash[65];
+    treg_sha256_hex(e->bytes, e->len, hash);
+    if (u->objects) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "bundle_entry", json_object_new_string(e->entry_id));
+        json_object_object_add(o, "where", json_object_new_string(e->where));
+        json_object_object_add(o, "hash", json_object_new_string(hash));
+        json_object_object_add(o, "bytes", json_object_new_int64((int64_t)e->len));
+        json_object_array_add(u->objects, o);
+    }
+    u->sent++;
+    c->entry = e->entry_id;
+    u->outcome = upload_blob(c, u->path, e->entry_id, e->bytes, e->len, NULL, NULL, NULL, NULL);
+    c->entry = NULL;
+    fflush(stdout);
+    return u->outcome == STOP ? TREG_E_ARG : 0; /* stop the walk; the server said why */
+}
+
+static int upload_container(cli *c, const char *path, const uint8_t *bytes, size_t len)
+{
+    container_upload u = {.c = c, .path = path, .outcome = GO_ON};
+    if (c->json) {
+        u.objects = json_object_new_array();
+        u.skipped = json_object_new_array();
+    }
+    treg_error err = {0, ""};
+    treg_container_stats st;
+    int rc = treg_container_each(bytes, len, NULL, upload_entry, &u, &st, &err);
+    if (rc != TREG_OK && u.outcome != STOP) item_failed(c, "file", path, err.msg);
+    if (rc == TREG_OK && u.sent == 0 && u.dropped) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "no code object for --target %s (it holds %s)", c->target,
+                 u.held);
+        item_failed(c, "file", path, msg);
+    }
+    if (c->json) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "file", json_object_new_string(path));
+        json_object_object_add(o, "format", st.format ? json_object_new_string(st.format) : NULL);
+        json_object_object_add(o, "code_objects", u.objects);
+        json_object_object_add(o, "skipped", u.skipped);
+        json_object_object_add(o, "decompressed_bytes",
+                               json_object_new_int64((int64_t)st.decompressed));
+        json_object_array_add(c->containers, o);
+    } else if (!c->html && !c->diffing && rc == TREG_OK) {
+        printf("%s: %s with %zu AMDGPU code object%s", path, st.format, st.objects,
+               st.objects == 1 ? "" : "s");
+        if (u.dropped) printf(" (%d not for --target)", u.dropped);
+        if (u.skipped_text[0]) printf("; skipped %s", u.skipped_text);
+        fputs("\n\n", stdout);
+    }
+    return u.outcome;
+}
+
+/* Sends one file: a code object with its Triton siblings, or every code
+ * object inside a container.  Returns STOP when the server cannot take more. */
+int upload_one(cli *c, const char *path)
+{
+    /* A container is mapped, not read: a ROCm library runs to gigabytes,
+     * of which only the offload sections are touched. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    unsigned char head[20];
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (off_t)sizeof head &&
+        pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head &&
+        !tregc_is_amdgpu_elf(head, sizeof head)) {
+        void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        close(fd);
+        if (map != MAP_FAILED) {
+            int outcome = upload_container(c, path, map, (size_t)st.st_size);
+            munmap(map, (size_t)st.st_size);
+            return outcome;
+        }
+    } else if (fd >= 0) {
+        close(fd);
+    }
+    size_t len;
+    char *bytes = tregc_slurp(path, &len);
+    if (!bytes) {
+        item_failed(c, "file", path, strerror(errno));
+        return GO_ON;
+    }
+    int outcome;
+    if (!tregc_is_amdgpu_elf((const unsigned char *)bytes, len)) {
+        outcome = upload_container(c, path, (const uint8_t *)bytes, len);
+    } else {
+        /* Triton's siblings travel with the blob; a missing one is normal. */
+        char *json_path = tregc_sibling(path, "json"), *asm_path = tregc_sibling(path, "amdgcn");
+        size_t sibling_len;
+        char *triton_json = json_path ? tregc_slurp(json_path, &sibling_len) : NULL;
+        char *amdgcn = asm_path ? tregc_slurp(asm_path, &sibling_len) : NULL;
+        char *ttgir_path = tregc_sibling(path, "ttgir");
+        char *ttgir = ttgir_path ? tregc_slurp(ttgir_path, &sibling_len) : NULL;
+        if (ttgir &&
+            sibling_len > TREG_UPLOAD_MAX_TTGIR_BYTES) { /* the server would refuse it all */
+            fprintf(stderr,
+                    "tregc: %s: %zu bytes, more than the %u a TTGIR may have: sent without it\n",
+                    ttgir_path, sibling_len, (unsigned)TREG_UPLOAD_MAX_TTGIR_BYTES);
+            free(ttgir);
+            ttgir = NULL;
+        }
+        /* --what-if: the .llir is asked for, so its absence is this file's error. */
+        char *ir_path = c->what_if ? tregc_sibling(path, "llir") : NULL;
+        char *llvm_ir = ir_path ? tregc_slurp(ir_path, &sibling_len) : NULL;
+        if (c->what_if && !llvm_ir) {
+            char why[600];
+            snprintf(why, sizeof why, "--what-if needs the kernel's LLVM IR: %s: %s",
+                     ir_path ? ir_path : "<kernel>.llir",
+                     ir_path ? strerror(errno) : "no .hsaco name");
+            item_failed(c, "file", path, why);
+            outcome = GO_ON;
+        } else {
+            outcome = upload_blob(c, path, NULL, (const uint8_t *)bytes, len, triton_json, amdgcn,
+                                  llvm_ir, ttgir);
+        }
+        free(ttgir);
+        free(ttgir_path);
+        free(llvm_ir);
+        free(ir_path);
+        free(triton_json);
+        free(amdgcn);
+        free(json_path);
+        free(asm_path);
+    }
+    free(bytes);
+    return outcome;
+}
+
+/* Sends every file named or found in the folders named; STOP when the
+ * server cannot take more, else GO_ON. */
+int upload_paths(cli *c, int argc, char **argv)
+{
+    tregc_items items = {0};
+    int from_dir = 0;
+    for (int i = 0; i < argc; i++) {
+        if (tregc_collect(&items, argv[i]) != 0) {
+            fprintf(stderr, "tregc: out of memory\n");
+            tregc_items_free(&items);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < items.n; i++) from_dir |= items.items[i].from_dir;
+    int progress = from_dir && isatty(STDERR_FILENO);
+    c->https.chatty = isatty(STDERR_FILENO);
+    for (size_t i = 0; i < items.n; i++) {
+        const tregc_item *it = &items.items[i];
+        if (progress) fprintf(stderr, "[%zu/%zu] %s\n", i + 1, items.n, it->path);
+        if (it->problem) {
+            item_failed(c, "file", it->path, it->problem);
+        } else if (upload_one(c, it->path) == STOP) {
+            tregc_items_free(&items);
+            return STOP;
+        }
+        fflush(stdout);
+    }
+    tregc_items_free(&items);
+    return GO_ON;
+}
+
+int cmd_upload(cli *c, int argc, char **argv)
+{
+    /* A folder in text mode: a tally, not a summary per code object, unless
+     * a view (--summary, --lines ...) asks for them. */
+    struct stat st;
+    for (int i = 0; i < argc && !c->json && !c->html && !c->text.explicit_views; i++)
+        if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) c->tally = 1;
+    int failures = c->failures;
+    if (upload_paths(c, argc, argv) < 0) return 1;
+    if (c->json) {
+        print_document(c);
+    } else if (!c->html) {
+        if (c->tally && c->n_analyzed + c->n_stored > 0) { /* else the errors say it all */
+            int failed = c->failures - failures;
+            printf("%zu code object%s: %zu analyzed, %zu already stored, %d failed%s\n",
+                   c->n_analyzed + c->n_stored + (size_t)failed,
+                   c->n_analyzed + c->n_stored + (size_t)failed == 1 ? "" : "s", c->n_analyzed,
+                   c->n_stored, failed,
+                   failed ? " (above)" : "; tregc list shows them, --summary prints each");
+        }
+        treg_cross_text(stdout, c->cross, &c->text.options);
+    }
+    return c->failures ? 1 : 0;
+}
