@@ -16,6 +16,13 @@
  * page on the server).  -1 when a write failed. */
 int treg_render_json_write(FILE *out, const Treg__V1__Report *r, int with_rows, int stored_before,
                            const char *link);
+/* The same report as the HTML page's data (render_html.c): the JSON view
+ * with its rows and the fields only the page draws (the occupancy cliffs),
+ * every '<', '>', '&' and line separator in a string escaped so no report
+ * can end the page's script element.  0, or -1 when out of memory or the
+ * write failed. */
+int treg_render_json_page(FILE *out, const Treg__V1__Report *r);
+
 /* The JSON view is written from treg.proto's descriptors, with a table of
  * presentation rules by message and field name; the first rule naming a
  * field treg.proto lacks (a rename left behind), or NULL.  For the tests. */

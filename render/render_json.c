@@ -23,6 +23,7 @@ typedef struct jw {
     const Treg__V1__Report *r;
     char **files; /* each source file's name, escaped and quoted, once */
     int with_rows;
+    int page; /* the HTML page's data: '<', '>', '&', U+2028/9 escaped; J_PAGE_ONLY fields */
     /* each message type's rules by field (rule_for), filled as met */
     struct {
         const ProtobufCMessageDescriptor *d;
@@ -96,7 +97,9 @@ static void str(jw *w, const char *v)
     raw(w, "\"", 1);
     while (i < n) {
         size_t run = i;
-        while (run < n && s[run] >= 0x20 && s[run] < 0x7f && s[run] != '"' && s[run] != '\\') run++;
+        while (run < n && s[run] >= 0x20 && s[run] < 0x7f && s[run] != '"' && s[run] != '\\' &&
+               !(w->page && (s[run] == '<' || s[run] == '>' || s[run] == '&')))
+            run++;
         raw(w, (const char *)s + i, run - i);
         i = run;
         if (i >= n) break;
@@ -111,12 +114,18 @@ static void str(jw *w, const char *v)
             raw(w, "\\t", 2);
         } else if (c == '\r') {
             raw(w, "\\r", 2);
-        } else if (c < 0x20 || c == 0x7f) {
+        } else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&') {
             memcpy(esc, "\\u00", 4);
             esc[4] = hex[c >> 4], esc[5] = hex[c & 15];
             raw(w, esc, 6);
         } else {
             size_t len = utf8_len(s + i, n - i);
+            if (len == 3 && w->page && s[i] == 0xe2 && s[i + 1] == 0x80 &&
+                (s[i + 2] == 0xa8 || s[i + 2] == 0xa9)) { /* ends a line in a script */
+                raw(w, s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029", 6);
+                i += len;
+                continue;
+            }
             if (len) {
                 raw(w, (const char *)s + i, len);
                 i += len;
@@ -186,7 +195,9 @@ static void put_bool(jw *w, const char *k, int v)
 static void put_file(jw *w, const char *k, int32_t file)
 {
     key(w, k);
-    if (file < 0 || (size_t)file >= w->r->n_source_files)
+    if (w->page) /* the page's data: the index into source_files, -1 none */
+        num(w, file < 0 || (size_t)file >= w->r->n_source_files ? -1 : file);
+    else if (file < 0 || (size_t)file >= w->r->n_source_files)
         lit(w, "null");
     else if (w->files && w->files[file])
         lit(w, w->files[file]);
@@ -216,6 +227,11 @@ static void put_call_site(jw *w, const Treg__V1__Loc *site, const Treg__V1__Loc 
  * "s12", "vcc_lo". */
 static void reg_name(jw *w, uint32_t reg)
 {
+    if (w->page) { /* the page's data: the number */
+        sep(w);
+        num(w, reg);
+        return;
+    }
     char buf[24], *p = buf + sizeof buf;
     *--p = '"';
     if (reg == 1408 || reg == 1409) {
@@ -266,6 +282,7 @@ typedef enum {
     J_REGS,      /* register numbers: ["v4", "s12", ...] */
     J_REG,       /* one register number: "v4" */
     J_ROWS_ONLY, /* only with rows */
+    J_PAGE_ONLY, /* only in the HTML page's data (what it draws that the JSON leaves out) */
     J_CUSTOM     /* written by the rule's function */
 } j_how;
 
@@ -476,7 +493,7 @@ static const j_rule rules[] = {
     {R(class_stat), "peak_address", J_OMIT, NULL, NULL}, /* in "peak_vgpr" */
     {R(class_stat), "peak_loc", J_OMIT, NULL, NULL},
     {R(class_stat), "peak_call_site", J_OMIT, NULL, NULL},
-    {R(occupancy), "vgpr_steps", J_OMIT, NULL, NULL},
+    {R(occupancy), "vgpr_steps", J_PAGE_ONLY, NULL, NULL}, /* the plot's occupancy cliffs */
     {R(compiler_metadata), "occupancy", J_CUSTOM, NULL, j_trailer},
     {R(row), "loc", J_LOC, NULL, NULL},
     {R(row), "call_site", J_CALL_SITE, NULL, NULL},
@@ -633,6 +650,100 @@ static size_t elem_size(const ProtobufCFieldDescriptor *f)
     }
 }
 
+/* In the page's data, the repeated messages sent with rows (Kernel.rows) as
+ * columns: {"address": [...], "file": [...], "call_site": {"file": [...],
+ * "line": [...]}, ...}, one array per field, by the same rules: a 30,000-
+ * row kernel without 30,000 copies of every key. */
+static void loc_column(jw *w, const char *k, const ProtobufCMessage *const *items, size_t n,
+                       size_t offset, int line)
+{
+    key(w, k);
+    open_(w, '[');
+    for (size_t j = 0; j < n; j++) {
+        const Treg__V1__Loc *l = *(const Treg__V1__Loc *const *)((const char *)items[j] + offset);
+        sep(w);
+        if (line)
+            num(w, l ? l->line : 0);
+        else
+            num(w, l && l->file >= 0 && (size_t)l->file < w->r->n_source_files ? l->file : -1);
+    }
+    close_(w, ']');
+}
+
+/* Whether a message has fields its own functions write (J_CUSTOM, J_REG):
+ * those are written as objects, not columns. */
+static int columns_have_custom(jw *w, const ProtobufCMessageDescriptor *d)
+{
+    for (unsigned i = 0; i < d->n_fields; i++) {
+        const j_rule *rule = rule_for(w, d, i);
+        if (rule && (rule->how == J_CUSTOM || rule->how == J_REG || rule->how == J_FILE)) return 1;
+    }
+    return 0;
+}
+
+static void columns_json(jw *w, const char *k, const ProtobufCMessage *const *items, size_t n,
+                         const ProtobufCMessageDescriptor *d)
+{
+    const ProtobufCFieldDescriptor *own = protobuf_c_message_descriptor_get_field_by_name(d, "loc");
+    key(w, k);
+    open_(w, '{');
+    for (unsigned i = 0; i < d->n_fields; i++) {
+        const ProtobufCFieldDescriptor *f = &d->fields[i];
+        const j_rule *rule = rule_for(w, d, i);
+        j_how how = rule ? rule->how : 0;
+        if (how == J_OMIT) continue;
+        if (how == J_LOC) {
+            loc_column(w, "file", items, n, f->offset, 0);
+            loc_column(w, "line", items, n, f->offset, 1);
+            continue;
+        }
+        if (how == J_CALL_SITE) { /* the location's own where absent */
+            key(w, "call_site");
+            open_(w, '{');
+            for (int line = 0; line < 2; line++) {
+                key(w, line ? "line" : "file");
+                open_(w, '[');
+                for (size_t j = 0; j < n; j++) {
+                    const char *b = (const char *)items[j];
+                    const Treg__V1__Loc *l = *(const Treg__V1__Loc *const *)(b + f->offset);
+                    if (!l && own) l = *(const Treg__V1__Loc *const *)(b + own->offset);
+                    sep(w);
+                    if (line)
+                        num(w, l ? l->line : 0);
+                    else
+                        num(w, l && l->file >= 0 && (size_t)l->file < w->r->n_source_files ? l->file
+                                                                                           : -1);
+                }
+                close_(w, ']');
+            }
+            close_(w, '}');
+            continue;
+        }
+        key(w, how == J_RENAME ? rule->key : f->name);
+        open_(w, '[');
+        for (size_t j = 0; j < n; j++) {
+            const char *b = (const char *)items[j];
+            sep(w);
+            if (f->label == PROTOBUF_C_LABEL_REPEATED) { /* J_REGS and other lists */
+                size_t m = *(const size_t *)(b + f->quantifier_offset);
+                const char *vals = *(const char *const *)(b + f->offset);
+                open_(w, '[');
+                for (size_t v = 0; v < m; v++) {
+                    sep(w);
+                    w->comma = 0;
+                    scalar_json(w, f, vals + v * elem_size(f));
+                }
+                close_(w, ']');
+            } else {
+                w->comma = 0;
+                scalar_json(w, f, b + f->offset);
+            }
+        }
+        close_(w, ']');
+    }
+    close_(w, '}');
+}
+
 /* The members of message m of type d, in an object already open; a
  * message that is absent (NULL) is written as its defaults, every figure 0. */
 static void message_members(jw *w, const ProtobufCMessage *m, const ProtobufCMessageDescriptor *d)
@@ -649,7 +760,9 @@ static void message_members(jw *w, const ProtobufCMessage *m, const ProtobufCMes
         const j_rule *rule = rule_for(w, d, i);
         j_how how = rule ? rule->how : 0;
         const void *p = base + f->offset;
-        if (how == J_OMIT || (how == J_ROWS_ONLY && !w->with_rows)) continue;
+        if (how == J_OMIT || (how == J_ROWS_ONLY && !w->with_rows) ||
+            (how == J_PAGE_ONLY && !w->page))
+            continue;
         if (how == J_CUSTOM) {
             rule->custom(w, (const ProtobufCMessage *)base, rule);
             continue;
@@ -675,6 +788,11 @@ static void message_members(jw *w, const ProtobufCMessage *m, const ProtobufCMes
             const char *items = *(const char *const *)p;
             if (how == J_REGS) {
                 reg_names(w, f->name, (const uint32_t *)items, n);
+                continue;
+            }
+            if (how == J_ROWS_ONLY && w->page && f->type == PROTOBUF_C_TYPE_MESSAGE &&
+                !columns_have_custom(w, f->descriptor)) {
+                columns_json(w, f->name, (const ProtobufCMessage *const *)items, n, f->descriptor);
                 continue;
             }
             key(w, how == J_RENAME ? rule->key : f->name);
@@ -725,8 +843,8 @@ static void escape_files(jw *w)
     }
 }
 
-int treg_render_json_write(FILE *out, const Treg__V1__Report *r, int with_rows, int stored_before,
-                           const char *link)
+static int write_report(FILE *out, const Treg__V1__Report *r, int with_rows, int page,
+                        int stored_before, const char *link)
 {
     jw *w = malloc(sizeof *w);
     if (!w) return -1;
@@ -737,6 +855,7 @@ int treg_render_json_write(FILE *out, const Treg__V1__Report *r, int with_rows, 
     w->r = r;
     w->files = NULL;
     w->with_rows = with_rows;
+    w->page = page;
     w->n_cached = 0;
     flush(w);
     escape_files(w);
@@ -753,6 +872,17 @@ int treg_render_json_write(FILE *out, const Treg__V1__Report *r, int with_rows, 
     free(w->files);
     free(w);
     return failed ? -1 : 0;
+}
+
+int treg_render_json_write(FILE *out, const Treg__V1__Report *r, int with_rows, int stored_before,
+                           const char *link)
+{
+    return write_report(out, r, with_rows, 0, stored_before, link);
+}
+
+int treg_render_json_page(FILE *out, const Treg__V1__Report *r)
+{
+    return write_report(out, r, 1, 1, -1, NULL);
 }
 
 /* The same as a json-c tree (tests and the fuzz target read it back). */

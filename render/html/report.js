@@ -1,5 +1,7 @@
 /* treg report page.  The data is the JSON in <script id="treg-data"> (made by
- * render/render_html.c, format described there); everything on the page is
+ * render/render_html.c): each report is treg's JSON view itself, which
+ * pageReport() below turns into the compact form the panels draw from (file
+ * indices, rows as columns, figures as arrays).  Everything on the page is
  * built from it with createElement/textContent, never from HTML strings, so a
  * kernel or file name is always text.  Sized for 30,000-instruction kernels:
  * the plot is one canvas drawn per pixel column, and the listing draws only
@@ -24,6 +26,75 @@
     if (r >= CLASS_BASE.a) return 'a' + (r - CLASS_BASE.a);
     return 'v' + r;
   }
+
+  /* ---- the JSON view, as the panels read it -------------------------------------------- */
+
+  function pageReport(r) {
+    /* the page's data writes files as indices into source_files (-1: none),
+     * registers as numbers, and rows as columns (render_json.c) */
+    const files = r.source_files || [];
+    const fileOf = (i) => (typeof i === 'number' ? i : -1);
+    const site = (o) => o.call_site || { file: o.file, line: o.line };
+    const cls = (c) => [c.peak_live, c.allocated, c.limit];
+    const kernel = (k) => {
+      const o = k.occupancy, pv = k.peak_vgpr, ps = site(pv), rows = k.rows;
+      return {
+        name: k.name, wave: k.wave_size, insns: k.instructions, blocks: k.basic_blocks,
+        code_bytes: k.code_bytes, vgpr: cls(k.vgpr), agpr: cls(k.agpr), sgpr: cls(k.sgpr),
+        total_vgprs: k.total_vgprs, scratch: k.scratch_bytes, spill_insns: k.spill_instructions,
+        lds: k.lds_bytes, dyn_lds: k.dynamic_lds_bytes, undefined_reads: k.undefined_reads,
+        undef_operand_reads: k.undef_operand_reads, implicit_def_reads: k.implicit_def_reads,
+        unresolved_jumps: k.unresolved_jumps, undecodable: k.undecodable_words,
+        first_undecodable: k.first_undecodable || 0, source: k.instruction_source || '',
+        text_insns: k.text_instructions,
+        occ: {
+          waves: o.waves_per_simd, max: o.max_waves, by: o.limited_by,
+          vgpr_to_next: o.vgprs_to_next, sgpr_to_next: o.sgprs_to_next,
+          launch_waves: o.launch_waves_per_simd, launch_by: o.launch_limited_by,
+          launch_lds: o.launch_lds_bytes, lds_limit: o.lds_limit_bytes, vgpr_steps: o.vgpr_steps || []
+        },
+        peak: { addr: pv.address, file: fileOf(ps.file), line: ps.line, ifile: fileOf(pv.file), iline: pv.line },
+        attr: k.peak_attribution.map((a) => [fileOf(a.file), a.line, a.vgpr, a.agpr, a.sgpr,
+          fileOf(site(a).file), site(a).line, a.uniform]),
+        lines: k.source_lines.map((l) => [fileOf(l.file), l.line, l.instructions, l.peak_vgpr,
+          l.peak_agpr, l.peak_sgpr, l.spills, l.reloads, l.spill_cost]),
+        loops: k.loops.map((l) => [l.head, l.end, l.first_line, l.last_line, fileOf(l.file), l.depth,
+          l.peak_vgpr, l.peak_agpr, l.peak_sgpr, l.instructions, l.trip_count, l.spill_cost, l.live_across]),
+        spills: k.spills.map((x) => [x.address, x.kind, fileOf(x.file), x.line]),
+        why: {
+          source: k.categories_source || '', note: k.categories_note || '',
+          uniform: k.peak_uniform.vgpr + k.peak_uniform.agpr, spill_cost: k.spill_cost,
+          assumed_trips: k.assumed_trips,
+          categories: k.categories.map((c) => ({
+            kind: c.kind, v: c.vgpr, a: c.agpr, u: c.uniform, hint: c.hint || '',
+            parts: c.parts.map((p) => [p.op, p.shape || '', fileOf(p.file), p.line, p.vgpr, p.agpr,
+              p.uniform, p.tile_registers || 0])
+          }))
+        },
+        what_if_note: k.what_if_note || '',
+        what_if: (k.what_if || []).map((b) => ({
+          kind: b.kind, wpe: b.waves_per_eu, ok: b.compiled ? 1 : 0, v: b.vgpr.allocated,
+          a: b.agpr.allocated, s: b.sgpr.allocated, scratch: b.scratch_bytes, spills: b.spills,
+          reloads: b.reloads, waves: b.occupancy.waves_per_simd, by: b.occupancy.limited_by,
+          ms: b.compile_ms, note: b.note || '',
+          lines: b.lines.map((l) => [fileOf(l.file), l.line, l.spills, l.reloads])
+        })),
+        rows: !rows || rows.address.length === 0 ? null : {
+          addr: rows.address, text: rows.text, file: rows.file, line: rows.line,
+          cfile: rows.call_site.file, cline: rows.call_site.line, v: rows.vgpr, a: rows.agpr,
+          s: rows.sgpr, depth: rows.loop_depth, flags: rows.flags, reads: rows.reads, writes: rows.writes
+        },
+        ranges: (k.live_ranges || []).map((lr) => [lr.reg, [].concat(...lr.runs)])
+      };
+    };
+    return {
+      file: r.file, entry: r.bundle_entry || '', hash: r.hash || '', target: r.target,
+      decoded_as: r.decoded_as, note: r.target_note || '', lines_note: r.lines_note || '',
+      provisional: r.provisional, analyzer: r.analyzer_version, llvm: r.llvm_version,
+      files, kernels: r.kernels.map(kernel)
+    };
+  }
+  DATA.reports = DATA.reports.map(pageReport);
 
   /* ---- page frame ---------------------------------------------------------------- */
 

@@ -124,12 +124,12 @@ try {
     await page.waitForFunction((k) => document.querySelector('header .sub').textContent.includes('kernel ' + k), want.kernel);
   }
 
-  // File index of a report path, as the page numbers files.
+  // File index of a report path, as the page numbers files (the JSON view's source_files).
   const fileIndex = async (p) => page.evaluate((q) => {
     const d = JSON.parse(document.getElementById('treg-data').textContent);
     const id = location.hash.slice(1) || 'r0k0';
     const r = d.reports[Number(/^r(\d+)/.exec(id)[1])];
-    return r.files.indexOf(q);
+    return (r.source_files || []).indexOf(q);
   }, p);
 
   if (want.spills !== undefined) {
