@@ -92,21 +92,25 @@ static const treg_kernel_report *kernel_named(const treg_report *r, const char *
     return NULL;
 }
 
-/* The index of path in the shipped report's files, appended when new: a
- * build's DWARF may name a file the shipped object's does not. -2: no
- * memory. */
-static int32_t file_index(whatif *w, const char *path)
+/* The index of path in the shipped report's files into *index, appended
+ * when new (a build's DWARF may name a file the shipped object's does
+ * not): TREG_OK, or TREG_E_NOMEM. */
+static int file_index(whatif *w, const char *path, int32_t *index)
 {
     treg_report *r = w->r;
     for (size_t i = 0; i < r->nfiles; i++)
-        if (strcmp(r->files[i], path) == 0) return (int32_t)i;
+        if (strcmp(r->files[i], path) == 0) {
+            *index = (int32_t)i;
+            return TREG_OK;
+        }
     const char **files =
         treg_arena_grow(w->a, (void *)r->files, r->nfiles, r->nfiles + 1, sizeof *files);
     const char *copy = treg_arena_strdup(w->a, path);
-    if (!files || !copy) return -2;
+    if (!files || !copy) return TREG_E_NOMEM;
     files[r->nfiles] = copy;
     r->files = files;
-    return (int32_t)r->nfiles++;
+    *index = (int32_t)r->nfiles++;
+    return TREG_OK;
 }
 
 static int cmp_gain(const void *pa, const void *pb)
@@ -148,8 +152,8 @@ static int gained_lines(whatif *w, treg_what_if *row, const treg_report *vr,
             l = l > b->reloads ? l - b->reloads : 0;
         }
         if (s + l == 0) continue;
-        int32_t f = path ? file_index(w, path) : -1;
-        if (f == -2) return -1;
+        int32_t f = -1;
+        if (path && file_index(w, path, &f) != TREG_OK) return -1;
         lines[n++] =
             (treg_what_if_line){.loc = {.file = f, .line = v->loc.line}, .spills = s, .reloads = l};
     }
@@ -183,16 +187,17 @@ static void take_figures(treg_what_if *row, const treg_kernel_report *k)
 }
 
 /* Compiles the module (kernel's budget set to waves, or as given when
- * kernel is NULL) and analyzes the object.  0 with *out, or 1 with the
- * reason in why: a failed build is a row, not an error. -1: no memory. */
+ * kernel is NULL) and analyzes the object: TREG_OK with *out, or with *out
+ * NULL and the reason in why (a failed build is a row, not an error);
+ * TREG_E_NOMEM. */
 static int build(whatif *w, const char *kernel, unsigned waves, treg_report **out,
-                 uint32_t *took_us, char *why, size_t whylen)
+                 uint32_t *took_us, treg_error *why)
 {
     *out = NULL;
     *took_us = 0;
     uint64_t t0 = now_us();
     LLVMModuleRef m = LLVMCloneModule(w->mod);
-    if (!m) return -1;
+    if (!m) return TREG_E_NOMEM;
     if (kernel) {
         static const char key[] = "amdgpu-waves-per-eu";
         char val[32];
@@ -213,11 +218,11 @@ static int build(whatif *w, const char *kernel, unsigned waves, treg_report **ou
     if (failed || w->d.errors) {
         char line[200];
         first_line(line, sizeof line, w->d.errors ? w->d.first : msg);
-        snprintf(why, whylen, "LLVM %s could not build it: %s", treg_disasm_llvm_version(),
-                 line[0] ? line : "no reason given");
+        treg_fail(why, TREG_E_IR, "LLVM %s could not build it: %s", treg_disasm_llvm_version(),
+                  line[0] ? line : "no reason given");
         LLVMDisposeMessage(msg);
         if (obj) LLVMDisposeMemoryBuffer(obj);
-        return 1;
+        return TREG_OK;
     }
     LLVMDisposeMessage(msg);
     treg_options vo = {.triton_json = w->opt->triton_json,
@@ -230,12 +235,9 @@ static int build(whatif *w, const char *kernel, unsigned waves, treg_report **ou
     uint64_t took = now_us() - t0;
     if (took > w->longest_us) w->longest_us = took;
     *took_us = (uint32_t)(took > UINT32_MAX ? UINT32_MAX : took);
-    if (rc == TREG_E_NOMEM) return -1;
-    if (rc != TREG_OK) {
-        snprintf(why, whylen, "the build does not analyze: %s", aerr.msg);
-        return 1;
-    }
-    return 0;
+    if (rc == TREG_E_NOMEM) return TREG_E_NOMEM;
+    if (rc != TREG_OK) treg_fail(why, rc, "the build does not analyze: %s", aerr.msg);
+    return TREG_OK;
 }
 
 /* The most waves per SIMD the kernel's launch allows whatever its
@@ -354,10 +356,9 @@ static int kernel_what_if(whatif *w, treg_kernel_report *k, const treg_report *b
             continue;
         }
         treg_report *vr;
-        char why[320];
-        int rc = build(w, k->name, waves, &vr, &row->compile_us, why, sizeof why);
-        if (rc < 0) return -1;
-        const treg_kernel_report *vk = rc == 0 ? kernel_named(vr, k->name) : NULL;
+        treg_error why = {0, ""};
+        if (build(w, k->name, waves, &vr, &row->compile_us, &why) != TREG_OK) return -1;
+        const treg_kernel_report *vk = vr ? kernel_named(vr, k->name) : NULL;
         bool oom = false;
         if (vk) {
             take_figures(row, vk);
@@ -366,8 +367,8 @@ static int kernel_what_if(whatif *w, treg_kernel_report *k, const treg_report *b
                 oom = !(row->note = arena_printf(a, "%u waves asked for, the build reaches %u (%s)",
                                                  waves, row->waves_per_simd, row->limited_by));
         } else {
-            oom = !(row->note = rc == 0 ? arena_printf(a, "the build has no kernel %s", k->name)
-                                        : arena_printf(a, "%s", why));
+            oom = !(row->note = vr ? arena_printf(a, "the build has no kernel %s", k->name)
+                                   : arena_printf(a, "%s", why.msg));
         }
         treg_report_free(vr);
         if (oom) return -1;
@@ -524,9 +525,8 @@ static int what_if_run(treg_arena *a, treg_report *r, const treg_target *t, cons
     }
     treg_report *base = NULL;
     uint32_t base_us = 0;
-    char base_why[320] = "";
-    int brc = build(&w, NULL, opt->waves_per_eu, &base, &base_us, base_why, sizeof base_why);
-    if (brc < 0) {
+    treg_error base_why = {0, ""};
+    if (build(&w, NULL, opt->waves_per_eu, &base, &base_us, &base_why) != TREG_OK) {
         rc = treg_fail(err, TREG_E_NOMEM, "out of memory");
         goto done;
     }
@@ -538,7 +538,7 @@ static int what_if_run(treg_arena *a, treg_report *r, const treg_target *t, cons
                 rc = treg_fail(err, TREG_E_NOMEM, "out of memory");
             continue;
         }
-        if (kernel_what_if(&w, k, brc == 0 ? base : NULL, brc ? base_why : NULL, base_us) != 0)
+        if (kernel_what_if(&w, k, base, base ? NULL : base_why.msg, base_us) != 0)
             rc = treg_fail(err, TREG_E_NOMEM, "out of memory");
     }
     treg_report_free(base);
