@@ -15,7 +15,7 @@
 #   fuzz_render   a server's answer as tregc takes it: unpack a Report, draw
 #                 every text view, the HTML page and the JSON (seeds: the
 #                 .hsaco seeds analyzed and packed by report_seeds)
-# Seeds: every .hsaco of the shared corpus and of the fixtures
+# Seeds: every .hsaco of the corpus ($TREG_CORPUS, else tests/data) and of the fixtures
 # ($TREG_FIXTURES, else BUILD_DIR/fixtures built by tests/fixtures/make-fixtures.sh
 # when its tools are there).  New inputs collect in BUILD_DIR/fuzz-corpus/TARGET
 # (kept between runs); crashes land in BUILD_DIR/fuzz-artifacts/TARGET.  Needs
@@ -35,7 +35,7 @@ fi
 build=$1
 seconds=${2:-60}
 src=$(cd "$(dirname "$0")/../.." && pwd)
-corpus=${TREG_CORPUS:-$src/../shared/corpus}
+corpus=${TREG_CORPUS:-$src/tests/data}
 cc=${CC:-clang-22}
 read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze fuzz_asm fuzz_ttgir fuzz_container fuzz_render fuzz_gate fuzz_web}"
 read -r -a extra <<<"${FUZZ_ARGS:-}"
