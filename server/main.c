@@ -1,8 +1,9 @@
 /* tregd: the treg analysis server.  This file is the process: flags and the
  * config file, startup (tokens, TLS, store, worker pool, listener), signal
  * handling and orderly shutdown.  The pieces live in auth.c, tls.c,
- * store.c, pool.c (+ worker.c in the children, writer.c's threads for the
- * store writes), http.c and log.c.
+ * store*.c (store_internal.h says which does what), pool.c (+ worker.c in
+ * the children, over ../worker/'s framing and analysis; writer.c's threads
+ * for the store writes), http.c, web.c and log.c.
  *
  * Exit codes: 0 after a clean shutdown, 1 when the certificate, key, store
  * or listen address cannot be used, 2 for a bad flag or config line. */
