@@ -34,19 +34,20 @@ int is_hash_or_prefix(const char *s)
 
 static void fetch_one(cli *c, const char *hash_arg)
 {
-    char hash[65], path[110], err[600];
+    char hash[65], path[110];
+    treg_error err = {0, ""};
     size_t n = strnlen(hash_arg, 64);
     for (size_t i = 0; i < n; i++)
         hash[i] = (char)(hash_arg[i] >= 'A' && hash_arg[i] <= 'F' ? hash_arg[i] + 32 : hash_arg[i]);
     hash[n] = 0;
     snprintf(path, sizeof path, "/v1/reports/%s%s", hash, wants_rows(c) ? "" : "?rows=0");
     tregc_response resp;
-    int net = tregc_https_request(&c->https, path, NULL, 0, &resp, err, sizeof err);
+    int net = tregc_https_request(&c->https, path, NULL, 0, &resp, &err);
     if (net != TREGC_NET_OK) {
-        server_failed(c, "hash", hash, err);
+        server_failed(c, "hash", hash, err.msg);
     } else if (resp.status == 200) {
-        char why[200];
-        Treg__V1__Report *r = unpack_report(resp.body, resp.len, why, sizeof why);
+        treg_error why = {0, ""};
+        Treg__V1__Report *r = unpack_report(resp.body, resp.len, &why);
         if (r) {
             char link[200], inputs[TREG_DIGEST_HEX + 1];
             if (treg_inputs_digest(r->bundle_entry, r->triton_json_sha256, r->amdgcn_sha256,
@@ -57,7 +58,7 @@ static void fetch_one(cli *c, const char *hash_arg)
             add_report(c, r, -1, link);
             treg__v1__report__free_unpacked(r, NULL);
         } else {
-            item_failed(c, "hash", hash, why);
+            item_failed(c, "hash", hash, why.msg);
         }
     } else if (resp.status == 404) {
         char line[120];
@@ -132,9 +133,9 @@ int cmd_watch(cli *c, const char *dir_arg)
     const char *qmax = getenv("TREGC_WATCH_QUEUE"); /* tests: a small queue */
     if (qmax && atoi(qmax) > 0) s.queue_max = (size_t)atoi(qmax);
     tregc_watch_stats st;
-    char err[600];
-    if (tregc_watch(&s, &st, err, sizeof err) != 0) {
-        fprintf(stderr, "tregc: %s\n", err);
+    treg_error err = {0, ""};
+    if (tregc_watch(&s, &st, &err) != 0) {
+        fprintf(stderr, "tregc: %s\n", err.msg);
         return 1;
     }
     fprintf(stderr, "tregc: watch stopped: %zu entr%s sent, %zu retr%s, %zu dropped\n", st.sent,
@@ -161,10 +162,10 @@ static int gather(cli *c, int which, char *arg)
 int cmd_diff(cli *c, int nargs, char **args, const char *baseline, const treg_gate *gate)
 {
     if (baseline) {
-        char why[600];
+        treg_error why = {0, ""};
         treg_diff_label(c->diff, TREG_DIFF_OLD, baseline);
-        if (treg_diff_read_baseline(c->diff, TREG_DIFF_OLD, baseline, why, sizeof why) != 0) {
-            fprintf(stderr, "tregc: diff: --baseline %s\n", why);
+        if (treg_diff_read_baseline(c->diff, TREG_DIFF_OLD, baseline, &why) != 0) {
+            fprintf(stderr, "tregc: diff: --baseline %s\n", why.msg);
             return EXIT_USAGE;
         }
     }
@@ -201,9 +202,9 @@ static void *get_message(cli *c, const char *path, const ProtobufCMessageDescrip
                          const char *what)
 {
     tregc_response resp;
-    char err[600];
-    if (tregc_https_request(&c->https, path, NULL, 0, &resp, err, sizeof err) != TREGC_NET_OK) {
-        fprintf(stderr, "tregc: %s\n", err);
+    treg_error err = {0, ""};
+    if (tregc_https_request(&c->https, path, NULL, 0, &resp, &err) != TREGC_NET_OK) {
+        fprintf(stderr, "tregc: %s\n", err.msg);
         return NULL;
     }
     void *msg = NULL;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "util/error.h"
 
 static const char *nonempty_env(const char *name)
 {
@@ -66,11 +67,11 @@ static char *ca_path(const char *value, const char *file)
     return s;
 }
 
-int tregc_config_read_file(tregc_config *cfg, const char *path, char *err, size_t errlen)
+int tregc_config_read_file(tregc_config *cfg, const char *path, treg_error *err)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        treg_fail(err, TREG_E_IO, "%s: %s", path, strerror(errno));
         return -1;
     }
     static const char *const keys[] = {"server", "token", "ca"};
@@ -86,7 +87,8 @@ int tregc_config_read_file(tregc_config *cfg, const char *path, char *err, size_
         if (*s == 0 || *s == '#') continue;
         char *eq = strchr(s, '=');
         if (!eq) {
-            snprintf(err, errlen, "%s:%u: expected 'key = value', got '%.60s'", path, lineno, s);
+            treg_fail(err, TREG_E_FORMAT, "%s:%u: expected 'key = value', got '%.60s'", path,
+                      lineno, s);
             rc = -1;
             break;
         }
@@ -95,29 +97,29 @@ int tregc_config_read_file(tregc_config *cfg, const char *path, char *err, size_
         size_t k = 0;
         while (k < 3 && strcmp(key, keys[k]) != 0) k++;
         if (k == 3) {
-            snprintf(err, errlen, "%s:%u: unknown key '%.40s' (server, token or ca)", path, lineno,
-                     key);
+            treg_fail(err, TREG_E_FORMAT, "%s:%u: unknown key '%.40s' (server, token or ca)", path,
+                      lineno, key);
             rc = -1;
         } else if (*value == 0) {
-            snprintf(err, errlen, "%s:%u: %s has no value", path, lineno, keys[k]);
+            treg_fail(err, TREG_E_FORMAT, "%s:%u: %s has no value", path, lineno, keys[k]);
             rc = -1;
         } else if (first_line[k]) {
-            snprintf(err, errlen, "%s:%u: %s set again (first on line %u)", path, lineno, keys[k],
-                     first_line[k]);
+            treg_fail(err, TREG_E_FORMAT, "%s:%u: %s set again (first on line %u)", path, lineno,
+                      keys[k], first_line[k]);
             rc = -1;
         } else {
             first_line[k] = lineno;
             if (*slots[k] == NULL) {
                 *slots[k] = k == 2 ? ca_path(value, path) : strdup(value);
                 if (*slots[k] == NULL) {
-                    snprintf(err, errlen, "%s: out of memory", path);
+                    treg_fail(err, TREG_E_NOMEM, "%s: out of memory", path);
                     rc = -1;
                 }
             }
         }
     }
     if (rc == 0 && ferror(f)) {
-        snprintf(err, errlen, "%s: read error", path);
+        treg_fail(err, TREG_E_IO, "%s: read error", path);
         rc = -1;
     }
     free(line);
@@ -133,12 +135,12 @@ static int take(char **slot, const char *flag, const char *env_name)
     return *slot ? 0 : -1;
 }
 
-int tregc_config_resolve(tregc_config *cfg, const tregc_settings *flags, char *err, size_t errlen)
+int tregc_config_resolve(tregc_config *cfg, const tregc_settings *flags, treg_error *err)
 {
     memset(cfg, 0, sizeof *cfg);
     if (take(&cfg->server, flags->server, "TREG_SERVER") ||
         take(&cfg->token, flags->token, "TREG_TOKEN") || take(&cfg->ca, flags->ca, "TREG_CA")) {
-        snprintf(err, errlen, "out of memory");
+        treg_fail(err, TREG_E_NOMEM, "out of memory");
         return -1;
     }
     int explicit_path;
@@ -151,7 +153,7 @@ int tregc_config_resolve(tregc_config *cfg, const tregc_settings *flags, char *e
     }
     if (probe) fclose(probe);
     cfg->file = path;
-    return tregc_config_read_file(cfg, path, err, errlen);
+    return tregc_config_read_file(cfg, path, err);
 }
 
 void tregc_config_free(tregc_config *cfg)

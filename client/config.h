@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include "treg/error.h"
+
 /* The settings tregc takes from any of the three sources. */
 typedef struct tregc_settings {
     const char *server; /* https://HOST:PORT */
@@ -30,11 +32,11 @@ char *tregc_config_path(int *explicit_path);
  * blank lines) into cfg, keeping what is already set.  A relative ca is
  * taken relative to the file's folder; "~/" is $HOME.  Returns 0, or -1
  * with "PATH:LINE: problem" in err. */
-int tregc_config_read_file(tregc_config *cfg, const char *path, char *err, size_t errlen);
+int tregc_config_read_file(tregc_config *cfg, const char *path, treg_error *err);
 
 /* Fills cfg from flags (fields may be NULL), then the environment, then the
  * config file.  Returns 0, or -1 with a message in err. */
-int tregc_config_resolve(tregc_config *cfg, const tregc_settings *flags, char *err, size_t errlen);
+int tregc_config_resolve(tregc_config *cfg, const tregc_settings *flags, treg_error *err);
 
 void tregc_config_free(tregc_config *cfg);
 

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "https.h"
+#include "util/error.h"
 
 #define TREGC_MAX_BODY        (1L << 30) /* a report with every row of a huge kernel fits */
 #define TREGC_RETRY_CAP_S     60         /* never sleep longer than this for one Retry-After */
@@ -70,7 +71,7 @@ static void ssl_error_text(char *buf, size_t len)
 }
 
 int tregc_https_open(tregc_https *h, const char *server, const char *ca, const char *token,
-                     int timeout_seconds, char *err, size_t errlen)
+                     int timeout_seconds, treg_error *err)
 {
     memset(h, 0, sizeof *h);
     h->ca = ca;
@@ -80,7 +81,7 @@ int tregc_https_open(tregc_https *h, const char *server, const char *ca, const c
 
     struct evhttp_uri *uri = evhttp_uri_parse(server);
     if (!uri) {
-        snprintf(err, errlen, "--server: '%s' is not a URL (https://HOST:PORT)", server);
+        treg_fail(err, TREG_E_ARG, "--server: '%s' is not a URL (https://HOST:PORT)", server);
         return TREGC_NET_USAGE;
     }
     const char *scheme = evhttp_uri_get_scheme(uri), *host = evhttp_uri_get_host(uri);
@@ -94,7 +95,7 @@ int tregc_https_open(tregc_https *h, const char *server, const char *ca, const c
     else if ((path && *path && strcmp(path, "/") != 0) || evhttp_uri_get_query(uri))
         problem = "has a path; give only https://HOST:PORT, without a path";
     if (problem) {
-        snprintf(err, errlen, "--server: '%s' %s", server, problem);
+        treg_fail(err, TREG_E_ARG, "--server: '%s' %s", server, problem);
         evhttp_uri_free(uri);
         return TREGC_NET_USAGE;
     }
@@ -106,7 +107,7 @@ int tregc_https_open(tregc_https *h, const char *server, const char *ca, const c
     h->port = evhttp_uri_get_port(uri) > 0 ? evhttp_uri_get_port(uri) : 443;
     evhttp_uri_free(uri);
     if (!h->host) {
-        snprintf(err, errlen, "out of memory");
+        treg_fail(err, TREG_E_NOMEM, "out of memory");
         return TREGC_NET_USAGE;
     }
     snprintf(h->hostport, sizeof h->hostport, strchr(h->host, ':') ? "[%s]:%d" : "%s:%d", h->host,
@@ -117,7 +118,7 @@ int tregc_https_open(tregc_https *h, const char *server, const char *ca, const c
     hints.ai_socktype = SOCK_STREAM;
     int gai = getaddrinfo(h->host, NULL, &hints, &ai);
     if (gai != 0) {
-        snprintf(err, errlen, "cannot connect to %s: %s", h->hostport, gai_strerror(gai));
+        treg_fail(err, TREG_E_IO, "cannot connect to %s: %s", h->hostport, gai_strerror(gai));
         return TREGC_NET_CONNECT;
     }
     freeaddrinfo(ai);
@@ -126,7 +127,7 @@ int tregc_https_open(tregc_https *h, const char *server, const char *ca, const c
         /* fopen first: OpenSSL's "no such file" is less plain than errno's. */
         FILE *f = fopen(ca, "r");
         if (!f) {
-            snprintf(err, errlen, "--ca %s: %s", ca, strerror(errno));
+            treg_fail(err, TREG_E_IO, "--ca %s: %s", ca, strerror(errno));
             return TREGC_NET_USAGE;
         }
         fclose(f);
@@ -135,7 +136,7 @@ int tregc_https_open(tregc_https *h, const char *server, const char *ca, const c
     if (!h->ssl_ctx || !SSL_CTX_set_min_proto_version(h->ssl_ctx, TLS1_2_VERSION)) {
         char why[200];
         ssl_error_text(why, sizeof why);
-        snprintf(err, errlen, "TLS: cannot set up: %s", why);
+        treg_fail(err, TREG_E_IO, "TLS: cannot set up: %s", why);
         return TREGC_NET_USAGE;
     }
     int loaded = ca ? SSL_CTX_load_verify_locations(h->ssl_ctx, ca, NULL)
@@ -144,9 +145,9 @@ int tregc_https_open(tregc_https *h, const char *server, const char *ca, const c
         char why[200];
         ssl_error_text(why, sizeof why);
         if (ca)
-            snprintf(err, errlen, "--ca %s: no certificate could be loaded: %s", ca, why);
+            treg_fail(err, TREG_E_ARG, "--ca %s: no certificate could be loaded: %s", ca, why);
         else
-            snprintf(err, errlen, "TLS: cannot load the system's CA store: %s", why);
+            treg_fail(err, TREG_E_IO, "TLS: cannot load the system's CA store: %s", why);
         return TREGC_NET_USAGE;
     }
     if (ssl_attempt_index < 0)
@@ -242,8 +243,8 @@ static int probe_connect(const tregc_https *h, int timeout_seconds)
 }
 
 /* A failed attempt as one line, from what the callbacks saw. */
-static int describe_failure(const tregc_https *h, attempt *a, unsigned long ssl_err, char *err,
-                            size_t errlen)
+static int describe_failure(const tregc_https *h, attempt *a, unsigned long ssl_err,
+                            treg_error *err)
 {
     /* Until the handshake is done libevent reports no reason at all. */
     struct timespec now;
@@ -251,34 +252,35 @@ static int describe_failure(const tregc_https *h, attempt *a, unsigned long ssl_
     int timed_out = (a->have_error && a->error == EVREQ_HTTP_TIMEOUT) ||
                     now.tv_sec - a->started.tv_sec >= h->timeout_seconds;
     if (a->deadline_hit) {
-        snprintf(err, errlen, "%s: no complete answer within %d s (--timeout)", h->hostport,
-                 h->timeout_seconds);
+        treg_fail(err, TREG_E_ARG, "%s: no complete answer within %d s (--timeout)", h->hostport,
+                  h->timeout_seconds);
         return TREGC_NET_TIMEOUT;
     }
     if (a->handshake_done) {
         if (timed_out) {
-            snprintf(err, errlen, "%s: no answer within %d s (--timeout)", h->hostport,
-                     h->timeout_seconds);
+            treg_fail(err, TREG_E_ARG, "%s: no answer within %d s (--timeout)", h->hostport,
+                      h->timeout_seconds);
             return TREGC_NET_TIMEOUT;
         }
-        snprintf(err, errlen, "%s: the connection broke before a complete answer", h->hostport);
+        treg_fail(err, TREG_E_FORMAT, "%s: the connection broke before a complete answer",
+                  h->hostport);
         a->transient = 1;
         return TREGC_NET_PROTOCOL;
     }
     if (a->verify_error != X509_V_OK) {
         const char *why = X509_verify_cert_error_string(a->verify_error);
         if (h->ca)
-            snprintf(err, errlen, "TLS: certificate verify failed for %s (CA file %s): %s", h->host,
-                     h->ca, why);
+            treg_fail(err, TREG_E_FORMAT, "TLS: certificate verify failed for %s (CA file %s): %s",
+                      h->host, h->ca, why);
         else
-            snprintf(err, errlen, "TLS: certificate verify failed for %s (use --ca): %s", h->host,
-                     why);
+            treg_fail(err, TREG_E_ARG, "TLS: certificate verify failed for %s (use --ca): %s",
+                      h->host, why);
         return TREGC_NET_TLS;
     }
     if (ssl_err && ERR_GET_LIB(ssl_err) != ERR_LIB_SYS) {
         const char *why = ERR_reason_error_string(ssl_err);
-        snprintf(err, errlen, "TLS: handshake with %s failed: %s", h->hostport,
-                 why ? why : "unknown OpenSSL error");
+        treg_fail(err, TREG_E_FORMAT, "TLS: handshake with %s failed: %s", h->hostport,
+                  why ? why : "unknown OpenSSL error");
 #ifdef SSL_R_UNEXPECTED_EOF_WHILE_READING
         /* the peer closed mid-handshake: a dying server, or a balancer's */
         a->transient = ERR_GET_LIB(ssl_err) == ERR_LIB_SSL &&
@@ -288,12 +290,12 @@ static int describe_failure(const tregc_https *h, attempt *a, unsigned long ssl_
     }
     int probe = probe_connect(h, h->timeout_seconds < 10 ? h->timeout_seconds : 10);
     if (probe != 0) {
-        snprintf(err, errlen, "cannot connect to %s: %s", h->hostport, strerror(probe));
+        treg_fail(err, TREG_E_IO, "cannot connect to %s: %s", h->hostport, strerror(probe));
         a->transient = 1;
         return TREGC_NET_CONNECT;
     }
-    snprintf(err, errlen, "TLS: handshake with %s failed: %s", h->hostport,
-             timed_out ? "no answer (is it a TLS server?)" : "the server closed the connection");
+    treg_fail(err, TREG_E_FORMAT, "TLS: handshake with %s failed: %s", h->hostport,
+              timed_out ? "no answer (is it a TLS server?)" : "the server closed the connection");
     /* a load balancer whose server just died closes the connection so */
     a->transient = !timed_out;
     return TREGC_NET_TLS;
@@ -317,7 +319,7 @@ static long ms_left(const struct timespec *deadline)
 }
 
 static int one_attempt(tregc_https *h, const char *path, const void *body, size_t len, attempt *a,
-                       long budget_ms, char *err, size_t errlen)
+                       long budget_ms, treg_error *err)
 {
     memset(a, 0, sizeof *a);
     a->verify_error = X509_V_OK;
@@ -327,7 +329,7 @@ static int one_attempt(tregc_https *h, const char *path, const void *body, size_
     SSL *ssl = a->base ? SSL_new(h->ssl_ctx) : NULL;
     if (!ssl) {
         if (a->base) event_base_free(a->base);
-        snprintf(err, errlen, "out of memory");
+        treg_fail(err, TREG_E_NOMEM, "out of memory");
         return TREGC_NET_PROTOCOL;
     }
     SSL_set_ex_data(ssl, ssl_attempt_index, a);
@@ -354,7 +356,7 @@ static int one_attempt(tregc_https *h, const char *path, const void *body, size_
         else
             SSL_free(ssl);
         event_base_free(a->base);
-        snprintf(err, errlen, "out of memory");
+        treg_fail(err, TREG_E_NOMEM, "out of memory");
         return TREGC_NET_PROTOCOL;
     }
     bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
@@ -390,8 +392,8 @@ static int one_attempt(tregc_https *h, const char *path, const void *body, size_
     ERR_clear_error();
     if (evhttp_make_request(evcon, req, body ? EVHTTP_REQ_POST : EVHTTP_REQ_GET, path) != 0) {
         /* libevent frees req when it cannot start the request. */
-        snprintf(err, errlen, "cannot connect to %s: %s", h->hostport,
-                 errno ? strerror(errno) : "request not started");
+        treg_fail(err, TREG_E_IO, "cannot connect to %s: %s", h->hostport,
+                  errno ? strerror(errno) : "request not started");
         rc = TREGC_NET_CONNECT;
     } else {
         /* The request goes out as header then body: without TCP_NODELAY
@@ -407,7 +409,7 @@ static int one_attempt(tregc_https *h, const char *path, const void *body, size_
              * (library 0); the first real code is the reason. */
             while ((e = bufferevent_get_openssl_error(bev)))
                 if (!ssl_err && ERR_GET_LIB(e) != 0) ssl_err = e;
-            rc = describe_failure(h, a, ssl_err, err, errlen);
+            rc = describe_failure(h, a, ssl_err, err);
         }
     }
     evhttp_connection_free(evcon);
@@ -438,7 +440,7 @@ static void sleep_ms(long ms)
  * inputs, so a second POST of an upload the first one completed stores
  * nothing new.  Certificate and protocol errors are not retried. */
 int tregc_https_request(tregc_https *h, const char *path, const void *body, size_t len,
-                        tregc_response *resp, char *err, size_t errlen)
+                        tregc_response *resp, treg_error *err)
 {
     memset(resp, 0, sizeof *resp);
     struct timespec deadline;
@@ -450,18 +452,19 @@ int tregc_https_request(tregc_https *h, const char *path, const void *body, size
         attempt a;
         long left = ms_left(&deadline);
         if (left <= 0) {
-            snprintf(err, errlen, "%s: no complete answer within %d s (--timeout)", h->hostport,
-                     h->timeout_seconds);
+            treg_fail(err, TREG_E_ARG, "%s: no complete answer within %d s (--timeout)",
+                      h->hostport, h->timeout_seconds);
             return TREGC_NET_TIMEOUT;
         }
-        int rc = one_attempt(h, path, body, len, &a, left, err, errlen);
+        int rc = one_attempt(h, path, body, len, &a, left, err);
         if (rc != TREGC_NET_OK) {
             free(a.body);
             long wait_ms = 250L << broken;
             if (!a.transient || broken >= TREGC_CONNECT_RETRIES ||
                 wait_ms + 500 >= ms_left(&deadline))
                 return rc;
-            if (h->chatty) fprintf(stderr, "tregc: %s; again in %.2f s\n", err, wait_ms / 1000.0);
+            if (h->chatty)
+                fprintf(stderr, "tregc: %s; again in %.2f s\n", err->msg, wait_ms / 1000.0);
             broken++;
             sleep_ms(wait_ms);
             continue;

@@ -12,6 +12,8 @@
 #include <openssl/ssl.h>
 #include <stddef.h>
 
+#include "treg/error.h"
+
 enum tregc_net_status {
     TREGC_NET_OK = 0,   /* an HTTP response arrived (any status) */
     TREGC_NET_USAGE,    /* a bad server URL or CA file: the user's to fix */
@@ -43,12 +45,12 @@ typedef struct tregc_response {
 /* Parses server (https://HOST[:PORT], no path) and prepares TLS.  Returns
  * TREGC_NET_OK or TREGC_NET_USAGE with a message in err. */
 int tregc_https_open(tregc_https *h, const char *server, const char *ca, const char *token,
-                     int timeout_seconds, char *err, size_t errlen);
+                     int timeout_seconds, treg_error *err);
 
 /* GET (body NULL) or POST (body of type application/x-protobuf) of path,
  * which starts with '/' and is already URI-encoded. */
 int tregc_https_request(tregc_https *h, const char *path, const void *body, size_t len,
-                        tregc_response *resp, char *err, size_t errlen);
+                        tregc_response *resp, treg_error *err);
 
 void tregc_response_free(tregc_response *resp);
 void tregc_https_close(tregc_https *h);

@@ -123,11 +123,11 @@ enum {
 /* --format html: every report of the run on one page, written at the end. */
 static int write_page(cli *c, char **inputs, int ninputs)
 {
-    char err[600];
-    int rc = treg_render_html_page(c->output, (const Treg__V1__Report *const *)c->pages, c->npages,
-                                   c->text.options.sources, (const char *const *)inputs, ninputs,
-                                   err, sizeof err);
-    if (rc != 0) fprintf(stderr, "tregc: %s\n", err);
+    treg_error err = {0, ""};
+    int rc =
+        treg_render_html_page(c->output, (const Treg__V1__Report *const *)c->pages, c->npages,
+                              c->text.options.sources, (const char *const *)inputs, ninputs, &err);
+    if (rc != 0) fprintf(stderr, "tregc: %s\n", err.msg);
     return rc;
 }
 
@@ -243,9 +243,9 @@ static int parse_options(cli *c, invocation *inv, int argc, char **argv)
             return 0;
         default:
             if (opt >= TREG_TEXT_OPT_FIRST && opt <= TREG_TEXT_OPT_LAST) {
-                char why[300];
-                if (treg_text_option(&c->text, opt, optarg, why, sizeof why) != 0) {
-                    fprintf(stderr, "tregc: %s\n", why);
+                treg_error why = {0, ""};
+                if (treg_text_option(&c->text, opt, optarg, &why) != 0) {
+                    fprintf(stderr, "tregc: %s\n", why.msg);
                     return EXIT_USAGE;
                 }
                 if (opt != TREG_TEXT_OPT_COLOR) inv->seen |= OPT_REPORTS;
@@ -305,9 +305,9 @@ static int check_command(const cli *c, invocation *inv, int *allowed)
                         : "give two: OLD NEW (files, folders or hashes), or --baseline FILE NEW");
             return EXIT_USAGE;
         }
-        char why[300];
-        if (inv->fail_on && treg_gate_parse(inv->fail_on, &inv->gate, why, sizeof why) != 0) {
-            fprintf(stderr, "tregc: diff: %s\n", why);
+        treg_error why = {0, ""};
+        if (inv->fail_on && treg_gate_parse(inv->fail_on, &inv->gate, &why) != 0) {
+            fprintf(stderr, "tregc: diff: %s\n", why.msg);
             return EXIT_USAGE;
         }
         if (c->html) {
@@ -383,9 +383,9 @@ static const char *conflicting(const cli *c, const invocation *inv, int allowed)
  * exit status with a line on stderr. */
 static int connect_server(cli *c, const invocation *inv)
 {
-    char err[600];
-    if (tregc_config_resolve(&c->cfg, &inv->flags, err, sizeof err) != 0) {
-        fprintf(stderr, "tregc: %s\n", err);
+    treg_error err = {0, ""};
+    if (tregc_config_resolve(&c->cfg, &inv->flags, &err) != 0) {
+        fprintf(stderr, "tregc: %s\n", err.msg);
         return EXIT_USAGE;
     }
     if (!c->cfg.server) {
@@ -395,9 +395,9 @@ static int connect_server(cli *c, const invocation *inv)
         return EXIT_USAGE;
     }
     int rc = tregc_https_open(&c->https, c->cfg.server, c->cfg.ca, c->cfg.token, (int)inv->timeout,
-                              err, sizeof err);
+                              &err);
     if (rc != TREGC_NET_OK) {
-        fprintf(stderr, "tregc: %s\n", err);
+        fprintf(stderr, "tregc: %s\n", err.msg);
         return rc == TREGC_NET_USAGE ? EXIT_USAGE : 1;
     }
     if (gethostname(c->host_name, sizeof c->host_name - 1) != 0) c->host_name[0] = 0;
@@ -420,10 +420,10 @@ static int connect_server(cli *c, const invocation *inv)
  * the file could not be written. */
 static int write_baseline(cli *c, const invocation *inv, int status)
 {
-    char why[600];
+    treg_error why = {0, ""};
     if (inv->write_baseline &&
-        treg_diff_write_baseline(c->diff, TREG_DIFF_NEW, inv->write_baseline, why, sizeof why)) {
-        fprintf(stderr, "tregc: --write-baseline %s\n", why);
+        treg_diff_write_baseline(c->diff, TREG_DIFF_NEW, inv->write_baseline, &why)) {
+        fprintf(stderr, "tregc: --write-baseline %s\n", why.msg);
         return status ? status : 1;
     }
     return status;
@@ -433,10 +433,10 @@ static int write_baseline(cli *c, const invocation *inv, int status)
  * the baseline. */
 static int run_reports(cli *c, const invocation *inv)
 {
-    char why[600];
+    treg_error why = {0, ""};
     if (c->html && treg_is_site_path(c->output) &&
-        !(c->site = treg_site_open(c->output, c->text.options.sources, why, sizeof why))) {
-        fprintf(stderr, "tregc: -o %s\n", why);
+        !(c->site = treg_site_open(c->output, c->text.options.sources, &why))) {
+        fprintf(stderr, "tregc: -o %s\n", why.msg);
         return 1;
     }
     int status =
@@ -447,8 +447,8 @@ static int run_reports(cli *c, const invocation *inv)
             snprintf(title, sizeof title, "%s", inv->args[0]);
         else
             snprintf(title, sizeof title, "%d inputs", inv->nargs);
-        if (treg_site_close(c->site, title, why, sizeof why) != 0) {
-            fprintf(stderr, "tregc: %s\n", why);
+        if (treg_site_close(c->site, title, &why) != 0) {
+            fprintf(stderr, "tregc: %s\n", why.msg);
             status = status ? status : 1;
         }
     } else if (c->html && c->npages > 0 && write_page(c, inv->args, inv->nargs) != 0) {

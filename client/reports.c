@@ -14,6 +14,7 @@
 #include "treg.pb-c.h"
 
 #include "tregc.h"
+#include "util/error.h"
 
 void one_line(char *s)
 {
@@ -98,43 +99,42 @@ int server_refused(cli *c, const tregc_response *resp, const char *key, const ch
 #define TREGC_UNPACK_RATIO 16
 #define TREGC_UNPACK_SLACK (64u << 20)
 
-static int affordable(const uint8_t *report, size_t len, char *why, size_t whylen)
+static int affordable(const uint8_t *report, size_t len, treg_error *why)
 {
     uint64_t cost;
     if (treg_pb_report_cost(report, len, &cost) != 0) {
-        snprintf(why, whylen, "the server's answer is not a Report");
+        treg_fail(why, TREG_E_FORMAT, "the server's answer is not a Report");
         return 0;
     }
     if (cost > (uint64_t)len * TREGC_UNPACK_RATIO + TREGC_UNPACK_SLACK) {
-        snprintf(why, whylen,
-                 "the server's answer of %zu bytes would take %llu MiB to unpack: refused", len,
-                 (unsigned long long)(cost >> 20));
+        treg_fail(why, TREG_E_FORMAT,
+                  "the server's answer of %zu bytes would take %llu MiB to unpack: refused", len,
+                  (unsigned long long)(cost >> 20));
         return 0;
     }
     return 1;
 }
 
-Treg__V1__Report *unpack_report(const uint8_t *b, size_t n, char *why, size_t whylen)
+Treg__V1__Report *unpack_report(const uint8_t *b, size_t n, treg_error *why)
 {
-    if (!affordable(b, n, why, whylen)) return NULL;
+    if (!affordable(b, n, why)) return NULL;
     Treg__V1__Report *r = treg__v1__report__unpack(NULL, n, b);
-    if (!r) snprintf(why, whylen, "the server's answer is not a Report");
+    if (!r) treg_fail(why, TREG_E_FORMAT, "the server's answer is not a Report");
     return r;
 }
 
-Treg__V1__UploadResponse *unpack_upload_response(const uint8_t *b, size_t n, char *why,
-                                                 size_t whylen)
+Treg__V1__UploadResponse *unpack_upload_response(const uint8_t *b, size_t n, treg_error *why)
 {
     const uint8_t *report;
     size_t len;
     if (treg_pb_upload_response_report(b, n, &report, &len) != 0 || !report) {
-        snprintf(why, whylen, "the server's answer is not an UploadResponse");
+        treg_fail(why, TREG_E_FORMAT, "the server's answer is not an UploadResponse");
         return NULL;
     }
-    if (!affordable(report, len, why, whylen)) return NULL;
+    if (!affordable(report, len, why)) return NULL;
     Treg__V1__UploadResponse *up = treg__v1__upload_response__unpack(NULL, n, b);
     if (!up || !up->report) {
-        snprintf(why, whylen, "the server's answer is not an UploadResponse");
+        treg_fail(why, TREG_E_FORMAT, "the server's answer is not an UploadResponse");
         if (up) treg__v1__upload_response__free_unpacked(up, NULL);
         return NULL;
     }
@@ -160,9 +160,8 @@ void add_report(cli *c, const Treg__V1__Report *r, int stored_before, const char
         item_failed(c, "file", r->file_name, "out of memory keeping the figures");
     if (c->diffing) return;
     if (c->site) {
-        char why[600];
-        if (treg_site_add(c->site, r, why, sizeof why) != 0)
-            item_failed(c, "file", r->file_name, why);
+        treg_error why = {0, ""};
+        if (treg_site_add(c->site, r, &why) != 0) item_failed(c, "file", r->file_name, why.msg);
         return;
     }
     if (c->watching) {

@@ -16,6 +16,8 @@
 #include "render.h"
 #include "treg.pb-c.h"
 
+#include "treg/error.h"
+
 enum { EXIT_USAGE = 2 };
 
 /* What sending one file leaves to do: the next file, stop the run (the
@@ -57,9 +59,8 @@ void item_failed(cli *c, const char *key, const char *name, const char *msg);
 void server_message(const tregc_response *resp, char *out, size_t len);
 void server_failed(cli *c, const char *key, const char *name, const char *line);
 int server_refused(cli *c, const tregc_response *resp, const char *key, const char *name);
-Treg__V1__Report *unpack_report(const uint8_t *b, size_t n, char *why, size_t whylen);
-Treg__V1__UploadResponse *unpack_upload_response(const uint8_t *b, size_t n, char *why,
-                                                 size_t whylen);
+Treg__V1__Report *unpack_report(const uint8_t *b, size_t n, treg_error *why);
+Treg__V1__UploadResponse *unpack_upload_response(const uint8_t *b, size_t n, treg_error *why);
 void add_report(cli *c, const Treg__V1__Report *r, int stored_before, const char *link);
 void print_document(cli *c);
 

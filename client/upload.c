@@ -72,15 +72,15 @@ static void send_sources(cli *c, const Treg__V1__Report *r, const char *inputs, 
         uint8_t *packed = malloc(len ? len : 1);
         tregc_response resp = {0};
         if (packed != NULL) {
-            char err[600] = "";
+            treg_error err = {0, ""};
             treg__v1__sources_request__pack(&req, packed);
-            if (tregc_https_request(&c->https, "/v1/sources", packed, len, &resp, err,
-                                    sizeof err) != TREGC_NET_OK)
-                fprintf(stderr, "tregc: %s: its source files were not sent: %s\n", path, err);
+            if (tregc_https_request(&c->https, "/v1/sources", packed, len, &resp, &err) !=
+                TREGC_NET_OK)
+                fprintf(stderr, "tregc: %s: its source files were not sent: %s\n", path, err.msg);
             else if (resp.status != 200) {
-                server_message(&resp, err, sizeof err);
+                server_message(&resp, err.msg, sizeof err.msg);
                 fprintf(stderr, "tregc: %s: the server did not keep its source files: %s (%d)\n",
-                        path, err, resp.status);
+                        path, err.msg, resp.status);
             }
         }
         tregc_response_free(&resp);
@@ -97,20 +97,21 @@ static void send_sources(cli *c, const Treg__V1__Report *r, const char *inputs, 
 static int try_stored(cli *c, const char *path, const char *entry, const char *hash,
                       const char *inputs)
 {
-    char url[200], err[600];
+    char url[200];
+    treg_error err = {0, ""};
     snprintf(url, sizeof url, "/v1/reports/%s?inputs=%s%s", hash, inputs,
              wants_rows(c) ? "" : "&rows=0");
     tregc_response resp;
-    if (tregc_https_request(&c->https, url, NULL, 0, &resp, err, sizeof err) != TREGC_NET_OK) {
-        server_failed(c, "file", path, err);
+    if (tregc_https_request(&c->https, url, NULL, 0, &resp, &err) != TREGC_NET_OK) {
+        server_failed(c, "file", path, err.msg);
         return STOP;
     }
     int outcome = NOT_STORED;
     if (resp.status == 200) {
-        char why[200];
-        Treg__V1__Report *r = unpack_report(resp.body, resp.len, why, sizeof why);
+        treg_error why = {0, ""};
+        Treg__V1__Report *r = unpack_report(resp.body, resp.len, &why);
         if (!r) {
-            item_failed(c, "file", path, why);
+            item_failed(c, "file", path, why.msg);
             outcome = GO_ON;
         } else {
             /* The stored report keeps its first uploader's name; show this
@@ -180,16 +181,16 @@ static int upload_blob(cli *c, const char *path, const char *entry, const uint8_
 
     int outcome = GO_ON;
     tregc_response resp;
-    char err[600];
-    if (tregc_https_request(&c->https, "/v1/analyze", packed, packed_len, &resp, err, sizeof err) !=
+    treg_error err = {0, ""};
+    if (tregc_https_request(&c->https, "/v1/analyze", packed, packed_len, &resp, &err) !=
         TREGC_NET_OK) {
-        server_failed(c, "file", path, err);
+        server_failed(c, "file", path, err.msg);
         free(packed);
         return STOP;
     }
     if (resp.status == 200) {
-        char why[200];
-        Treg__V1__UploadResponse *up = unpack_upload_response(resp.body, resp.len, why, sizeof why);
+        treg_error why = {0, ""};
+        Treg__V1__UploadResponse *up = unpack_upload_response(resp.body, resp.len, &why);
         if (up) {
             /* A blob stored before keeps its first uploader's names; show
              * this upload's, as treg-analyze would. */
@@ -202,7 +203,7 @@ static int upload_blob(cli *c, const char *path, const char *entry, const uint8_
             if (!c->reanalyze) send_sources(c, up->report, inputs, path);
             treg__v1__upload_response__free_unpacked(up, NULL);
         } else {
-            item_failed(c, "file", path, why);
+            item_failed(c, "file", path, why.msg);
         }
     } else if (server_refused(c, &resp, "file", path)) {
         outcome = STOP;

@@ -3,6 +3,7 @@
  * ones, and one poll loop that also times the retries. */
 #define _GNU_SOURCE
 #include "watch.h"
+#include "util/error.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -208,7 +209,7 @@ static void settled(watcher *w, int settle_ms)
     }
 }
 
-int tregc_watch(const tregc_watch_settings *s, tregc_watch_stats *st, char *err, size_t errlen)
+int tregc_watch(const tregc_watch_settings *s, tregc_watch_stats *st, treg_error *err)
 {
     memset(st, 0, sizeof *st);
     watcher w = {.s = s, .st = st};
@@ -220,7 +221,7 @@ int tregc_watch(const tregc_watch_settings *s, tregc_watch_stats *st, char *err,
     w.q.items = calloc(qmax, sizeof *w.q.items);
     w.q.cap = qmax;
     if (w.fd < 0 || !w.e || !w.q.items) {
-        snprintf(err, errlen, "watch: %s", w.fd < 0 ? strerror(errno) : "out of memory");
+        treg_fail(err, TREG_E_NOMEM, "watch: %s", w.fd < 0 ? strerror(errno) : "out of memory");
         if (w.fd >= 0) close(w.fd);
         free(w.e);
         free(w.q.items);
@@ -228,7 +229,7 @@ int tregc_watch(const tregc_watch_settings *s, tregc_watch_stats *st, char *err,
     }
     w.root_wd = inotify_add_watch(w.fd, s->dir, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR);
     if (w.root_wd < 0) {
-        snprintf(err, errlen, "watch: %s: %s", s->dir, strerror(errno));
+        treg_fail(err, TREG_E_IO, "watch: %s: %s", s->dir, strerror(errno));
         close(w.fd);
         free(w.e);
         free(w.q.items);

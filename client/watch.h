@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include "treg/error.h"
+
 enum { TREGC_WATCH_SENT = 0, TREGC_WATCH_RETRY = 1 };
 
 typedef struct tregc_watch_settings {
@@ -30,6 +32,6 @@ typedef struct tregc_watch_stats {
 
 /* Runs until SIGINT or SIGTERM: 0, or -1 with a one-line reason in err
  * (the folder cannot be watched). */
-int tregc_watch(const tregc_watch_settings *s, tregc_watch_stats *st, char *err, size_t errlen);
+int tregc_watch(const tregc_watch_settings *s, tregc_watch_stats *st, treg_error *err);
 
 #endif

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "diff_model.h"
+#include "util/error.h"
 
 const treg_diff_fig fig_names[NFIG] = {
     {"vgpr", "allocated", "VGPRs allocated", false, false},
@@ -229,14 +230,14 @@ void treg_gate_none(treg_gate *g)
     g->spills = g->scratch = g->vgpr = g->agpr = g->sgpr = g->occupancy = g->spill_cost = -1;
 }
 
-int treg_gate_parse(const char *spec, treg_gate *g, char *why, size_t whylen)
+int treg_gate_parse(const char *spec, treg_gate *g, treg_error *why)
 {
     treg_gate_none(g);
     const char *p = spec;
     if (!*p) {
-        snprintf(why, whylen,
-                 "--fail-on needs rules: spills, scratch, spill-cost+N, vgpr+N, agpr+N, "
-                 "sgpr+N, occupancy-N");
+        treg_fail(why, TREG_E_ARG,
+                  "--fail-on needs rules: spills, scratch, spill-cost+N, vgpr+N, agpr+N, "
+                  "sgpr+N, occupancy-N");
         return -1;
     }
     while (*p) {
@@ -272,10 +273,10 @@ int treg_gate_parse(const char *spec, treg_gate *g, char *why, size_t whylen)
             }
         }
         if (!known) {
-            snprintf(why, whylen,
-                     "--fail-on: unknown rule '%s' (rules: spills, scratch, spill-cost+N, "
-                     "vgpr+N, agpr+N, sgpr+N, occupancy-N)",
-                     rule);
+            treg_fail(why, TREG_E_ARG,
+                      "--fail-on: unknown rule '%s' (rules: spills, scratch, spill-cost+N, "
+                      "vgpr+N, agpr+N, sgpr+N, occupancy-N)",
+                      rule);
             return -1;
         }
         p += n;
@@ -477,8 +478,7 @@ json_object *treg_diff_side_json(const kfig *k)
 
 /* --- baselines --------------------------------------------------------------------- */
 
-int treg_diff_write_baseline(const treg_diff *d, int which, const char *path, char *why,
-                             size_t whylen)
+int treg_diff_write_baseline(const treg_diff *d, int which, const char *path, treg_error *why)
 {
     const side *s = &d->s[which];
     json_object *root = json_object_new_object(), *ks = json_object_new_array();
@@ -505,11 +505,11 @@ int treg_diff_write_baseline(const treg_diff *d, int which, const char *path, ch
     int rc = 0;
     if (!f || fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN), f) == EOF ||
         fputc('\n', f) == EOF) {
-        snprintf(why, whylen, "%s: %s", path, strerror(errno));
+        treg_fail(why, TREG_E_IO, "%s: %s", path, strerror(errno));
         rc = -1;
     }
     if (f && fclose(f) != 0 && rc == 0) {
-        snprintf(why, whylen, "%s: %s", path, strerror(errno));
+        treg_fail(why, TREG_E_IO, "%s: %s", path, strerror(errno));
         rc = -1;
     }
     json_object_put(root);
@@ -537,16 +537,16 @@ static const char *get_str(json_object *o, const char *key)
 
 enum { BASELINE_MAX = 64 << 20 };
 
-int treg_diff_read_baseline(treg_diff *d, int which, const char *path, char *why, size_t whylen)
+int treg_diff_read_baseline(treg_diff *d, int which, const char *path, treg_error *why)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
-        snprintf(why, whylen, "%s: %s", path, strerror(errno));
+        treg_fail(why, TREG_E_IO, "%s: %s", path, strerror(errno));
         return -1;
     }
     if (!S_ISREG(st.st_mode) || st.st_size > BASELINE_MAX) {
-        snprintf(why, whylen, "%s: not a baseline (%s)", path,
-                 S_ISREG(st.st_mode) ? "larger than 64 MiB" : "not a regular file");
+        treg_fail(why, TREG_E_FORMAT, "%s: not a baseline (%s)", path,
+                  S_ISREG(st.st_mode) ? "larger than 64 MiB" : "not a regular file");
         return -1;
     }
     json_object *root = json_object_from_file(path);
@@ -554,10 +554,10 @@ int treg_diff_read_baseline(treg_diff *d, int which, const char *path, char *why
     if (!root || !json_object_object_get_ex(root, "treg_baseline", &v) ||
         !json_object_object_get_ex(root, "kernels", &ks) ||
         !json_object_is_type(ks, json_type_array)) {
-        snprintf(why, whylen,
-                 "%s: not a baseline (a JSON object with \"treg_baseline\" and \"kernels\", as "
-                 "--write-baseline writes)",
-                 path);
+        treg_fail(why, TREG_E_FORMAT,
+                  "%s: not a baseline (a JSON object with \"treg_baseline\" and \"kernels\", as "
+                  "--write-baseline writes)",
+                  path);
         json_object_put(root);
         return -1;
     }
@@ -569,7 +569,7 @@ int treg_diff_read_baseline(treg_diff *d, int which, const char *path, char *why
         const char *variant = get_str(o, "variant"), *file = get_str(o, "file");
         kfig *k = name && target ? new_kfig(s) : NULL;
         if (!name || !target) {
-            snprintf(why, whylen, "%s: kernel %zu has no name or target", path, i + 1);
+            treg_fail(why, TREG_E_FORMAT, "%s: kernel %zu has no name or target", path, i + 1);
             rc = -1;
             break;
         }
@@ -577,16 +577,16 @@ int treg_diff_read_baseline(treg_diff *d, int which, const char *path, char *why
             !(k->variant = strdup(variant ? variant : "")) ||
             !(k->file = strdup(file ? file : ""))) {
             if (k) free_kfig(k);
-            snprintf(why, whylen, "out of memory");
+            treg_fail(why, TREG_E_NOMEM, "out of memory");
             rc = -1;
             break;
         }
         for (int f = 0; f < NFIG && rc == 0; f++)
             if (!get_int(o, fig_names[f].group, fig_names[f].key, &k->v[f]) &&
                 !(fig_names[f].added && (k->v[f] = -1, true))) {
-                snprintf(why, whylen, "%s: kernel %s (%s) has no %s%s%s", path, name, target,
-                         fig_names[f].group ? fig_names[f].group : "",
-                         fig_names[f].group ? "." : "", fig_names[f].key);
+                treg_fail(why, TREG_E_FORMAT, "%s: kernel %s (%s) has no %s%s%s", path, name,
+                          target, fig_names[f].group ? fig_names[f].group : "",
+                          fig_names[f].group ? "." : "", fig_names[f].key);
                 free_kfig(k);
                 rc = -1;
             }
@@ -599,7 +599,7 @@ int treg_diff_read_baseline(treg_diff *d, int which, const char *path, char *why
             size_t n = json_object_array_length(lines);
             if (!(k->lines = calloc(n, sizeof *k->lines))) {
                 free_kfig(k);
-                snprintf(why, whylen, "out of memory");
+                treg_fail(why, TREG_E_NOMEM, "out of memory");
                 rc = -1;
                 break;
             }

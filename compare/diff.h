@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "treg.pb-c.h"
+#include "treg/error.h"
 
 enum { TREG_DIFF_OLD = 0, TREG_DIFF_NEW = 1 };
 
@@ -29,9 +30,8 @@ int treg_diff_add(treg_diff *d, int side, const Treg__V1__Report *r);
 /* A baseline: one side's figures as a JSON document
  * {"treg_baseline": 1, "kernels": [...]}, written to path and read back as
  * a side.  0, or -1 with a one-line reason. */
-int treg_diff_write_baseline(const treg_diff *d, int side, const char *path, char *why,
-                             size_t whylen);
-int treg_diff_read_baseline(treg_diff *d, int side, const char *path, char *why, size_t whylen);
+int treg_diff_write_baseline(const treg_diff *d, int side, const char *path, treg_error *why);
+int treg_diff_read_baseline(treg_diff *d, int side, const char *path, treg_error *why);
 
 /* --fail-on: each rule -1 when not asked, else its allowance.  "spills":
  * more spill instructions; "scratch": more scratch bytes; "vgpr+N",
@@ -43,7 +43,7 @@ typedef struct treg_gate {
 } treg_gate;
 void treg_gate_none(treg_gate *g);
 /* Parses "spills,vgpr+8,occupancy" into g: 0, or -1 with why. */
-int treg_gate_parse(const char *spec, treg_gate *g, char *why, size_t whylen);
+int treg_gate_parse(const char *spec, treg_gate *g, treg_error *why);
 
 /* Pairs the sides' kernels; the views and the gate read the pairs.  0, or
  * -1 when out of memory. */

@@ -2,6 +2,7 @@
 #include "proto_wire.h"
 
 #include "treg.pb-c.h"
+#include "util/error.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,19 +109,19 @@ static uint64_t limit_of(const char *name, const treg_pb_limit *limits, size_t n
 }
 
 int treg_pb_check(const uint8_t *b, size_t n, const ProtobufCMessageDescriptor *d,
-                  const treg_pb_limit *limits, size_t nlimits, char *why, size_t whylen)
+                  const treg_pb_limit *limits, size_t nlimits, treg_error *why)
 {
     const char *message = d->short_name;
     uint64_t seen = 0; /* bit i: d->fields[i] met */
     size_t pos = 0;
     if (d->n_fields > 64) {
-        snprintf(why, whylen, "%s has more fields than the check tracks", message);
+        treg_fail(why, TREG_E_FORMAT, "%s has more fields than the check tracks", message);
         return -1;
     }
     while (pos < n) {
         uint64_t key, len = 0;
         if (!get_varint(b, n, &pos, &key)) {
-            snprintf(why, whylen, "malformed %s: a field key is cut off", message);
+            treg_fail(why, TREG_E_FORMAT, "malformed %s: a field key is cut off", message);
             return -1;
         }
         uint64_t number = key >> 3;
@@ -129,18 +130,19 @@ int treg_pb_check(const uint8_t *b, size_t n, const ProtobufCMessageDescriptor *
             number <= UINT32_MAX ? protobuf_c_message_descriptor_get_field(d, (unsigned)number)
                                  : NULL;
         if (f == NULL) {
-            snprintf(why, whylen, "field %llu is not part of %s", (unsigned long long)number,
-                     message);
+            treg_fail(why, TREG_E_FORMAT, "field %llu is not part of %s",
+                      (unsigned long long)number, message);
             return -1;
         }
         unsigned want = wire_type_of(f);
         if (type != want) {
-            snprintf(why, whylen, "%s.%s has wire type %u, not %u", message, f->name, type, want);
+            treg_fail(why, TREG_E_FORMAT, "%s.%s has wire type %u, not %u", message, f->name, type,
+                      want);
             return -1;
         }
         size_t i = (size_t)(f - d->fields);
         if (seen & (1ull << i)) {
-            snprintf(why, whylen, "%s.%s appears twice", message, f->name);
+            treg_fail(why, TREG_E_FORMAT, "%s.%s appears twice", message, f->name);
             return -1;
         }
         seen |= 1ull << i;
@@ -157,8 +159,8 @@ int treg_pb_check(const uint8_t *b, size_t n, const ProtobufCMessageDescriptor *
             if (!get_varint(b, n, &pos, &len) || len > n - pos) goto cut;
             uint64_t max = limit_of(f->name, limits, nlimits);
             if (len > max) {
-                snprintf(why, whylen, "%s.%s is %llu bytes; at most %llu", message, f->name,
-                         (unsigned long long)len, (unsigned long long)max);
+                treg_fail(why, TREG_E_LIMIT, "%s.%s is %llu bytes; at most %llu", message, f->name,
+                          (unsigned long long)len, (unsigned long long)max);
                 return -1;
             }
             pos += (size_t)len;
@@ -167,7 +169,7 @@ int treg_pb_check(const uint8_t *b, size_t n, const ProtobufCMessageDescriptor *
     }
     return 0;
 cut:
-    snprintf(why, whylen, "malformed %s: a field is cut off", message);
+    treg_fail(why, TREG_E_FORMAT, "malformed %s: a field is cut off", message);
     return -1;
 }
 

@@ -12,6 +12,8 @@
 
 #include <protobuf-c/protobuf-c.h>
 
+#include "treg/error.h"
+
 /* The longest UploadRequest.ttgir and .llvm_ir a server takes: what the
  * analyzer reads (TREG_TTGIR_MAX_BYTES, TREG_WHAT_IF_MAX_IR_BYTES;
  * proto/convert.c checks they agree).  A client leaves a longer one out. */
@@ -40,7 +42,7 @@ typedef struct treg_pb_limit {
  * UploadRequest") in why.  This is what keeps a body of unknown fields or
  * over-long strings from costing more than its bytes. */
 int treg_pb_check(const uint8_t *b, size_t n, const ProtobufCMessageDescriptor *d,
-                  const treg_pb_limit *limits, size_t nlimits, char *why, size_t whylen);
+                  const treg_pb_limit *limits, size_t nlimits, treg_error *why);
 
 /* A packed Report with every Kernel's rows and live_ranges (drawn over the
  * rows) left out, at the wire level (no unpacking; other fields byte for

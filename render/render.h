@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "treg.pb-c.h"
+#include "treg/error.h"
 
 /* One report as JSON, written to out: {"file", "hash" (when known),
  * "target", ..., "kernels": [...]}; with_rows 0 leaves out the
@@ -68,8 +69,8 @@ typedef struct treg_sources treg_sources;
 treg_sources *treg_sources_new(void);
 void treg_sources_free(treg_sources *s);
 /* spec: "OLD=NEW".  0, or -1 with a one-line message in err. */
-int treg_sources_add_map(treg_sources *s, const char *spec, char *err, size_t errlen);
-int treg_sources_add_dir(treg_sources *s, const char *dir, char *err, size_t errlen);
+int treg_sources_add_map(treg_sources *s, const char *spec, treg_error *err);
+int treg_sources_add_dir(treg_sources *s, const char *dir, treg_error *err);
 /* Line `line` (from 1) of file, without its newline; NULL when the file
  * cannot be read locally or is shorter.  Valid until treg_sources_free. */
 const char *treg_sources_line(treg_sources *s, const char *file, unsigned line);
@@ -154,7 +155,7 @@ typedef struct treg_text_settings {
     int explicit_views; /* --lines, --peak, --asm, --summary or --regs given */
     int sources_given;  /* --source-map or --source-dir given (the HTML view uses them too) */
 } treg_text_settings;
-int treg_text_option(treg_text_settings *t, int opt, const char *arg, char *err, size_t errlen);
+int treg_text_option(treg_text_settings *t, int opt, const char *arg, treg_error *err);
 void treg_text_finish(treg_text_settings *t);
 void treg_text_free(treg_text_settings *t);
 
@@ -200,7 +201,7 @@ int treg_render_html(FILE *out, const Treg__V1__Report *const *reports, size_t n
 /* The page of n reports, written to path atomically (a temporary file in the
  * same folder, renamed when complete): 0, or -1 with a one-line message. */
 int treg_render_html_file(const char *path, const Treg__V1__Report *const *reports, size_t n,
-                          treg_sources *src, const char *title, char *err, size_t errlen);
+                          treg_sources *src, const char *title, treg_error *err);
 
 /* A whole run as a site (--format html -o DIR/): DIR/kernels/NNNNN-NAME.html,
  * one page per report written as it comes (the report is not kept), and at
@@ -210,10 +211,10 @@ int treg_render_html_file(const char *path, const Treg__V1__Report *const *repor
  * without spills marked; relative links, opens from file://. */
 typedef struct treg_site treg_site;
 /* Makes DIR (and DIR/kernels) when missing; NULL with a one-line message. */
-treg_site *treg_site_open(const char *dir, treg_sources *src, char *err, size_t errlen);
-int treg_site_add(treg_site *s, const Treg__V1__Report *r, char *err, size_t errlen);
+treg_site *treg_site_open(const char *dir, treg_sources *src, treg_error *err);
+int treg_site_add(treg_site *s, const Treg__V1__Report *r, treg_error *err);
 /* Writes the index (titled title): 0, or -1 with a one-line message. */
-int treg_site_close(treg_site *s, const char *title, char *err, size_t errlen);
+int treg_site_close(treg_site *s, const char *title, treg_error *err);
 void treg_site_free(treg_site *s);
 /* Whether -o names a site: ends with '/' or is a folder. */
 int treg_is_site_path(const char *path);
@@ -223,7 +224,7 @@ int treg_is_site_path(const char *path);
  * renamed when complete), or to standard output when path is NULL: 0, or -1
  * with a one-line message in err. */
 int treg_render_html_page(const char *path, const Treg__V1__Report *const *reports, size_t n,
-                          treg_sources *src, const char *const *inputs, int ninputs, char *err,
-                          size_t errlen);
+                          treg_sources *src, const char *const *inputs, int ninputs,
+                          treg_error *err);
 
 #endif

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "render.h"
+#include "util/error.h"
 
 extern const char treg_html_css[], treg_html_js[];
 
@@ -159,19 +160,19 @@ int treg_render_html(FILE *out, const Treg__V1__Report *const *reports, size_t n
 }
 
 int treg_render_html_file(const char *path, const Treg__V1__Report *const *reports, size_t n,
-                          treg_sources *src, const char *title, char *err, size_t errlen)
+                          treg_sources *src, const char *title, treg_error *err)
 {
     size_t len = strlen(path);
     char *tmp = malloc(len + 16);
     if (tmp == NULL) {
-        snprintf(err, errlen, "%s: out of memory", path);
+        treg_fail(err, TREG_E_NOMEM, "%s: out of memory", path);
         return -1;
     }
     snprintf(tmp, len + 16, "%s.tmp-XXXXXX", path);
     int fd = mkstemp(tmp);
     FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (out == NULL) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        treg_fail(err, TREG_E_IO, "%s: cannot write: %s", path, strerror(errno));
         if (fd >= 0) {
             close(fd);
             unlink(tmp);
@@ -194,7 +195,7 @@ int treg_render_html_file(const char *path, const Treg__V1__Report *const *repor
         saved = errno;
     }
     if (rc != 0) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(saved));
+        treg_fail(err, TREG_E_IO, "%s: cannot write: %s", path, strerror(saved));
         unlink(tmp);
     }
     free(tmp);
@@ -202,16 +203,16 @@ int treg_render_html_file(const char *path, const Treg__V1__Report *const *repor
 }
 
 int treg_render_html_page(const char *path, const Treg__V1__Report *const *reports, size_t n,
-                          treg_sources *src, const char *const *inputs, int ninputs, char *err,
-                          size_t errlen)
+                          treg_sources *src, const char *const *inputs, int ninputs,
+                          treg_error *err)
 {
     char title[300];
     if (ninputs == 1)
         snprintf(title, sizeof title, "%s", inputs[0]);
     else
         snprintf(title, sizeof title, "%d inputs", ninputs);
-    if (path != NULL) return treg_render_html_file(path, reports, n, src, title, err, errlen);
+    if (path != NULL) return treg_render_html_file(path, reports, n, src, title, err);
     if (treg_render_html(stdout, reports, n, src, title) == 0 && fflush(stdout) == 0) return 0;
-    snprintf(err, errlen, "standard output: cannot write: %s", strerror(errno));
+    treg_fail(err, TREG_E_IO, "standard output: cannot write: %s", strerror(errno));
     return -1;
 }

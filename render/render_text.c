@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "text.h"
+#include "util/error.h"
 
 /* --- lines ------------------------------------------------------------------------- */
 
@@ -557,7 +558,7 @@ static int parse_regs(const char *arg, treg_reg_window *w)
     return -1;
 }
 
-int treg_text_option(treg_text_settings *t, int opt, const char *arg, char *err, size_t errlen)
+int treg_text_option(treg_text_settings *t, int opt, const char *arg, treg_error *err)
 {
     treg_text_options *o = &t->options;
     switch (opt) {
@@ -578,7 +579,8 @@ int treg_text_option(treg_text_settings *t, int opt, const char *arg, char *err,
         break;
     case TREG_TEXT_OPT_REGS:
         if (parse_regs(arg, &o->regs) != 0) {
-            snprintf(err, errlen, "--regs: '%.80s' is not a register range such as v0-v31", arg);
+            treg_fail(err, TREG_E_ARG, "--regs: '%.80s' is not a register range such as v0-v31",
+                      arg);
             return -1;
         }
         break;
@@ -586,11 +588,11 @@ int treg_text_option(treg_text_settings *t, int opt, const char *arg, char *err,
     case TREG_TEXT_OPT_SOURCE_DIR:
         t->sources_given = 1;
         if (!o->sources && !(o->sources = treg_sources_new())) {
-            snprintf(err, errlen, "out of memory");
+            treg_fail(err, TREG_E_NOMEM, "out of memory");
             return -1;
         }
-        return opt == TREG_TEXT_OPT_SOURCE_MAP ? treg_sources_add_map(o->sources, arg, err, errlen)
-                                               : treg_sources_add_dir(o->sources, arg, err, errlen);
+        return opt == TREG_TEXT_OPT_SOURCE_MAP ? treg_sources_add_map(o->sources, arg, err)
+                                               : treg_sources_add_dir(o->sources, arg, err);
     case TREG_TEXT_OPT_FRAMES:
         o->frames = 1;
         return 0; /* a detail of --asm, not a view of its own */
@@ -602,12 +604,12 @@ int treg_text_option(treg_text_settings *t, int opt, const char *arg, char *err,
         else if (strcmp(arg, "never") == 0)
             t->color_mode = 2;
         else {
-            snprintf(err, errlen, "--color must be auto, always or never, not '%.40s'", arg);
+            treg_fail(err, TREG_E_ARG, "--color must be auto, always or never, not '%.40s'", arg);
             return -1;
         }
         break;
     default:
-        snprintf(err, errlen, "not a text-view option");
+        treg_fail(err, TREG_E_ARG, "not a text-view option");
         return -1;
     }
     if (opt != TREG_TEXT_OPT_COLOR) t->explicit_views = 1;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "render.h"
+#include "util/error.h"
 
 typedef struct site_row {
     char *name, *source, *target, *file, *href;
@@ -33,15 +34,15 @@ struct treg_site {
     size_t pages;
 };
 
-treg_site *treg_site_open(const char *dir, treg_sources *src, char *err, size_t errlen)
+treg_site *treg_site_open(const char *dir, treg_sources *src, treg_error *err)
 {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        snprintf(err, errlen, "%s: cannot make the folder: %s", dir, strerror(errno));
+        treg_fail(err, TREG_E_IO, "%s: cannot make the folder: %s", dir, strerror(errno));
         return NULL;
     }
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a folder", dir);
+        treg_fail(err, TREG_E_IO, "%s: not a folder", dir);
         return NULL;
     }
     size_t len = strlen(dir);
@@ -50,12 +51,12 @@ treg_site *treg_site_open(const char *dir, treg_sources *src, char *err, size_t 
     if (!kernels || !s || !(s->dir = strdup(dir))) {
         free(kernels);
         free(s);
-        snprintf(err, errlen, "out of memory");
+        treg_fail(err, TREG_E_NOMEM, "out of memory");
         return NULL;
     }
     snprintf(kernels, len + 16, "%s/kernels", dir);
     if (mkdir(kernels, 0777) != 0 && errno != EEXIST) {
-        snprintf(err, errlen, "%s: cannot make the folder: %s", kernels, strerror(errno));
+        treg_fail(err, TREG_E_IO, "%s: cannot make the folder: %s", kernels, strerror(errno));
         free(kernels);
         treg_site_free(s);
         return NULL;
@@ -102,13 +103,13 @@ static char *dup(const char *s)
     return strdup(s ? s : "");
 }
 
-int treg_site_add(treg_site *s, const Treg__V1__Report *r, char *err, size_t errlen)
+int treg_site_add(treg_site *s, const Treg__V1__Report *r, treg_error *err)
 {
     char name[96], path[4200], href[128];
     page_name(name, sizeof name, ++s->pages, r->n_kernels ? r->kernels[0]->name : "report");
     snprintf(path, sizeof path, "%s/kernels/%s", s->dir, name);
     const Treg__V1__Report *one[1] = {r};
-    if (treg_render_html_file(path, one, 1, s->src, r->file_name, err, errlen) != 0) return -1;
+    if (treg_render_html_file(path, one, 1, s->src, r->file_name, err) != 0) return -1;
     for (size_t i = 0; i < r->n_kernels; i++) {
         const Treg__V1__Kernel *k = r->kernels[i];
         if (s->n == s->cap) {
@@ -153,7 +154,7 @@ int treg_site_add(treg_site *s, const Treg__V1__Report *r, char *err, size_t err
     }
     return 0;
 oom:
-    snprintf(err, errlen, "out of memory");
+    treg_fail(err, TREG_E_NOMEM, "out of memory");
     return -1;
 }
 
@@ -329,14 +330,14 @@ static int write_index(FILE *out, const treg_site *s, const char *title)
     return ferror(out) ? -1 : 0;
 }
 
-int treg_site_close(treg_site *s, const char *title, char *err, size_t errlen)
+int treg_site_close(treg_site *s, const char *title, treg_error *err)
 {
     char path[4200], tmp[4220];
     snprintf(path, sizeof path, "%s/index.html", s->dir);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     FILE *out = fopen(tmp, "w");
     if (!out) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        treg_fail(err, TREG_E_IO, "%s: cannot write: %s", path, strerror(errno));
         return -1;
     }
     int rc = write_index(out, s, title);
@@ -344,8 +345,8 @@ int treg_site_close(treg_site *s, const char *title, char *err, size_t errlen)
     if (fclose(out) != 0 && rc == 0) rc = -1, saved = errno;
     if (rc == 0 && rename(tmp, path) != 0) rc = -1, saved = errno;
     if (rc != 0) {
-        snprintf(err, errlen, "%s: cannot write: %s", path,
-                 saved ? strerror(saved) : "out of memory");
+        treg_fail(err, TREG_E_IO, "%s: cannot write: %s", path,
+                  saved ? strerror(saved) : "out of memory");
         remove(tmp);
     }
     return rc;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "render.h"
+#include "util/error.h"
 
 /* A source file larger than this is not a kernel's source. */
 #define SOURCE_MAX_BYTES (64u << 20)
@@ -74,12 +75,12 @@ static int push(char ***list, size_t n, char *item)
     return 0;
 }
 
-int treg_sources_add_map(treg_sources *s, const char *spec, char *err, size_t errlen)
+int treg_sources_add_map(treg_sources *s, const char *spec, treg_error *err)
 {
     const char *eq = strchr(spec, '=');
     if (!eq || eq == spec || !eq[1]) {
-        snprintf(err, errlen, "--source-map: '%.200s' is not OLD=NEW (two non-empty prefixes)",
-                 spec);
+        treg_fail(err, TREG_E_ARG, "--source-map: '%.200s' is not OLD=NEW (two non-empty prefixes)",
+                  spec);
         return -1;
     }
     char **froms = realloc(s->map_from, (s->n_maps + 1) * sizeof *froms);
@@ -90,7 +91,7 @@ int treg_sources_add_map(treg_sources *s, const char *spec, char *err, size_t er
     char *to = from ? strdup(eq + 1) : NULL;
     if (!to) {
         free(from);
-        snprintf(err, errlen, "out of memory");
+        treg_fail(err, TREG_E_NOMEM, "out of memory");
         return -1;
     }
     s->map_from[s->n_maps] = from;
@@ -99,17 +100,17 @@ int treg_sources_add_map(treg_sources *s, const char *spec, char *err, size_t er
     return 0;
 }
 
-int treg_sources_add_dir(treg_sources *s, const char *dir, char *err, size_t errlen)
+int treg_sources_add_dir(treg_sources *s, const char *dir, treg_error *err)
 {
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "--source-dir: '%.200s' is not a folder", dir);
+        treg_fail(err, TREG_E_ARG, "--source-dir: '%.200s' is not a folder", dir);
         return -1;
     }
     char *copy = strdup(dir);
     if (!copy || push(&s->dirs, s->n_dirs, copy) != 0) {
         free(copy);
-        snprintf(err, errlen, "out of memory");
+        treg_fail(err, TREG_E_NOMEM, "out of memory");
         return -1;
     }
     s->n_dirs++;

@@ -1,6 +1,7 @@
 /* Team bearer tokens (see auth.h): SHA-256 through OpenSSL's EVP, compared
  * with CRYPTO_memcmp against every entry without an early exit. */
 #include "auth.h"
+#include "util/error.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -65,11 +66,11 @@ static int hexval(int c)
     return -1;
 }
 
-int auth_load_file(auth_set *set, const char *path, char *err, size_t errlen)
+int auth_load_file(auth_set *set, const char *path, treg_error *err)
 {
     FILE *f = fopen(path, "r");
     if (f == NULL) {
-        snprintf(err, errlen, "--tokens-file %s: %s", path, strerror(errno));
+        treg_fail(err, TREG_E_IO, "--tokens-file %s: %s", path, strerror(errno));
         return -1;
     }
     char line[1024];
@@ -82,8 +83,8 @@ int auth_load_file(auth_set *set, const char *path, char *err, size_t errlen)
         char team[64], hex[80];
         char extra;
         if (sscanf(p, "%63s %79s %c", team, hex, &extra) != 2 || strlen(hex) != 2 * AUTH_HASH_LEN) {
-            snprintf(
-                err, errlen,
+            treg_fail(
+                err, TREG_E_FORMAT,
                 "--tokens-file %s:%d: not 'TEAM <64 hex digits>' (tregd add-token TEAM makes one)",
                 path, lineno);
             rc = -1;
@@ -100,8 +101,8 @@ int auth_load_file(auth_set *set, const char *path, char *err, size_t errlen)
         }
         auth_entry *e = ok ? append(set, team) : NULL;
         if (e == NULL) {
-            snprintf(err, errlen, "--tokens-file %s:%d: %s", path, lineno,
-                     ok ? "out of memory" : "hash is not 64 hex digits");
+            treg_fail(err, TREG_E_NOMEM, "--tokens-file %s:%d: %s", path, lineno,
+                      ok ? "out of memory" : "hash is not 64 hex digits");
             rc = -1;
             break;
         }

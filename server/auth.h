@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "treg/error.h"
+
 #define AUTH_HASH_LEN 32
 
 typedef struct auth_entry {
@@ -33,7 +35,7 @@ int auth_add_token(auth_set *set, const char *team, const char *token);
 
 /* Loads "team sha256hex" lines (# comments, blank lines).  On failure
  * returns -1 with a one-line message naming the file and line in err. */
-int auth_load_file(auth_set *set, const char *path, char *err, size_t errlen);
+int auth_load_file(auth_set *set, const char *path, treg_error *err);
 
 /* The team owning the bearer token in an Authorization header value, or
  * NULL when the header is absent, malformed or the token unknown. */

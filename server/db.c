@@ -10,11 +10,11 @@ bool db_is_postgres(const char *where)
            (strncmp(where, "postgresql://", 13) == 0 || strncmp(where, "postgres://", 11) == 0);
 }
 
-db *db_open(const char *where, enum db_open_status *status, char *err, size_t errlen)
+db *db_open(const char *where, enum db_open_status *status, treg_error *err)
 {
     *status = DB_OPEN_FAILED;
-    return db_is_postgres(where) ? db_postgres_open(where, status, err, errlen)
-                                 : db_sqlite_open(where, status, err, errlen);
+    return db_is_postgres(where) ? db_postgres_open(where, status, err)
+                                 : db_sqlite_open(where, status, err);
 }
 
 void db_set_error(db *d, const char *what, const char *msg)

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "treg/error.h"
+
 typedef struct db db;
 typedef struct db_rows db_rows;
 
@@ -41,7 +43,7 @@ bool db_is_postgres(const char *where);
 
 /* A PostgreSQL URL (libpq's connection URI), or an SQLite file made when
  * missing (WAL, checked with quick_check).  NULL with err and *status. */
-db *db_open(const char *where, enum db_open_status *status, char *err, size_t errlen);
+db *db_open(const char *where, enum db_open_status *status, treg_error *err);
 void db_close(db *d);
 bool db_postgres(const db *d);
 

@@ -4,6 +4,8 @@
 
 #include "db.h"
 
+#include "treg/error.h"
+
 typedef struct db_ops {
     void (*close)(db *d);
     int (*exec)(db *d, const char *sql);
@@ -33,7 +35,7 @@ struct db_rows {
 /* The engine's message into d->err, cut at its first line. */
 void db_set_error(db *d, const char *what, const char *msg);
 
-db *db_sqlite_open(const char *path, enum db_open_status *status, char *err, size_t errlen);
-db *db_postgres_open(const char *url, enum db_open_status *status, char *err, size_t errlen);
+db *db_sqlite_open(const char *path, enum db_open_status *status, treg_error *err);
+db *db_postgres_open(const char *url, enum db_open_status *status, treg_error *err);
 
 #endif

@@ -9,6 +9,7 @@
 #include <libpq-fe.h>
 
 #include "db_impl.h"
+#include "util/error.h"
 
 /* pg_advisory_xact_lock's key for schema migrations: "treg" in ASCII. */
 #define MIGRATION_LOCK 0x74726567
@@ -242,12 +243,12 @@ static const db_ops pg_ops = {
     .set_version = pg_set_version,
 };
 
-db *db_postgres_open(const char *url, enum db_open_status *status, char *err, size_t errlen)
+db *db_postgres_open(const char *url, enum db_open_status *status, treg_error *err)
 {
     *status = DB_OPEN_FAILED;
     pg *p = calloc(1, sizeof *p);
     if (p == NULL) {
-        snprintf(err, errlen, "index: out of memory");
+        treg_fail(err, TREG_E_NOMEM, "index: out of memory");
         return NULL;
     }
     p->base.ops = &pg_ops;
@@ -261,7 +262,7 @@ db *db_postgres_open(const char *url, enum db_open_status *status, char *err, si
         /* libpq's message names host and port, never the password */
         const char *m = p->conn ? PQerrorMessage(p->conn) : "out of memory";
         size_t n = strcspn(m, "\r\n");
-        snprintf(err, errlen, "index: cannot connect to PostgreSQL: %.*s", (int)n, m);
+        treg_fail(err, TREG_E_IO, "index: cannot connect to PostgreSQL: %.*s", (int)n, m);
         pg_close(&p->base);
         return NULL;
     }

@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include "db_impl.h"
+#include "util/error.h"
 
 typedef struct lite {
     db base;
@@ -194,28 +195,29 @@ static const db_ops lite_ops = {
     .set_version = lite_set_version,
 };
 
-db *db_sqlite_open(const char *path, enum db_open_status *status, char *err, size_t errlen)
+db *db_sqlite_open(const char *path, enum db_open_status *status, treg_error *err)
 {
     lite *l = calloc(1, sizeof *l);
     if (l == NULL) {
-        snprintf(err, errlen, "index %s: out of memory", path);
+        treg_fail(err, TREG_E_NOMEM, "index %s: out of memory", path);
         return NULL;
     }
     l->base.ops = &lite_ops;
     enum db_open_status st = DB_OPEN_OK;
     if (sqlite3_open_v2(path, &l->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
         SQLITE_OK) {
-        snprintf(err, errlen, "index %s: %s", path, l->h ? sqlite3_errmsg(l->h) : "cannot open");
+        treg_fail(err, TREG_E_IO, "index %s: %s", path,
+                  l->h ? sqlite3_errmsg(l->h) : "cannot open");
         st =
             l->h && damaged_code(sqlite3_extended_errcode(l->h)) ? DB_OPEN_DAMAGED : DB_OPEN_FAILED;
     } else {
         sqlite3_busy_timeout(l->h, 2000);
         sqlite3_stmt *q = NULL;
         if (lite_exec(&l->base, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;") != 0) {
-            snprintf(err, errlen, "index %s: %s", path, l->base.err);
+            treg_fail(err, TREG_E_FORMAT, "index %s: %s", path, l->base.err);
             st = damaged_code(sqlite3_extended_errcode(l->h)) ? DB_OPEN_DAMAGED : DB_OPEN_FAILED;
         } else if (sqlite3_prepare_v2(l->h, "PRAGMA quick_check", -1, &q, NULL) != SQLITE_OK) {
-            snprintf(err, errlen, "index %s: %s", path, sqlite3_errmsg(l->h));
+            treg_fail(err, TREG_E_FORMAT, "index %s: %s", path, sqlite3_errmsg(l->h));
             st = damaged_code(sqlite3_extended_errcode(l->h)) ? DB_OPEN_DAMAGED : DB_OPEN_FAILED;
         } else {
             /* Damaged means SQLite says so: a row other than "ok", or a
@@ -224,10 +226,11 @@ db *db_sqlite_open(const char *path, enum db_open_status *status, char *err, siz
             int step = sqlite3_step(q);
             const unsigned char *v = step == SQLITE_ROW ? sqlite3_column_text(q, 0) : NULL;
             if (v != NULL && strcmp((const char *)v, "ok") != 0) {
-                snprintf(err, errlen, "quick_check: %s", (const char *)v);
+                treg_fail(err, TREG_E_FORMAT, "quick_check: %s", (const char *)v);
                 st = DB_OPEN_DAMAGED;
             } else if (v == NULL) {
-                snprintf(err, errlen, "index %s: quick_check: %s", path, sqlite3_errmsg(l->h));
+                treg_fail(err, TREG_E_FORMAT, "index %s: quick_check: %s", path,
+                          sqlite3_errmsg(l->h));
                 st =
                     damaged_code(sqlite3_extended_errcode(l->h)) ? DB_OPEN_DAMAGED : DB_OPEN_FAILED;
             }

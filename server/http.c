@@ -66,6 +66,7 @@
 #include "tls.h"
 #include "treg.pb-c.h"
 #include "treg/analyzer.h"
+#include "util/error.h"
 
 #define LIST_DEFAULT_LIMIT 50
 #define LIST_MAX_LIMIT     1000
@@ -637,14 +638,13 @@ static void analysis_done(void *arg, const pool_result *res)
     if (res->outcome == POOL_OK && f->store) {
         if (res->summary_len > 0)
             store_cache_summary(s->cfg.store, f->key, res->summary, res->summary_len);
-        char err[256];
+        treg_error err = {0, ""};
         /* The report file is already durable (POOL_OK comes after the
          * writer thread's syncs); a failed insert is repaired
          * by the re-index at the next start, so the upload still succeeds.
          * The report without rows is the smaller one to unpack. */
-        if (store_index(s->cfg.store, f->key, f->inputs, res->summary, res->summary_len, err,
-                        sizeof err) != 0)
-            log_msg("error", err, f->hash);
+        if (store_index(s->cfg.store, f->key, f->inputs, res->summary, res->summary_len, &err) != 0)
+            log_msg("error", err.msg, f->hash);
     }
     request *w = f->waiters;
     while (w != NULL) {
@@ -743,11 +743,10 @@ static void handle_analyze(request *r)
     struct evbuffer *body = evhttp_request_get_input_buffer(r->req);
     size_t len = evbuffer_get_length(body);
     const uint8_t *data = len ? evbuffer_pullup(body, -1) : (const uint8_t *)"";
-    char why[200];
-    if (data &&
-        treg_pb_check(data, len, &treg__v1__upload_request__descriptor, upload_limits,
-                      sizeof upload_limits / sizeof upload_limits[0], why, sizeof why) != 0) {
-        reply_error(r, 400, why);
+    treg_error why = {0, ""};
+    if (data && treg_pb_check(data, len, &treg__v1__upload_request__descriptor, upload_limits,
+                              sizeof upload_limits / sizeof upload_limits[0], &why) != 0) {
+        reply_error(r, 400, why.msg);
         return;
     }
     Treg__V1__UploadRequest *up = data ? treg__v1__upload_request__unpack(NULL, len, data) : NULL;
@@ -815,12 +814,12 @@ static void handle_analyze(request *r)
     /* A full store: no analysis whose report could not be kept.  What the
      * write needs, generously: the blob, the texts and a report (5-10x the
      * code object with its rows). */
-    char room[160];
+    treg_error room = {0, ""};
     uint64_t need = (uint64_t)up->code_object.len * 17 + strlen(json) + strlen(amdgcn) +
                     strlen(ir) + strlen(ttgir);
-    if (store_it && !store_has_room(s->cfg.store, need, s->cfg.min_free_bytes, room, sizeof room)) {
+    if (store_it && !store_has_room(s->cfg.store, need, s->cfg.min_free_bytes, &room)) {
         treg__v1__upload_request__free_unpacked(up, NULL);
-        log_store_full(s, room);
+        log_store_full(s, room.msg);
         evhttp_add_header(evhttp_request_get_output_headers(r->req), "Retry-After", "60");
         reply_error(r, 507, "the report store is full: nothing was analyzed or stored");
         return;
@@ -1199,7 +1198,7 @@ static void sources_written(write_req *w)
     if (w->rc == 0)
         reply_sources(j->r, (uint32_t)j->n, j->link);
     else {
-        log_msg("error", w->err, j->key);
+        log_msg("error", w->err.msg, j->key);
         reply_error(j->r, w->rc == STORE_WRITE_FULL ? 507 : 500, "cannot store the source files");
     }
     free(j->files);
@@ -1218,11 +1217,11 @@ static void handle_sources(request *r)
     struct evbuffer *body = evhttp_request_get_input_buffer(r->req);
     size_t n = body ? evbuffer_get_length(body) : 0;
     const uint8_t *bytes = n ? evbuffer_pullup(body, -1) : NULL;
-    char why[200] = "";
+    treg_error why = {0, ""};
     if (n > STORE_SOURCES_MAX_BYTES + 65536 ||
         treg_pb_check(bytes, n, &treg__v1__sources_request__descriptor, sources_limits,
-                      sizeof sources_limits / sizeof sources_limits[0], why, sizeof why) != 0) {
-        reply_error(r, 400, why[0] ? why : "SourcesRequest too large");
+                      sizeof sources_limits / sizeof sources_limits[0], &why) != 0) {
+        reply_error(r, 400, why.msg[0] ? why.msg : "SourcesRequest too large");
         return;
     }
     Treg__V1__SourcesRequest *req = treg__v1__sources_request__unpack(NULL, n, bytes);
@@ -1462,11 +1461,11 @@ static struct bufferevent *connection_bev(struct event_base *base, void *arg)
     return bev;
 }
 
-http_server *http_new(struct event_base *base, const http_config *cfg, char *err, size_t errlen)
+http_server *http_new(struct event_base *base, const http_config *cfg, treg_error *err)
 {
     http_server *s = calloc(1, sizeof *s);
     if (s == NULL || (s->http = evhttp_new(base)) == NULL) {
-        snprintf(err, errlen, "http: out of memory");
+        treg_fail(err, TREG_E_NOMEM, "http: out of memory");
         free(s);
         return NULL;
     }
@@ -1475,7 +1474,7 @@ http_server *http_new(struct event_base *base, const http_config *cfg, char *err
     s->tls.head_timeout_seconds = cfg->head_timeout_seconds ? cfg->head_timeout_seconds : 30;
     s->tls.request_timeout_seconds = cfg->request_timeout_seconds;
     if (cfg->max_per_address > 0 && (s->tls.peers = peers_new(cfg->max_per_address)) == NULL) {
-        snprintf(err, errlen, "http: out of memory");
+        treg_fail(err, TREG_E_NOMEM, "http: out of memory");
         evhttp_free(s->http);
         free(s);
         return NULL;
@@ -1498,14 +1497,14 @@ http_server *http_new(struct event_base *base, const http_config *cfg, char *err
     s->listener = evhttp_bind_socket_with_handle(s->http, cfg->host, cfg->port);
     if (s->listener == NULL) {
         int why = errno; /* bind's or listen's, or 0 when the name did not resolve */
-        snprintf(err, errlen, "cannot listen on %s:%u: %s", cfg->host, cfg->port,
-                 why ? strerror(why) : "the host does not resolve to an address");
+        treg_fail(err, TREG_E_IO, "cannot listen on %s:%u: %s", cfg->host, cfg->port,
+                  why ? strerror(why) : "the host does not resolve to an address");
         http_free(s);
         return NULL;
     }
     s->accept_resume = evtimer_new(base, on_accept_resume, s);
     if (s->accept_resume == NULL) {
-        snprintf(err, errlen, "http: out of memory");
+        treg_fail(err, TREG_E_NOMEM, "http: out of memory");
         http_free(s);
         return NULL;
     }

@@ -15,6 +15,8 @@
 #include "pool.h"
 #include "store.h"
 
+#include "treg/error.h"
+
 typedef struct http_server http_server;
 
 typedef struct http_config {
@@ -38,7 +40,7 @@ typedef struct http_config {
 } http_config;
 
 /* Binds and starts serving; NULL with a one-line message on failure. */
-http_server *http_new(struct event_base *base, const http_config *cfg, char *err, size_t errlen);
+http_server *http_new(struct event_base *base, const http_config *cfg, treg_error *err);
 
 /* The port actually bound. */
 unsigned short http_port(const http_server *s);

@@ -32,6 +32,7 @@
 #include "store.h"
 #include "tls.h"
 #include "treg/analyzer.h"
+#include "util/error.h"
 
 typedef struct config {
     char *listen, *cert, *key, *store, *tokens_file, *port_file, *worker_user;
@@ -136,7 +137,7 @@ static int set_str(char **slot, const char *v)
 
 /* Applies one setting (a long flag name without dashes).  -1 with a message
  * in err when the name or value is bad. */
-static int config_set(config *c, const char *name, const char *v, char *err, size_t errlen)
+static int config_set(config *c, const char *name, const char *v, treg_error *err)
 {
     long long n;
     if (strcmp(name, "listen") == 0) return set_str(&c->listen, v);
@@ -148,23 +149,23 @@ static int config_set(config *c, const char *name, const char *v, char *err, siz
     if (strcmp(name, "worker-user") == 0) return set_str(&c->worker_user, v);
     if (strcmp(name, "index") == 0) {
         if (!db_is_postgres(v)) {
-            snprintf(err, errlen,
-                     "index: not a postgresql:// URL (without --index the index is "
-                     "DIR/index.sqlite)");
+            treg_fail(err, TREG_E_ARG,
+                      "index: not a postgresql:// URL (without --index the index is "
+                      "DIR/index.sqlite)");
             return -1;
         }
         return set_str(&c->index, v);
     }
     if (strcmp(name, "instance") == 0) {
         if (!store_valid_instance(v)) {
-            snprintf(err, errlen, "instance: '%.64s' is not 1-64 of A-Z a-z 0-9 . _ -", v);
+            treg_fail(err, TREG_E_FORMAT, "instance: '%.64s' is not 1-64 of A-Z a-z 0-9 . _ -", v);
             return -1;
         }
         return set_str(&c->instance, v);
     }
     if (strcmp(name, "visibility") == 0) {
         if (strcmp(v, "all") != 0 && strcmp(v, "team") != 0) {
-            snprintf(err, errlen, "visibility: '%s' is not all or team", v);
+            treg_fail(err, TREG_E_FORMAT, "visibility: '%s' is not all or team", v);
             return -1;
         }
         c->team_visibility = strcmp(v, "team") == 0;
@@ -172,7 +173,7 @@ static int config_set(config *c, const char *name, const char *v, char *err, siz
     }
     if (strcmp(name, "token") == 0) {
         if (*v == '\0') {
-            snprintf(err, errlen, "token: empty");
+            treg_fail(err, TREG_E_FORMAT, "token: empty");
             return -1;
         }
         char **t = realloc(c->tokens, (c->ntokens + 1) * sizeof *t);
@@ -199,14 +200,14 @@ static int config_set(config *c, const char *name, const char *v, char *err, siz
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
         if (strcmp(name, nums[i].name) != 0) continue;
         if (parse_long(v, nums[i].lo, nums[i].hi, &n) != 0) {
-            snprintf(err, errlen, "%s: '%s' is not an integer in %lld..%lld", name, v, nums[i].lo,
-                     nums[i].hi);
+            treg_fail(err, TREG_E_FORMAT, "%s: '%s' is not an integer in %lld..%lld", name, v,
+                      nums[i].lo, nums[i].hi);
             return -1;
         }
         *nums[i].slot = n;
         return 0;
     }
-    snprintf(err, errlen, "unknown setting '%s'", name);
+    treg_fail(err, TREG_E_FORMAT, "unknown setting '%s'", name);
     return -1;
 }
 
@@ -234,7 +235,7 @@ static int config_load(config *c, const char *path)
         char *p = trim(line);
         if (*p == '\0' || *p == '#') continue;
         char *eq = strchr(p, '=');
-        char err[256] = "out of memory";
+        treg_error err = {TREG_E_NOMEM, "out of memory"};
         if (eq == NULL) {
             fprintf(stderr, "tregd: %s:%d: expected 'key = value'\n", path, lineno);
             rc = 2;
@@ -242,9 +243,9 @@ static int config_load(config *c, const char *path)
         }
         *eq = '\0';
         char *key = trim(p), *value = trim(eq + 1);
-        if (strcmp(key, "config") == 0 || config_set(c, key, value, err, sizeof err) != 0) {
+        if (strcmp(key, "config") == 0 || config_set(c, key, value, &err) != 0) {
             fprintf(stderr, "tregd: %s:%d: %s\n", path, lineno,
-                    strcmp(key, "config") == 0 ? "'config' cannot be nested" : err);
+                    strcmp(key, "config") == 0 ? "'config' cannot be nested" : err.msg);
             rc = 2;
         }
     }
@@ -337,10 +338,10 @@ static int add_token(int argc, char **argv)
                 team ? team : "", team ? "'" : "");
         return 2;
     }
-    char err[600];
+    treg_error err = {0, ""};
     auth_set existing = {0};
-    if (access(file, F_OK) == 0 && auth_load_file(&existing, file, err, sizeof err) != 0) {
-        fprintf(stderr, "tregd: add-token: %s: fix it first\n", err);
+    if (access(file, F_OK) == 0 && auth_load_file(&existing, file, &err) != 0) {
+        fprintf(stderr, "tregd: add-token: %s: fix it first\n", err.msg);
         auth_free(&existing);
         return 1;
     }
@@ -416,17 +417,17 @@ static void on_stop_signal(evutil_socket_t sig, short what, void *arg)
 }
 
 /* The tokens from --token and --tokens-file. 0, or -1 with err set. */
-static int load_tokens(const config *c, auth_set *out, char *err, size_t errlen)
+static int load_tokens(const config *c, auth_set *out, treg_error *err)
 {
     for (size_t i = 0; i < c->ntokens; i++) {
         char team[32];
         snprintf(team, sizeof team, "token-%zu", i + 1);
         if (auth_add_token(out, team, c->tokens[i]) != 0) {
-            snprintf(err, errlen, "cannot hash tokens");
+            treg_fail(err, TREG_E_IO, "cannot hash tokens");
             return -1;
         }
     }
-    if (c->tokens_file && auth_load_file(out, c->tokens_file, err, errlen) != 0) return -1;
+    if (c->tokens_file && auth_load_file(out, c->tokens_file, err) != 0) return -1;
     return 0;
 }
 
@@ -437,10 +438,10 @@ static void on_reload_signal(evutil_socket_t sig, short what, void *arg)
 {
     server *s = arg;
     auth_set fresh = {0};
-    char err[512];
-    if (load_tokens(s->config, &fresh, err, sizeof err) != 0) {
+    treg_error err = {0, ""};
+    if (load_tokens(s->config, &fresh, &err) != 0) {
         auth_free(&fresh);
-        log_msg("error", "tokens not reloaded; the old ones stay in force", err);
+        log_msg("error", "tokens not reloaded; the old ones stay in force", err.msg);
         return;
     }
     auth_free(s->auth);
@@ -513,9 +514,9 @@ static int parse_args(int argc, char **argv, config *c)
         const char *name = NULL;
         for (const struct option *o = long_options; o->name; o++)
             if (o->val == opt) name = o->name;
-        char err[256] = "out of memory";
-        if (name == NULL || config_set(c, name, optarg, err, sizeof err) != 0) {
-            fprintf(stderr, "tregd: --%s\n", err);
+        treg_error err = {TREG_E_NOMEM, "out of memory"};
+        if (name == NULL || config_set(c, name, optarg, &err) != 0) {
+            fprintf(stderr, "tregd: --%s\n", err.msg);
             return 2;
         }
     }
@@ -644,10 +645,10 @@ int main(int argc, char **argv)
     event_set_log_callback(on_libevent_log);
     long open_files = raise_open_files();
 
-    char err[512];
+    treg_error err = {0, ""};
     auth_set auth = {0};
-    if (load_tokens(&c, &auth, err, sizeof err) != 0) {
-        fprintf(stderr, "tregd: %s\n", err);
+    if (load_tokens(&c, &auth, &err) != 0) {
+        fprintf(stderr, "tregd: %s\n", err.msg);
         rc = 2;
     }
 
@@ -658,18 +659,18 @@ int main(int argc, char **argv)
     http_server *http = NULL;
     struct event *sigterm = NULL, *sigint = NULL, *sigchld = NULL, *sighup = NULL;
     struct event *log_timer = NULL;
-    if (rc == 0 && (tls = tls_context_new(c.cert, c.key, err, sizeof err)) == NULL) {
-        fprintf(stderr, "tregd: %s\n", err);
+    if (rc == 0 && (tls = tls_context_new(c.cert, c.key, &err)) == NULL) {
+        fprintf(stderr, "tregd: %s\n", err.msg);
         rc = 1;
     }
     sandbox sb = {0};
-    if (rc == 0 && sandbox_prepare(&sb, c.worker_user, err, sizeof err) != 0) {
-        fprintf(stderr, "tregd: %s\n", err);
+    if (rc == 0 && sandbox_prepare(&sb, c.worker_user, &err) != 0) {
+        fprintf(stderr, "tregd: %s\n", err.msg);
         rc = 2;
     }
     store_options so = {.index = c.index, .instance = c.instance};
-    if (rc == 0 && (st = store_open(c.store, &so, err, sizeof err)) == NULL) {
-        fprintf(stderr, "tregd: %s\n", err);
+    if (rc == 0 && (st = store_open(c.store, &so, &err)) == NULL) {
+        fprintf(stderr, "tregd: %s\n", err.msg);
         rc = 1;
     }
     if (rc == 0 && (base = new_event_base()) == NULL) {
@@ -678,8 +679,8 @@ int main(int argc, char **argv)
     }
     if (rc == 0 && (workers = pool_new(base, (unsigned)c.workers, (unsigned)c.queue,
                                        (unsigned)c.timeout, (unsigned)c.worker_memory, &sb, c.store,
-                                       store_tmp_dir(st), err, sizeof err)) == NULL) {
-        fprintf(stderr, "tregd: %s\n", err);
+                                       store_tmp_dir(st), &err)) == NULL) {
+        fprintf(stderr, "tregd: %s\n", err.msg);
         rc = 1;
     }
     if (rc == 0) {
@@ -698,8 +699,8 @@ int main(int argc, char **argv)
                           .max_list_bytes = (size_t)c.max_list_bytes,
                           .min_free_bytes = (uint64_t)c.min_free_mb << 20,
                           .max_per_address = (unsigned)c.max_per_address};
-        if ((http = http_new(base, &hc, err, sizeof err)) == NULL) {
-            fprintf(stderr, "tregd: %s\n", err);
+        if ((http = http_new(base, &hc, &err)) == NULL) {
+            fprintf(stderr, "tregd: %s\n", err.msg);
             rc = 1;
         }
     }

@@ -22,6 +22,7 @@
 #include "log.h"
 #include "worker.h"
 #include "writer.h"
+#include "util/error.h"
 
 /* Threads writing fresh analyses into the store.  Two: a write is mostly
  * waiting for the disk, and two let one journal commit carry both. */
@@ -142,9 +143,9 @@ static int spawn(pool *p, worker *w)
         /* Listening socket, client connections, other workers' pipes. */
         close_range(4, ~0U, 0);
         limit_worker(p->worker_memory_mib);
-        char why[300];
-        if (p->sandbox != NULL && sandbox_enter(p->sandbox, why, sizeof why) != 0) {
-            log_msg("error", "worker not started", why);
+        treg_error why = {0, ""};
+        if (p->sandbox != NULL && sandbox_enter(p->sandbox, &why) != 0) {
+            log_msg("error", "worker not started", why.msg);
             _exit(1);
         }
         if (getppid() != parent)
@@ -379,7 +380,7 @@ static void written(write_req *req)
     if (req->rc != 0) {
         /* The paths in err are for the log; the client is told what
          * happened, not where. */
-        log_msg("error", req->err, j->hash);
+        log_msg("error", req->err.msg, j->hash);
         if (req->rc == STORE_WRITE_FULL)
             finish_simple(j, POOL_STORE_FULL, "the report store is full: nothing was stored");
         else
@@ -484,11 +485,11 @@ static void on_read(struct bufferevent *bev, void *arg)
 
 pool *pool_new(struct event_base *base, unsigned workers, unsigned queue_max,
                unsigned timeout_seconds, unsigned worker_memory_mib, const sandbox *sb,
-               const char *store_dir, const char *tmp_dir, char *err, size_t errlen)
+               const char *store_dir, const char *tmp_dir, treg_error *err)
 {
     pool *p = calloc(1, sizeof *p);
     if (p == NULL || (p->workers = calloc(workers, sizeof *p->workers)) == NULL) {
-        snprintf(err, errlen, "worker pool: out of memory");
+        treg_fail(err, TREG_E_NOMEM, "worker pool: out of memory");
         free(p);
         return NULL;
     }
@@ -516,12 +517,12 @@ pool *pool_new(struct event_base *base, unsigned workers, unsigned queue_max,
     /* The worker processes first: fork before any thread exists. */
     for (unsigned i = 0; i < workers; i++) {
         if (spawn(p, &p->workers[i]) != 0) {
-            snprintf(err, errlen, "cannot start worker process %u: %s", i, strerror(errno));
+            treg_fail(err, TREG_E_IO, "cannot start worker process %u: %s", i, strerror(errno));
             pool_free(p);
             return NULL;
         }
     }
-    if ((p->writer = writer_new(base, store_dir, tmp_dir, STORE_WRITERS, err, errlen)) == NULL) {
+    if ((p->writer = writer_new(base, store_dir, tmp_dir, STORE_WRITERS, err)) == NULL) {
         pool_free(p);
         return NULL;
     }

@@ -25,6 +25,8 @@
 
 #include "writer.h"
 
+#include "treg/error.h"
+
 typedef enum pool_outcome {
     POOL_OK,         /* report packed and stored (its files durable; with
                       * store false, packed only) */
@@ -90,7 +92,7 @@ struct sandbox;
  * dump core: an input that crashes one must not fill the disk. */
 pool *pool_new(struct event_base *base, unsigned workers, unsigned queue_max,
                unsigned timeout_seconds, unsigned worker_memory_mib, const struct sandbox *sb,
-               const char *store_dir, const char *tmp_dir, char *err, size_t errlen);
+               const char *store_dir, const char *tmp_dir, treg_error *err);
 
 /* 0: running or queued (the spec is copied); -1: the queue is full;
  * -2: shutting down or out of memory. */

@@ -1,5 +1,6 @@
 /* The worker sandbox (see sandbox.h). */
 #include "sandbox.h"
+#include "util/error.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -59,7 +60,7 @@ static const int allowed[] = {
     SCMP_SYS(set_robust_list),
 };
 
-static int build_filter(sandbox *sb, char *err, size_t errlen)
+static int build_filter(sandbox *sb, treg_error *err)
 {
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
     int rc = ctx ? 0 : -ENOMEM;
@@ -73,7 +74,8 @@ static int build_filter(sandbox *sb, char *err, size_t errlen)
      * The pid is the worker's, known only after fork: the rule is added
      * there (sandbox_enter), on a copy of this filter. */
     if (rc != 0) {
-        snprintf(err, errlen, "worker sandbox: cannot build the seccomp filter: %s", strerror(-rc));
+        treg_fail(err, TREG_E_IO, "worker sandbox: cannot build the seccomp filter: %s",
+                  strerror(-rc));
         if (ctx) seccomp_release(ctx);
         return -1;
     }
@@ -81,24 +83,25 @@ static int build_filter(sandbox *sb, char *err, size_t errlen)
     return 0;
 }
 
-int sandbox_prepare(sandbox *sb, const char *user, char *err, size_t errlen)
+int sandbox_prepare(sandbox *sb, const char *user, treg_error *err)
 {
     memset(sb, 0, sizeof *sb);
     if (user != NULL && geteuid() != 0) {
-        snprintf(err, errlen,
-                 "--worker-user %s: tregd must start as root to run its workers as another user",
-                 user);
+        treg_fail(err, TREG_E_ARG,
+                  "--worker-user %s: tregd must start as root to run its workers as another user",
+                  user);
         return -1;
     }
     if (geteuid() == 0) {
         const char *name = user ? user : "nobody";
         struct passwd *pw = getpwnam(name);
         if (pw == NULL) {
-            snprintf(err, errlen, "--worker-user %s: no such user", name);
+            treg_fail(err, TREG_E_ARG, "--worker-user %s: no such user", name);
             return -1;
         }
         if (pw->pw_uid == 0) {
-            snprintf(err, errlen, "--worker-user %s: is root; name an unprivileged user", name);
+            treg_fail(err, TREG_E_ARG, "--worker-user %s: is root; name an unprivileged user",
+                      name);
             return -1;
         }
         sb->change_id = true;
@@ -106,19 +109,19 @@ int sandbox_prepare(sandbox *sb, const char *user, char *err, size_t errlen)
         sb->gid = pw->pw_gid;
         snprintf(sb->user, sizeof sb->user, "%s", name);
     }
-    return build_filter(sb, err, errlen);
+    return build_filter(sb, err);
 }
 
-int sandbox_enter(const sandbox *sb, char *err, size_t errlen)
+int sandbox_enter(const sandbox *sb, treg_error *err)
 {
     if (sb->change_id) {
         if (setgroups(0, NULL) != 0 || setgid(sb->gid) != 0 || setuid(sb->uid) != 0) {
-            snprintf(err, errlen, "worker sandbox: cannot become %s: %s", sb->user,
-                     strerror(errno));
+            treg_fail(err, TREG_E_IO, "worker sandbox: cannot become %s: %s", sb->user,
+                      strerror(errno));
             return -1;
         }
         if (setuid(0) == 0) { /* must not be able to come back */
-            snprintf(err, errlen, "worker sandbox: %s could become root again", sb->user);
+            treg_fail(err, TREG_E_FORMAT, "worker sandbox: %s could become root again", sb->user);
             return -1;
         }
     }
@@ -126,7 +129,7 @@ int sandbox_enter(const sandbox *sb, char *err, size_t errlen)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     prctl(PR_SET_DUMPABLE, 0);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-        snprintf(err, errlen, "worker sandbox: no_new_privs: %s", strerror(errno));
+        treg_fail(err, TREG_E_IO, "worker sandbox: no_new_privs: %s", strerror(errno));
         return -1;
     }
     scmp_filter_ctx ctx = sb->filter;
@@ -134,7 +137,8 @@ int sandbox_enter(const sandbox *sb, char *err, size_t errlen)
                               SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid()));
     if (rc == 0) rc = seccomp_load(ctx);
     if (rc != 0) {
-        snprintf(err, errlen, "worker sandbox: cannot load the seccomp filter: %s", strerror(-rc));
+        treg_fail(err, TREG_E_IO, "worker sandbox: cannot load the seccomp filter: %s",
+                  strerror(-rc));
         return -1;
     }
     return 0;

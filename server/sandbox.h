@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "treg/error.h"
+
 typedef struct sandbox { /* tagged: pool.h names it without this header */
     bool change_id;      /* started as root: workers become uid/gid */
     uid_t uid;
@@ -37,11 +39,11 @@ typedef struct sandbox { /* tagged: pool.h names it without this header */
 /* Builds the filter and resolves user (NULL: "nobody" when running as
  * root, no change otherwise; a user given when not root is an error).  0,
  * or -1 with one line in err. */
-int sandbox_prepare(sandbox *sb, const char *user, char *err, size_t errlen);
+int sandbox_prepare(sandbox *sb, const char *user, treg_error *err);
 
 /* In a worker after fork: identity, no new privileges, the filter.  0, or
  * -1 with one line in err (the worker must then exit). */
-int sandbox_enter(const sandbox *sb, char *err, size_t errlen);
+int sandbox_enter(const sandbox *sb, treg_error *err);
 
 /* One line for the log: "uid 65534 (nobody), seccomp" or "same uid, seccomp". */
 void sandbox_describe(const sandbox *sb, char *out, size_t len);

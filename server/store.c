@@ -49,6 +49,7 @@
 #include "log.h"
 #include "report_key.h"
 #include "treg.pb-c.h"
+#include "util/error.h"
 
 bool store_valid_hash(const char *s)
 {
@@ -119,7 +120,7 @@ static int make_shards(const char *dir, const char *sub)
     return created ? st_fsync_dir(top) : 0;
 }
 
-store *store_open(const char *dir, const store_options *o, char *err, size_t errlen)
+store *store_open(const char *dir, const store_options *o, treg_error *err)
 {
     store *s = calloc(1, sizeof *s);
     if (s != NULL) {
@@ -127,7 +128,7 @@ store *store_open(const char *dir, const store_options *o, char *err, size_t err
         s->lock_fd = -1;
     }
     if (s == NULL || (s->dir = strdup(dir)) == NULL) {
-        snprintf(err, errlen, "store: out of memory");
+        treg_fail(err, TREG_E_NOMEM, "store: out of memory");
         free(s);
         return NULL;
     }
@@ -139,8 +140,8 @@ store *store_open(const char *dir, const store_options *o, char *err, size_t err
         instance = host;
     }
     if (!store_valid_instance(instance)) {
-        snprintf(err, errlen, "store %s: instance '%.64s' is not 1-64 of A-Z a-z 0-9 . _ -", dir,
-                 instance);
+        treg_fail(err, TREG_E_FORMAT, "store %s: instance '%.64s' is not 1-64 of A-Z a-z 0-9 . _ -",
+                  dir, instance);
         store_close(s);
         return NULL;
     }
@@ -152,40 +153,40 @@ store *store_open(const char *dir, const store_options *o, char *err, size_t err
         ok = st_ensure_dir(path, dir) == 0 && (i == 0 || make_shards(dir, subs[i]) == 0);
     }
     if (!ok || access(dir, R_OK | W_OK | X_OK) != 0) {
-        snprintf(err, errlen, "store %s: %s", dir, strerror(errno));
+        treg_fail(err, TREG_E_IO, "store %s: %s", dir, strerror(errno));
         store_close(s);
         return NULL;
     }
-    if (st_take_instance(s, instance, err, errlen) != 0) {
+    if (st_take_instance(s, instance, err) != 0) {
         store_close(s);
         return NULL;
     }
     const char *index = o && o->index ? o->index : NULL;
     char who[80];
     if (index == NULL && st_other_instance(s, who, sizeof who)) {
-        snprintf(err, errlen,
-                 "store %s: tregd instance '%s' has it open; servers sharing a store share a "
-                 "PostgreSQL index (--index postgresql://...)",
-                 dir, who);
+        treg_fail(err, TREG_E_FORMAT,
+                  "store %s: tregd instance '%s' has it open; servers sharing a store share a "
+                  "PostgreSQL index (--index postgresql://...)",
+                  dir, who);
         store_close(s);
         return NULL;
     }
     st_clean_tmp(s);
     snprintf(path, sizeof path, "%s/index.sqlite", dir);
-    int rc = st_open_index(s, index ? index : path, err, errlen);
+    int rc = st_open_index(s, index ? index : path, err);
     if (rc == -2) {
         log_line *l = log_begin("error", "index damaged: moved aside to index.sqlite.damaged and "
                                          "rebuilt from the report files");
-        log_add_str(l, "reason", err);
+        log_add_str(l, "reason", err->msg);
         log_end(l);
         st_close_index(s);
         s->rebuilt = true;
         if (st_set_aside(path) != 0) {
-            snprintf(err, errlen, "store %s: cannot move the damaged index aside: %s", path,
-                     strerror(errno));
+            treg_fail(err, TREG_E_IO, "store %s: cannot move the damaged index aside: %s", path,
+                      strerror(errno));
             rc = -1;
         } else {
-            rc = st_open_index(s, path, err, errlen);
+            rc = st_open_index(s, path, err);
         }
     }
     if (rc != 0) {

@@ -47,6 +47,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "treg/error.h"
+
 #define STORE_HASH_HEX 64
 
 /* A report file: magic, SHA-256 of the payload, payload. */
@@ -151,7 +153,7 @@ bool store_valid_instance(const char *name);
  * store and PostgreSQL index.  An SQLite index is one server's: refused
  * while another instance holds the store.  o NULL: the defaults.  NULL on
  * failure with a one-line message. */
-store *store_open(const char *dir, const store_options *o, char *err, size_t errlen);
+store *store_open(const char *dir, const store_options *o, treg_error *err);
 void store_close(store *s);
 const char *store_dir(const store *s);
 /* DIR/tmp/INSTANCE: where store_write_upload makes its files. */
@@ -171,8 +173,8 @@ const char *store_instance(const store *s);
  * and one line in err (naming paths: for the log, not for clients).  Temp
  * files go to tmp_dir (store_tmp_dir), on the store's filesystem.
  * Blocks on the disk: never call it on the event loop. */
-int store_write_upload(const char *dir, const char *tmp_dir, const store_upload *u, char *err,
-                       size_t errlen);
+int store_write_upload(const char *dir, const char *tmp_dir, const store_upload *u,
+                       treg_error *err);
 
 /* A report's source files, as the uploading node read them (POST
  * /v1/sources), for its page. */
@@ -193,7 +195,7 @@ bool store_has_sources(const store *s, const char *key);
  * reports/ab/KEY.sources, each atomically and durably; 0, STORE_WRITE_FULL or
  * -1 with one line in err.  Blocks on the disk: never on the event loop. */
 int store_write_sources(const char *dir, const char *tmp_dir, const char *key,
-                        const store_source *files, size_t n, char *err, size_t errlen);
+                        const store_source *files, size_t n, treg_error *err);
 
 /* The source files stored for key: 0 with *files (store_sources_free) and
  * *n, 0 of them when none are stored; -1 (logged) when the manifest or a
@@ -205,7 +207,7 @@ void store_sources_free(store_source *files, size_t n);
  * few inodes: false, with what it has in why, when an analysis would only
  * fail at its write (tregd answers 507 without analyzing).  True when it
  * cannot tell. */
-bool store_has_room(const store *s, uint64_t need, uint64_t reserve, char *why, size_t whylen);
+bool store_has_room(const store *s, uint64_t need, uint64_t reserve, treg_error *why);
 
 /* The packed report stored under key (its header checked and removed):
  * STORE_FOUND and a malloc'd *out, or another STORE_ value.  A damaged or
@@ -232,7 +234,7 @@ size_t store_cached_bytes(const store *s);
  * treg_inputs_digest), and records its upload (the report's team), in one
  * transaction.  0, or -1 and one line in err. */
 int store_index(store *s, const char *key, const char *inputs, const uint8_t *report, size_t len,
-                char *err, size_t errlen);
+                treg_error *err);
 
 /* Records that team uploaded the report under key (the first record per
  * team and report is kept).  0, or -1 on error. */

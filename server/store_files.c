@@ -22,6 +22,7 @@
 #include "log.h"
 #include "report_key.h"
 #include "treg.pb-c.h"
+#include "util/error.h"
 
 /* ---- files ---- */
 
@@ -198,12 +199,12 @@ static int write_failed(int why)
  * the rename that put one there may be another upload's not yet synced.
  * what names the write in messages.  0, STORE_WRITE_FULL or -1. */
 static int put_files(const char *tmp_dir, const piece *want, size_t n, const char *const *sync,
-                     size_t nsync, const char *what, char *err, size_t errlen)
+                     size_t nsync, const char *what, treg_error *err)
 {
     int why = 0, rc = 0;
     pending *p = calloc(n ? n : 1, sizeof *p);
     if (p == NULL) {
-        snprintf(err, errlen, "store: out of memory");
+        treg_fail(err, TREG_E_NOMEM, "store: out of memory");
         return -1;
     }
     size_t made = 0, renamed = 0;
@@ -212,8 +213,8 @@ static int put_files(const char *tmp_dir, const piece *want, size_t n, const cha
         p[i].fd = tmp_create(tmp_dir, p[i].tmp, sizeof p[i].tmp);
         if (p[i].fd < 0) {
             why = errno;
-            snprintf(err, errlen, "store: cannot create a temp file in %s: %s", tmp_dir,
-                     strerror(why));
+            treg_fail(err, TREG_E_IO, "store: cannot create a temp file in %s: %s", tmp_dir,
+                      strerror(why));
             rc = -1;
             break;
         }
@@ -221,7 +222,7 @@ static int put_files(const char *tmp_dir, const piece *want, size_t n, const cha
         if ((want[i].head && write_all(p[i].fd, want[i].head, want[i].head_len) != 0) ||
             write_all(p[i].fd, want[i].data, want[i].len) != 0) {
             why = errno;
-            snprintf(err, errlen, "store: cannot write %s: %s", p[i].tmp, strerror(why));
+            treg_fail(err, TREG_E_IO, "store: cannot write %s: %s", p[i].tmp, strerror(why));
             rc = -1;
         }
 #ifdef SYNC_FILE_RANGE_WRITE
@@ -232,7 +233,7 @@ static int put_files(const char *tmp_dir, const piece *want, size_t n, const cha
     for (size_t i = 0; i < made && rc == 0; i++) {
         if (fdatasync(p[i].fd) != 0) {
             why = errno;
-            snprintf(err, errlen, "store: cannot write %s: %s", p[i].tmp, strerror(why));
+            treg_fail(err, TREG_E_IO, "store: cannot write %s: %s", p[i].tmp, strerror(why));
             rc = -1;
         }
     }
@@ -240,8 +241,8 @@ static int put_files(const char *tmp_dir, const piece *want, size_t n, const cha
     for (; renamed < made && rc == 0; renamed++) {
         if (rename(p[renamed].tmp, p[renamed].final) != 0) {
             why = errno;
-            snprintf(err, errlen, "store: cannot rename into %s: %s", p[renamed].final,
-                     strerror(why));
+            treg_fail(err, TREG_E_IO, "store: cannot rename into %s: %s", p[renamed].final,
+                      strerror(why));
             rc = -1;
             break; /* p[renamed].tmp is still there: unlinked below */
         }
@@ -251,7 +252,7 @@ static int put_files(const char *tmp_dir, const piece *want, size_t n, const cha
     if (rc != 0) return write_failed(why);
     char(*synced)[4200] = calloc(nsync ? nsync : 1, sizeof *synced);
     if (synced == NULL) {
-        snprintf(err, errlen, "store: out of memory");
+        treg_fail(err, TREG_E_NOMEM, "store: out of memory");
         return -1;
     }
     size_t nsynced = 0;
@@ -265,8 +266,8 @@ static int put_files(const char *tmp_dir, const piece *want, size_t n, const cha
         if (seen) continue;
         if (st_fsync_dir(d) != 0) {
             why = errno;
-            snprintf(err, errlen, "store: cannot sync the directories of %s: %s", what,
-                     strerror(why));
+            treg_fail(err, TREG_E_IO, "store: cannot sync the directories of %s: %s", what,
+                      strerror(why));
             rc = write_failed(why);
             break;
         }
@@ -276,8 +277,7 @@ static int put_files(const char *tmp_dir, const piece *want, size_t n, const cha
     return rc;
 }
 
-int store_write_upload(const char *dir, const char *tmp_dir, const store_upload *u, char *err,
-                       size_t errlen)
+int store_write_upload(const char *dir, const char *tmp_dir, const store_upload *u, treg_error *err)
 {
     char shard[4096];
     char blob_path[4200], json_path[4200], asm_path[4200], ir_path[4200], ttgir_path[4200];
@@ -287,7 +287,7 @@ int store_write_upload(const char *dir, const char *tmp_dir, const store_upload 
         !valid_text_hash(u->amdgcn_sha256, u->amdgcn_len) ||
         !valid_text_hash(u->llvm_ir_sha256, u->llvm_ir_len) ||
         !valid_text_hash(u->ttgir_sha256, u->ttgir_len)) {
-        snprintf(err, errlen, "store: not a hash");
+        treg_fail(err, TREG_E_FORMAT, "store: not a hash");
         return -1;
     }
     if (shard_dir(dir, "blobs", u->hash, shard, sizeof shard) != 0 ||
@@ -299,7 +299,8 @@ int store_write_upload(const char *dir, const char *tmp_dir, const store_upload 
         (u->ttgir_len > 0 && shard_dir(dir, "texts", u->ttgir_sha256, shard, sizeof shard) != 0) ||
         shard_dir(dir, "reports", u->key, shard, sizeof shard) != 0) {
         int why = errno;
-        snprintf(err, errlen, "store: cannot create directories under %s: %s", dir, strerror(why));
+        treg_fail(err, TREG_E_IO, "store: cannot create directories under %s: %s", dir,
+                  strerror(why));
         return write_failed(why);
     }
     snprintf(blob_path, sizeof blob_path, "%s/blobs/%.2s/%s", dir, u->hash, u->hash);
@@ -315,7 +316,7 @@ int store_write_upload(const char *dir, const char *tmp_dir, const store_upload 
     uint8_t header[STORE_REPORT_HEADER];
     memcpy(header, STORE_REPORT_MAGIC, 8);
     if (treg_sha256(u->report, u->report_len, header + 8) != 0) {
-        snprintf(err, errlen, "store: cannot checksum the report: out of memory");
+        treg_fail(err, TREG_E_NOMEM, "store: cannot checksum the report: out of memory");
         return -1;
     }
 
@@ -351,7 +352,7 @@ int store_write_upload(const char *dir, const char *tmp_dir, const store_upload 
     if (u->llvm_ir_len > 0) sync[nsync++] = ir_path;
     if (u->ttgir_len > 0) sync[nsync++] = ttgir_path;
     sync[nsync++] = rpath;
-    return put_files(tmp_dir, want, n, sync, nsync, rpath, err, errlen);
+    return put_files(tmp_dir, want, n, sync, nsync, rpath, err);
 }
 
 /* ---- a report's source files ----
@@ -375,13 +376,13 @@ bool store_has_sources(const store *s, const char *key)
 }
 
 int store_write_sources(const char *dir, const char *tmp_dir, const char *key,
-                        const store_source *files, size_t n, char *err, size_t errlen)
+                        const store_source *files, size_t n, treg_error *err)
 {
     size_t total = 0;
     for (size_t i = 0; i < n; i++) total += files[i].len;
     if (!store_valid_hash(key) || n == 0 || n > STORE_SOURCES_MAX ||
         total > STORE_SOURCES_MAX_BYTES) {
-        snprintf(err, errlen, "store: not a source set");
+        treg_fail(err, TREG_E_FORMAT, "store: not a source set");
         return -1;
     }
     char(*sha)[STORE_HASH_HEX + 1] = calloc(n, sizeof *sha);
@@ -393,7 +394,7 @@ int store_write_sources(const char *dir, const char *tmp_dir, const char *key,
     uint8_t *packed = NULL;
     int rc = -1;
     if (!sha || !paths || !want || !sync || !e || !ep) {
-        snprintf(err, errlen, "store: out of memory");
+        treg_fail(err, TREG_E_NOMEM, "store: out of memory");
         goto out;
     }
     size_t nwant = 0;
@@ -401,7 +402,7 @@ int store_write_sources(const char *dir, const char *tmp_dir, const char *key,
     for (size_t i = 0; i < n; i++) {
         if (treg_text_sha256((const char *)files[i].text, files[i].len, sha[i]) != 0 ||
             shard_dir(dir, "texts", sha[i], shard, sizeof shard) != 0) {
-            snprintf(err, errlen, "store: cannot place a source text: %s", strerror(errno));
+            treg_fail(err, TREG_E_IO, "store: cannot place a source text: %s", strerror(errno));
             goto out;
         }
         snprintf(paths[i], sizeof paths[i], "%s/texts/%.2s/%s", dir, sha[i], sha[i]);
@@ -418,14 +419,14 @@ int store_write_sources(const char *dir, const char *tmp_dir, const char *key,
     m.n_files = n;
     size_t len = treg__v1__source_manifest__get_packed_size(&m);
     if ((packed = malloc(len ? len : 1)) == NULL) {
-        snprintf(err, errlen, "store: out of memory");
+        treg_fail(err, TREG_E_NOMEM, "store: out of memory");
         goto out;
     }
     treg__v1__source_manifest__pack(&m, packed);
     sources_path(dir, key, paths[n], sizeof paths[n]);
     want[nwant++] = (piece){NULL, 0, packed, len, paths[n]};
     sync[n] = paths[n];
-    rc = put_files(tmp_dir, want, nwant, sync, n + 1, paths[n], err, errlen);
+    rc = put_files(tmp_dir, want, nwant, sync, n + 1, paths[n], err);
 out:
     free(packed);
     free(ep);
@@ -508,19 +509,19 @@ out:
     return 0;
 }
 
-bool store_has_room(const store *s, uint64_t need, uint64_t reserve, char *why, size_t whylen)
+bool store_has_room(const store *s, uint64_t need, uint64_t reserve, treg_error *why)
 {
     struct statvfs fs;
     if (statvfs(s->dir, &fs) != 0) return true; /* cannot tell: the write will say */
     uint64_t bytes = (uint64_t)fs.f_bavail * fs.f_frsize;
     if (bytes < need + reserve) {
-        snprintf(why, whylen, "%llu MiB free, %llu MiB needed (with --min-free-mb %llu)",
-                 (unsigned long long)(bytes >> 20), (unsigned long long)((need + reserve) >> 20),
-                 (unsigned long long)(reserve >> 20));
+        treg_fail(why, TREG_E_ARG, "%llu MiB free, %llu MiB needed (with --min-free-mb %llu)",
+                  (unsigned long long)(bytes >> 20), (unsigned long long)((need + reserve) >> 20),
+                  (unsigned long long)(reserve >> 20));
         return false;
     }
     if (fs.f_files > 0 && fs.f_favail < 16) { /* every file is an inode */
-        snprintf(why, whylen, "%llu inodes free", (unsigned long long)fs.f_favail);
+        treg_fail(why, TREG_E_FORMAT, "%llu inodes free", (unsigned long long)fs.f_favail);
         return false;
     }
     return true;

@@ -22,6 +22,7 @@
 #include "log.h"
 #include "report_key.h"
 #include "treg.pb-c.h"
+#include "util/error.h"
 
 /* The index's schema version (PRAGMA user_version, or PostgreSQL's
  * treg_schema): 4 adds browser sessions, 3 orders a report's kernels by their own column and
@@ -125,9 +126,9 @@ int st_run(store *s, int id, const db_arg *args, int nargs, db_rows **rows)
     return db_run(s->db, id, stmt_sql[id], args, nargs, rows);
 }
 
-static void index_error(store *s, char *err, size_t errlen)
+static void index_error(store *s, treg_error *err)
 {
-    snprintf(err, errlen, "store: %s", db_error(s->db));
+    treg_fail(err, TREG_E_FORMAT, "store: %s", db_error(s->db));
 }
 
 static int put_upload(store *s, const char *key, const char *team, const char *file_name,
@@ -149,10 +150,10 @@ static int64_t now_us(void)
 
 /* The index rows of report r, stored under key. */
 int st_index_rows(store *s, const char *key, const char *inputs, const Treg__V1__Report *r,
-                  char *err, size_t errlen)
+                  treg_error *err)
 {
     if (db_begin(s->db) != 0) {
-        index_error(s, err, errlen);
+        index_error(s, err);
         return -1;
     }
     db_arg a[] = {DB_TEXT_ARG(key),
@@ -194,7 +195,7 @@ int st_index_rows(store *s, const char *key, const char *inputs, const Treg__V1_
     if (rc == 0) rc = put_upload(s, key, r->team, r->file_name, r->client_host, r->created_unix);
     if (rc == 0) rc = db_commit(s->db);
     if (rc != 0) {
-        index_error(s, err, errlen);
+        index_error(s, err);
         db_rollback(s->db);
         return -1;
     }
@@ -202,14 +203,14 @@ int st_index_rows(store *s, const char *key, const char *inputs, const Treg__V1_
 }
 
 int store_index(store *s, const char *key, const char *inputs, const uint8_t *report, size_t len,
-                char *err, size_t errlen)
+                treg_error *err)
 {
     Treg__V1__Report *r = treg__v1__report__unpack(NULL, len, report);
     if (r == NULL) {
-        snprintf(err, errlen, "store: index: the report does not unpack");
+        treg_fail(err, TREG_E_FORMAT, "store: index: the report does not unpack");
         return -1;
     }
-    int rc = st_index_rows(s, key, inputs, r, err, errlen);
+    int rc = st_index_rows(s, key, inputs, r, err);
     treg__v1__report__free_unpacked(r, NULL);
     return rc;
 }
@@ -501,17 +502,17 @@ int store_session_drop(store *s, const char *id_sha256)
  * indexed again from their files (version 0's converted first); the
  * upload records of teams are kept.  One transaction (on PostgreSQL under
  * a lock: of several servers starting at once, one migrates). */
-static int migrate(store *s, const char *where, char *err, size_t errlen)
+static int migrate(store *s, const char *where, treg_error *err)
 {
     int version = -1;
     if (db_begin_migration(s->db) != 0 || db_version(s->db, &version) != 0) {
-        snprintf(err, errlen, "store %s: %s", where, db_error(s->db));
+        treg_fail(err, TREG_E_FORMAT, "store %s: %s", where, db_error(s->db));
         db_rollback(s->db);
         return -1;
     }
     if (version > INDEX_VERSION) {
-        snprintf(err, errlen, "store %s: index version %d is newer than this tregd's (%d)", where,
-                 version, INDEX_VERSION);
+        treg_fail(err, TREG_E_FORMAT, "store %s: index version %d is newer than this tregd's (%d)",
+                  where, version, INDEX_VERSION);
         db_rollback(s->db);
         return -1;
     }
@@ -523,7 +524,7 @@ static int migrate(store *s, const char *where, char *err, size_t errlen)
     if (rc == 0 && version < INDEX_VERSION) rc = db_set_version(s->db, INDEX_VERSION);
     if (rc == 0) rc = db_commit(s->db);
     if (rc != 0) {
-        snprintf(err, errlen, "store %s: %s", where, db_error(s->db));
+        treg_fail(err, TREG_E_FORMAT, "store %s: %s", where, db_error(s->db));
         db_rollback(s->db);
         return -1;
     }
@@ -533,12 +534,12 @@ static int migrate(store *s, const char *where, char *err, size_t errlen)
 
 /* The index at where (a PostgreSQL URL, or the SQLite file): 0, -1, or
  * -2 when SQLite says the file is damaged. */
-int st_open_index(store *s, const char *where, char *err, size_t errlen)
+int st_open_index(store *s, const char *where, treg_error *err)
 {
     enum db_open_status st;
-    s->db = db_open(where, &st, err, errlen);
+    s->db = db_open(where, &st, err);
     if (s->db == NULL) return st == DB_OPEN_DAMAGED ? -2 : -1;
-    return migrate(s, db_is_postgres(where) ? "index" : where, err, errlen);
+    return migrate(s, db_is_postgres(where) ? "index" : where, err);
 }
 
 void st_close_index(store *s)

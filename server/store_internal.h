@@ -16,6 +16,8 @@
 #include "store.h"
 #include "treg.pb-c.h"
 
+#include "treg/error.h"
+
 #define SUMMARY_BUCKETS 4096
 
 typedef struct summary summary;
@@ -72,15 +74,15 @@ int st_read_fd(int fd, size_t size, uint8_t **out, size_t *len);
 /* store_index.c: the index (SQL), its schema and lifecycle */
 int st_set_aside(const char *path);
 int st_run(store *s, int id, const db_arg *args, int nargs, db_rows **rows);
-int st_open_index(store *s, const char *where, char *err, size_t errlen);
+int st_open_index(store *s, const char *where, treg_error *err);
 void st_close_index(store *s);
 void st_forget(store *s, const char *key);
 int st_index_rows(store *s, const char *key, const char *inputs, const Treg__V1__Report *r,
-                  char *err, size_t errlen);
+                  treg_error *err);
 
 /* store_recover.c: startup: leftovers, instances, recovery, conversion */
 void st_recover(store *s);
-int st_take_instance(store *s, const char *instance, char *err, size_t errlen);
+int st_take_instance(store *s, const char *instance, treg_error *err);
 void st_log_key(const char *level, const char *msg, const char *key);
 void st_clean_tmp(const store *s);
 bool st_other_instance(const store *s, char *who, size_t len);

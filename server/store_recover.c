@@ -22,6 +22,7 @@
 #include "log.h"
 #include "report_key.h"
 #include "treg.pb-c.h"
+#include "util/error.h"
 
 /* ---- startup: layout, leftovers, recovery, conversion, rebuilding ---- */
 
@@ -62,7 +63,7 @@ void st_clean_tmp(const store *s)
 
 /* The instance's temp folder made and its lock (DIR/tmp/INSTANCE.lock)
  * taken, held while the store is open. */
-int st_take_instance(store *s, const char *instance, char *err, size_t errlen)
+int st_take_instance(store *s, const char *instance, treg_error *err)
 {
     char tmp[4096], lock[sizeof s->tmp + 8];
     snprintf(s->instance, sizeof s->instance, "%s", instance);
@@ -71,16 +72,16 @@ int st_take_instance(store *s, const char *instance, char *err, size_t errlen)
     snprintf(lock, sizeof lock, "%s.lock", s->tmp);
     if (st_ensure_dir(s->tmp, tmp) != 0 ||
         (s->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
-        snprintf(err, errlen, "store %s: %s", s->tmp, strerror(errno));
+        treg_fail(err, TREG_E_IO, "store %s: %s", s->tmp, strerror(errno));
         return -1;
     }
     if (flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0) {
-        snprintf(err, errlen,
-                 errno == EWOULDBLOCK
-                     ? "store %s: instance '%s' is in use by another tregd (give each server its "
-                       "own --instance)"
-                     : "store %s: cannot lock instance '%s'",
-                 s->dir, instance);
+        treg_fail(err, TREG_E_IO,
+                  errno == EWOULDBLOCK
+                      ? "store %s: instance '%s' is in use by another tregd (give each server its "
+                        "own --instance)"
+                      : "store %s: cannot lock instance '%s'",
+                  s->dir, instance);
         return -1;
     }
     return 0;
@@ -141,7 +142,8 @@ void st_log_key(const char *level, const char *msg, const char *key)
  * its own contents when whole, named by its key and with its blob. */
 static void reindex_file(store *s, int dirfd_, const char *name, const char *key)
 {
-    char path[4200], own[STORE_HASH_HEX + 1], inputs[STORE_HASH_HEX + 1], err[256];
+    char path[4200], own[STORE_HASH_HEX + 1], inputs[STORE_HASH_HEX + 1];
+    treg_error err = {0, ""};
     uint8_t *bytes = NULL;
     size_t len = 0;
     st_report_path(s->dir, key, path, sizeof path);
@@ -163,7 +165,7 @@ static void reindex_file(store *s, int dirfd_, const char *name, const char *key
          * report's rename but not the blob's. */
         st_log_key("warn", "removed an unacknowledged report without blob", key);
         unlinkat(dirfd_, name, 0);
-    } else if (st_index_rows(s, key, inputs, r, err, sizeof err) == 0) {
+    } else if (st_index_rows(s, key, inputs, r, &err) == 0) {
         s->recovered++;
         if (!s->upgraded) st_log_key("info", "re-indexed report missing from the index", key);
     } else {
@@ -240,7 +242,7 @@ static void convert_file(store *s, int dirfd_, const char *name, const char *has
         size_t n = treg__v1__report__get_packed_size(r);
         if ((packed = malloc(n ? n : 1)) != NULL) treg__v1__report__pack(r, packed);
         ok = packed != NULL && key_of(r, key, inputs) == 0;
-        char err[600];
+        treg_error err = {0, ""};
         store_upload u = {.key = key,
                           .hash = hash,
                           .json = (const char *)json,
@@ -251,11 +253,11 @@ static void convert_file(store *s, int dirfd_, const char *name, const char *has
                           .amdgcn_sha256 = asm_sha,
                           .report = packed,
                           .report_len = n};
-        if (ok && store_write_upload(s->dir, s->tmp, &u, err, sizeof err) != 0) {
-            log_msg("error", err, hash);
+        if (ok && store_write_upload(s->dir, s->tmp, &u, &err) != 0) {
+            log_msg("error", err.msg, hash);
             ok = false;
         }
-        ok = ok && st_index_rows(s, key, inputs, r, err, sizeof err) == 0;
+        ok = ok && st_index_rows(s, key, inputs, r, &err) == 0;
         r->triton_json_sha256 = was_json;
         r->amdgcn_sha256 = was_asm;
     }

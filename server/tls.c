@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "peers.h"
+#include "util/error.h"
 
 static void openssl_reason(char *buf, size_t len)
 {
@@ -26,13 +27,13 @@ static void openssl_reason(char *buf, size_t len)
 
 static int on_client_hello(SSL *ssl, int *alert, void *arg);
 
-SSL_CTX *tls_context_new(const char *cert_file, const char *key_file, char *err, size_t errlen)
+SSL_CTX *tls_context_new(const char *cert_file, const char *key_file, treg_error *err)
 {
     char reason[256];
     SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
     if (ctx == NULL) {
         openssl_reason(reason, sizeof reason);
-        snprintf(err, errlen, "TLS context: %s", reason);
+        treg_fail(err, TREG_E_FORMAT, "TLS context: %s", reason);
         return NULL;
     }
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
@@ -40,7 +41,7 @@ SSL_CTX *tls_context_new(const char *cert_file, const char *key_file, char *err,
      * (no static-RSA suites); TLS 1.3's suites all have it. */
     if (SSL_CTX_set_cipher_list(ctx, "ECDHE+AESGCM:ECDHE+CHACHA20") != 1) {
         openssl_reason(reason, sizeof reason);
-        snprintf(err, errlen, "TLS cipher list: %s", reason);
+        treg_fail(err, TREG_E_FORMAT, "TLS cipher list: %s", reason);
         SSL_CTX_free(ctx);
         return NULL;
     }
@@ -49,18 +50,18 @@ SSL_CTX *tls_context_new(const char *cert_file, const char *key_file, char *err,
                                  SSL_OP_CIPHER_SERVER_PREFERENCE);
     if (SSL_CTX_use_certificate_chain_file(ctx, cert_file) != 1) {
         openssl_reason(reason, sizeof reason);
-        snprintf(err, errlen, "cannot load certificate %s: %s", cert_file, reason);
+        treg_fail(err, TREG_E_IO, "cannot load certificate %s: %s", cert_file, reason);
         SSL_CTX_free(ctx);
         return NULL;
     }
     if (SSL_CTX_use_PrivateKey_file(ctx, key_file, SSL_FILETYPE_PEM) != 1) {
         openssl_reason(reason, sizeof reason);
-        snprintf(err, errlen, "cannot load key %s: %s", key_file, reason);
+        treg_fail(err, TREG_E_IO, "cannot load key %s: %s", key_file, reason);
         SSL_CTX_free(ctx);
         return NULL;
     }
     if (SSL_CTX_check_private_key(ctx) != 1) {
-        snprintf(err, errlen, "key %s does not match certificate %s", key_file, cert_file);
+        treg_fail(err, TREG_E_FORMAT, "key %s does not match certificate %s", key_file, cert_file);
         ERR_clear_error();
         SSL_CTX_free(ctx);
         return NULL;

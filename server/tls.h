@@ -10,9 +10,11 @@
 #include <event2/event.h>
 #include <openssl/ssl.h>
 
+#include "treg/error.h"
+
 /* NULL on failure with a one-line message in err naming the file.  Its
  * ClientHello callback applies each connection's tls_listener.peers cap. */
-SSL_CTX *tls_context_new(const char *cert_file, const char *key_file, char *err, size_t errlen);
+SSL_CTX *tls_context_new(const char *cert_file, const char *key_file, treg_error *err);
 
 /* What the listener's hook needs: the context, and the period in which a
  * connection must complete its request or bring at least 64 KiB of it,

@@ -1,5 +1,6 @@
 /* Store writer threads (see writer.h). */
 #include "writer.h"
+#include "util/error.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -44,11 +45,10 @@ static void *run(void *arg)
         w->todo_head = r->next;
         if (w->todo_head == NULL) w->todo_tail = NULL;
         pthread_mutex_unlock(&w->lock);
-        r->err[0] = '\0';
-        r->rc = r->sources != NULL
-                    ? store_write_sources(w->dir, w->tmp, r->sources_key, r->sources, r->nsources,
-                                          r->err, sizeof r->err)
-                    : store_write_upload(w->dir, w->tmp, &r->upload, r->err, sizeof r->err);
+        r->err = (treg_error){0, ""};
+        r->rc = r->sources != NULL ? store_write_sources(w->dir, w->tmp, r->sources_key, r->sources,
+                                                         r->nsources, &r->err)
+                                   : store_write_upload(w->dir, w->tmp, &r->upload, &r->err);
         pthread_mutex_lock(&w->lock);
         push(&w->done_head, &w->done_tail, r);
         uint64_t one = 1;
@@ -83,7 +83,7 @@ static void on_wake(evutil_socket_t fd, short what, void *arg)
 }
 
 writer *writer_new(struct event_base *base, const char *dir, const char *tmp, unsigned threads,
-                   char *err, size_t errlen)
+                   treg_error *err)
 {
     writer *w = calloc(1, sizeof *w);
     if (w == NULL || (w->dir = strdup(dir)) == NULL || (w->tmp = strdup(tmp)) == NULL ||
@@ -93,7 +93,7 @@ writer *writer_new(struct event_base *base, const char *dir, const char *tmp, un
             free(w->tmp);
         }
         free(w);
-        snprintf(err, errlen, "store writers: out of memory");
+        treg_fail(err, TREG_E_NOMEM, "store writers: out of memory");
         return NULL;
     }
     pthread_mutex_init(&w->lock, NULL);
@@ -101,7 +101,7 @@ writer *writer_new(struct event_base *base, const char *dir, const char *tmp, un
     w->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     w->wake = w->efd >= 0 ? event_new(base, w->efd, EV_READ | EV_PERSIST, on_wake, w) : NULL;
     if (w->wake == NULL || event_add(w->wake, NULL) != 0) {
-        snprintf(err, errlen, "store writers: %s", w->efd < 0 ? strerror(errno) : "no event");
+        treg_fail(err, TREG_E_IO, "store writers: %s", w->efd < 0 ? strerror(errno) : "no event");
         writer_free(w);
         return NULL;
     }
@@ -112,7 +112,7 @@ writer *writer_new(struct event_base *base, const char *dir, const char *tmp, un
     for (unsigned i = 0; i < threads; i++) {
         int rc = pthread_create(&w->threads[i], NULL, run, w);
         if (rc != 0) {
-            snprintf(err, errlen, "store writers: cannot start a thread: %s", strerror(rc));
+            treg_fail(err, TREG_E_IO, "store writers: cannot start a thread: %s", strerror(rc));
             break;
         }
         w->nthreads++;

@@ -20,6 +20,8 @@
 
 #include "store.h"
 
+#include "treg/error.h"
+
 typedef struct write_req write_req;
 
 /* One upload to write.  The inputs belong to the submitter and must stay
@@ -35,7 +37,7 @@ struct write_req {
      * write failed (rc -1, err holds one line). */
     void (*done)(write_req *req);
     int rc;
-    char err[512];
+    treg_error err;
     write_req *next; /* the writer's */
 };
 
@@ -44,7 +46,7 @@ typedef struct writer writer;
 /* threads writing uploads into the store at dir, their temp files in tmp
  * (store_tmp_dir). */
 writer *writer_new(struct event_base *base, const char *dir, const char *tmp, unsigned threads,
-                   char *err, size_t errlen);
+                   treg_error *err);
 
 /* Queues req; a thread picks it up.  Loop thread only. */
 void writer_submit(writer *w, write_req *req);

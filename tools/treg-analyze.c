@@ -24,6 +24,7 @@
 #include "treg/analyzer.h"
 #include "treg/container.h"
 #include "worker.h"
+#include "util/error.h"
 
 typedef struct tool {
     const char *kernel_regex;
@@ -164,11 +165,11 @@ static void fail(tool *t, const char *path, const char *raw)
     }
 }
 
-static char *slurp(const char *path, size_t *len, char *why, size_t whylen)
+static char *slurp(const char *path, size_t *len, treg_error *why)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(why, whylen, "%s", strerror(errno));
+        treg_fail(why, TREG_E_IO, "%s", strerror(errno));
         return NULL;
     }
     char *buf = NULL;
@@ -180,7 +181,7 @@ static char *slurp(const char *path, size_t *len, char *why, size_t whylen)
             if (!nb) {
                 free(buf);
                 fclose(f);
-                snprintf(why, whylen, "out of memory");
+                treg_fail(why, TREG_E_NOMEM, "out of memory");
                 return NULL;
             }
             buf = nb;
@@ -193,7 +194,7 @@ static char *slurp(const char *path, size_t *len, char *why, size_t whylen)
     fclose(f);
     if (bad) {
         free(buf);
-        snprintf(why, whylen, "read error");
+        treg_fail(why, TREG_E_IO, "read error");
         return NULL;
     }
     buf[n] = 0;
@@ -243,8 +244,8 @@ static void show(tool *t, file_state *fs, const uint8_t *packed, size_t len, con
     }
     if (treg_cross_add(t->cross, pb) != 0) fail(t, path, "out of memory");
     if (t->site) {
-        char why[600];
-        if (treg_site_add(t->site, pb, why, sizeof why) != 0) fail(t, path, why);
+        treg_error why = {0, ""};
+        if (treg_site_add(t->site, pb, &why) != 0) fail(t, path, why.msg);
         treg__v1__report__free_unpacked(pb, NULL);
         return;
     }
@@ -615,7 +616,7 @@ static int mapped_container(tool *t, const char *path)
 
 static void analyze_file(tool *t, const char *path)
 {
-    char why[256];
+    treg_error why = {0, ""};
     size_t len;
     file_state *fs = calloc(1, sizeof *fs);
     if (!fs) {
@@ -627,8 +628,8 @@ static void analyze_file(tool *t, const char *path)
     bool text = has_suffix(path, ".amdgcn") || has_suffix(path, ".s");
     char *bytes = NULL;
     if (!text && mapped_container(t, path)) goto done;
-    if (!(bytes = slurp(path, &len, why, sizeof why))) {
-        fail(t, path, why);
+    if (!(bytes = slurp(path, &len, &why))) {
+        fail(t, path, why.msg);
         goto done;
     }
     /* Not a code object (nor its text): what it holds. */
@@ -648,7 +649,7 @@ static void analyze_file(tool *t, const char *path)
                                                                 : 0);
     if (stem < strlen(path) && !has_suffix(path, ".s")) {
         size_t jlen;
-        if ((jp = sibling(path, stem, ".json")) && (json = slurp(jp, &jlen, why, sizeof why))) {
+        if ((jp = sibling(path, stem, ".json")) && (json = slurp(jp, &jlen, &why))) {
             opt.triton_json = json;
             opt.triton_json_len = jlen;
         }
@@ -663,8 +664,7 @@ static void analyze_file(tool *t, const char *path)
                     "treg-analyze: %s: %lld bytes, more than the %u a TTGIR may have: not read "
                     "(categories from the machine code)\n",
                     tp, (long long)st.st_size, (unsigned)TREG_TTGIR_MAX_BYTES);
-        else if (stat(tp, &st) == 0 && S_ISREG(st.st_mode) &&
-                 (ttgir = slurp(tp, &tlen, why, sizeof why))) {
+        else if (stat(tp, &st) == 0 && S_ISREG(st.st_mode) && (ttgir = slurp(tp, &tlen, &why))) {
             opt.ttgir = ttgir;
             opt.ttgir_len = tlen;
             opt.ttgir_name = tp;
@@ -676,8 +676,7 @@ static void analyze_file(tool *t, const char *path)
         opt.asm_name = path;
     } else if (has_suffix(path, ".hsaco") && !t->no_assembly) {
         size_t alen;
-        if ((ap = sibling(path, stem, ".amdgcn")) &&
-            (asm_text = slurp(ap, &alen, why, sizeof why))) {
+        if ((ap = sibling(path, stem, ".amdgcn")) && (asm_text = slurp(ap, &alen, &why))) {
             opt.asm_text = asm_text;
             opt.asm_text_len = alen;
             opt.asm_name = ap;
@@ -693,9 +692,9 @@ static void analyze_file(tool *t, const char *path)
                                       : "out of memory");
             goto skip;
         }
-        if (!(ir = slurp(irp, &irlen, why, sizeof why))) {
+        if (!(ir = slurp(irp, &irlen, &why))) {
             char msg[400];
-            snprintf(msg, sizeof msg, "--what-if needs the kernel's LLVM IR: %s: %s", irp, why);
+            snprintf(msg, sizeof msg, "--what-if needs the kernel's LLVM IR: %s: %s", irp, why.msg);
             fail(t, path, msg);
             goto skip;
         }
@@ -816,10 +815,10 @@ static int run_diff(tool *t, const char *baseline, const char *const *args, int 
                     const treg_gate *gate)
 {
     if (baseline) {
-        char why[600];
+        treg_error why = {0, ""};
         treg_diff_label(t->diff, TREG_DIFF_OLD, baseline);
-        if (treg_diff_read_baseline(t->diff, TREG_DIFF_OLD, baseline, why, sizeof why) != 0) {
-            fprintf(stderr, "treg-analyze: --baseline %s\n", why);
+        if (treg_diff_read_baseline(t->diff, TREG_DIFF_OLD, baseline, &why) != 0) {
+            fprintf(stderr, "treg-analyze: --baseline %s\n", why.msg);
             return 2;
         }
     }
@@ -961,9 +960,9 @@ static int parse_options(tool *t, cli *o, int argc, char **argv)
             return 0;
         default:
             if (c >= TREG_TEXT_OPT_FIRST && c <= TREG_TEXT_OPT_LAST) {
-                char why[300];
-                if (treg_text_option(&t->text, c, optarg, why, sizeof why) != 0) {
-                    fprintf(stderr, "treg-analyze: %s\n", why);
+                treg_error why = {0, ""};
+                if (treg_text_option(&t->text, c, optarg, &why) != 0) {
+                    fprintf(stderr, "treg-analyze: %s\n", why.msg);
                     return 2;
                 }
                 break;
@@ -979,7 +978,7 @@ static int parse_options(tool *t, cli *o, int argc, char **argv)
 
 /* Options that do not go together, or a bad --fail-on or --kernel: the
  * one-line message (into why when it is made), or NULL. */
-static const char *conflicting(const tool *t, cli *o, char *why, size_t whylen)
+static const char *conflicting(const tool *t, cli *o, treg_error *why)
 {
     if (!t->diffing && (o->fail_on || o->baseline))
         return "--fail-on and --baseline are for treg-analyze diff";
@@ -988,7 +987,7 @@ static const char *conflicting(const tool *t, cli *o, char *why, size_t whylen)
     if (t->diffing && o->nargs != (o->baseline ? 1 : 2))
         return o->baseline ? "diff --baseline FILE takes one more argument: NEW"
                            : "diff takes two arguments: OLD NEW (or --baseline FILE NEW)";
-    if (o->fail_on && treg_gate_parse(o->fail_on, &o->gate, why, whylen) != 0) return why;
+    if (o->fail_on && treg_gate_parse(o->fail_on, &o->gate, why) != 0) return why->msg;
     if (t->json && (t->text.explicit_views || t->text.sources_given))
         return "--lines, --peak, --why, --asm, --summary, --regs, --source-dir and --source-map "
                "are for text output, not --format json";
@@ -1045,9 +1044,9 @@ static int start(tool *t, const cli *o)
     }
     t->side = TREG_DIFF_NEW;
     if (t->html && treg_is_site_path(t->output)) {
-        char why[600];
-        if (!(t->site = treg_site_open(t->output, t->text.options.sources, why, sizeof why))) {
-            fprintf(stderr, "treg-analyze: -o %s\n", why);
+        treg_error why = {0, ""};
+        if (!(t->site = treg_site_open(t->output, t->text.options.sources, &why))) {
+            fprintf(stderr, "treg-analyze: -o %s\n", why.msg);
             return 1;
         }
     }
@@ -1076,22 +1075,22 @@ static void finish(tool *t, const cli *o)
         }
     }
     if (!t->json && !t->html) treg_cross_text(stdout, t->cross, &t->text.options);
-    char why[600];
+    treg_error why = {0, ""};
     if (t->site) {
         char title[300];
         if (o->nargs == 1)
             snprintf(title, sizeof title, "%s", o->args[0]);
         else
             snprintf(title, sizeof title, "%d inputs", o->nargs);
-        if (treg_site_close(t->site, title, why, sizeof why) != 0) {
-            fprintf(stderr, "treg-analyze: %s\n", why);
+        if (treg_site_close(t->site, title, &why) != 0) {
+            fprintf(stderr, "treg-analyze: %s\n", why.msg);
             t->failures++;
         }
     } else if (t->html) {
         if (treg_render_html_page(t->output, (const Treg__V1__Report *const *)t->pages, t->npages,
                                   t->text.options.sources, (const char *const *)o->args, o->nargs,
-                                  why, sizeof why) != 0) {
-            fprintf(stderr, "treg-analyze: %s\n", why);
+                                  &why) != 0) {
+            fprintf(stderr, "treg-analyze: %s\n", why.msg);
             t->failures++;
         }
     }
@@ -1124,8 +1123,8 @@ int main(int argc, char **argv)
         argc--;
     }
     int status = parse_options(&t, &o, argc, argv);
-    char why[300];
-    const char *conflict = status < 0 ? conflicting(&t, &o, why, sizeof why) : NULL;
+    treg_error why = {0, ""};
+    const char *conflict = status < 0 ? conflicting(&t, &o, &why) : NULL;
     if (conflict) {
         fprintf(stderr, "treg-analyze: %s\n", conflict);
         status = 2;
@@ -1153,8 +1152,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < o.nargs; i++) analyze_arg(&t, o.args[i]);
     drain(&t, 1);
     if (o.write_baseline &&
-        treg_diff_write_baseline(t.diff, TREG_DIFF_NEW, o.write_baseline, why, sizeof why)) {
-        fprintf(stderr, "treg-analyze: --write-baseline %s\n", why);
+        treg_diff_write_baseline(t.diff, TREG_DIFF_NEW, o.write_baseline, &why)) {
+        fprintf(stderr, "treg-analyze: --write-baseline %s\n", why.msg);
         status = status ? status : 1;
     }
     if (!t.diffing) {

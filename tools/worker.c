@@ -27,6 +27,7 @@
 #include "frame.h"
 #include "render.h"
 #include "treg/analyzer.h"
+#include "util/error.h"
 
 enum { MAX_WORKERS = 64 };
 
@@ -244,17 +245,17 @@ analysis_pool *pool_new(const char *kernel_regex, int keep_rows, int json_rows, 
     return p;
 }
 
-static int start(analysis_pool *p, slot *s, char *why, size_t whylen)
+static int start(analysis_pool *p, slot *s, treg_error *why)
 {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-        snprintf(why, whylen, "%s", strerror(errno));
+        treg_fail(why, TREG_E_IO, "%s", strerror(errno));
         return -1;
     }
     fflush(NULL); /* the child never writes the parent's streams, but be tidy */
     pid_t pid = fork();
     if (pid < 0) {
-        snprintf(why, whylen, "%s", strerror(errno));
+        treg_fail(why, TREG_E_IO, "%s", strerror(errno));
         close(sv[0]);
         close(sv[1]);
         return -1;
@@ -352,8 +353,10 @@ long pool_submit(analysis_pool *p, const worker_job *job, worker_outcome *failed
         snprintf(failed->why, sizeof failed->why, "no analysis process is free");
         return -1;
     }
-    if (!s->pid && start(p, s, failed->why, sizeof failed->why) != 0) {
+    treg_error why = {0, ""};
+    if (!s->pid && start(p, s, &why) != 0) {
         failed->kind = WORKER_FAILED;
+        snprintf(failed->why, sizeof failed->why, "%s", why.msg);
         return -1;
     }
     const void *data[NFIELDS] = {job->path,     job->entry,     job->bytes,   job->triton_json,

@@ -852,12 +852,3 @@ const char *treg_llvm_version(void)
 {
     return treg_disasm_llvm_version();
 }
-
-const char *treg_status_name(int code)
-{
-    static const char *const names[] = {"ok",           "out of memory",  "bad format",
-                                        "not AMDGPU",   "unknown target", "no kernel",
-                                        "undecodable",  "bad argument",   "bad metadata",
-                                        "past a limit", "bad LLVM IR"};
-    return code >= 0 && code < (int)(sizeof names / sizeof names[0]) ? names[code] : "error";
-}

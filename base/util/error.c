@@ -15,3 +15,12 @@ int treg_fail(treg_error *err, int code, const char *fmt, ...)
     }
     return code;
 }
+
+const char *treg_status_name(int code)
+{
+    static const char *const names[] = {"ok",           "out of memory",  "bad format",
+                                        "not AMDGPU",   "unknown target", "no kernel",
+                                        "undecodable",  "bad argument",   "bad metadata",
+                                        "past a limit", "bad LLVM IR",    "cannot read or write"};
+    return code >= 0 && code < (int)(sizeof names / sizeof names[0]) ? names[code] : "error";
+}

@@ -19,7 +19,7 @@
 
 typedef struct fixture {
     char home[64];
-    char err[600];
+    treg_error err;
     tregc_config cfg;
 } fixture;
 
@@ -84,7 +84,7 @@ static void test_flags_beat_env_beat_file(void **state)
     setenv("TREG_SERVER", "https://from-env:2", 1);
     setenv("TREG_TOKEN", "env-token", 1);
     tregc_settings flags = {.server = "https://from-flag:3"};
-    assert_int_equal(tregc_config_resolve(&fx->cfg, &flags, fx->err, sizeof fx->err), 0);
+    assert_int_equal(tregc_config_resolve(&fx->cfg, &flags, &fx->err), 0);
     assert_string_equal(fx->cfg.server, "https://from-flag:3"); /* flag over env and file */
     assert_string_equal(fx->cfg.token, "env-token");            /* env over file */
     assert_string_equal(fx->cfg.ca, "/file/ca.pem");            /* file when nothing else */
@@ -99,7 +99,7 @@ static void test_every_flag_wins(void **state)
     setenv("TREG_TOKEN", "et", 1);
     setenv("TREG_CA", "/e.pem", 1);
     tregc_settings flags = {"https://g:3", "gt", "/g.pem"};
-    assert_int_equal(tregc_config_resolve(&fx->cfg, &flags, fx->err, sizeof fx->err), 0);
+    assert_int_equal(tregc_config_resolve(&fx->cfg, &flags, &fx->err), 0);
     assert_string_equal(fx->cfg.server, "https://g:3");
     assert_string_equal(fx->cfg.token, "gt");
     assert_string_equal(fx->cfg.ca, "/g.pem");
@@ -112,7 +112,7 @@ static void test_env_beats_file_and_empty_env_is_unset(void **state)
     setenv("TREG_CA", "/e.pem", 1);
     setenv("TREG_TOKEN", "", 1); /* set but empty: as if unset */
     tregc_settings flags = {0};
-    assert_int_equal(tregc_config_resolve(&fx->cfg, &flags, fx->err, sizeof fx->err), 0);
+    assert_int_equal(tregc_config_resolve(&fx->cfg, &flags, &fx->err), 0);
     assert_string_equal(fx->cfg.server, "https://f:1");
     assert_string_equal(fx->cfg.token, "ft");
     assert_string_equal(fx->cfg.ca, "/e.pem");
@@ -123,7 +123,7 @@ static void test_no_file_is_fine(void **state)
     fixture *fx = *state;
     setenv("TREG_SERVER", "https://e:2", 1);
     tregc_settings flags = {0};
-    assert_int_equal(tregc_config_resolve(&fx->cfg, &flags, fx->err, sizeof fx->err), 0);
+    assert_int_equal(tregc_config_resolve(&fx->cfg, &flags, &fx->err), 0);
     assert_string_equal(fx->cfg.server, "https://e:2");
     assert_null(fx->cfg.token);
     assert_null(fx->cfg.ca);
@@ -146,7 +146,7 @@ static void test_xdg_config_home(void **state)
     assert_int_equal(explicit_path, 0);
     free(path);
     tregc_settings flags = {0};
-    assert_int_equal(tregc_config_resolve(&fx->cfg, &flags, fx->err, sizeof fx->err), 0);
+    assert_int_equal(tregc_config_resolve(&fx->cfg, &flags, &fx->err), 0);
     assert_string_equal(fx->cfg.server, "https://xdg:1");
 }
 
@@ -169,7 +169,7 @@ static void test_treg_config_overrides_path(void **state)
     const char *other = home_file(fx, "elsewhere.conf", "server = https://other:1\n");
     setenv("TREG_CONFIG", other, 1);
     tregc_settings flags = {0};
-    assert_int_equal(tregc_config_resolve(&fx->cfg, &flags, fx->err, sizeof fx->err), 0);
+    assert_int_equal(tregc_config_resolve(&fx->cfg, &flags, &fx->err), 0);
     assert_string_equal(fx->cfg.server, "https://other:1");
 }
 
@@ -180,9 +180,9 @@ static void test_missing_treg_config_is_an_error(void **state)
     snprintf(path, sizeof path, "%s/absent.conf", fx->home);
     setenv("TREG_CONFIG", path, 1);
     tregc_settings flags = {0};
-    assert_int_equal(tregc_config_resolve(&fx->cfg, &flags, fx->err, sizeof fx->err), -1);
-    assert_non_null(strstr(fx->err, path));
-    assert_non_null(strstr(fx->err, "No such file"));
+    assert_int_equal(tregc_config_resolve(&fx->cfg, &flags, &fx->err), -1);
+    assert_non_null(strstr(fx->err.msg, path));
+    assert_non_null(strstr(fx->err.msg, "No such file"));
 }
 
 static void test_comments_blanks_spaces_crlf(void **state)
@@ -192,7 +192,7 @@ static void test_comments_blanks_spaces_crlf(void **state)
               "# the team server\n\n   \n  server=https://a:1  \r\n\t token =\tt0k en\n"
               "   # ca = ignored\n");
     tregc_settings flags = {0};
-    assert_int_equal(tregc_config_resolve(&fx->cfg, &flags, fx->err, sizeof fx->err), 0);
+    assert_int_equal(tregc_config_resolve(&fx->cfg, &flags, &fx->err), 0);
     assert_string_equal(fx->cfg.server, "https://a:1");
     assert_string_equal(fx->cfg.token, "t0k en"); /* inner spaces are the value's */
     assert_null(fx->cfg.ca);
@@ -203,14 +203,14 @@ static void test_ca_paths(void **state)
     fixture *fx = *state;
     const char *conf = home_file(fx, "cfg/client.conf", "ca = certs/team.pem\n");
     tregc_config cfg = {0};
-    assert_int_equal(tregc_config_read_file(&cfg, conf, fx->err, sizeof fx->err), 0);
+    assert_int_equal(tregc_config_read_file(&cfg, conf, &fx->err), 0);
     char want[200];
     snprintf(want, sizeof want, "%s/cfg/certs/team.pem", fx->home); /* beside the file */
     assert_string_equal(cfg.ca, want);
     tregc_config_free(&cfg);
 
     conf = home_file(fx, "cfg/client.conf", "ca = ~/team.pem\n");
-    assert_int_equal(tregc_config_read_file(&cfg, conf, fx->err, sizeof fx->err), 0);
+    assert_int_equal(tregc_config_read_file(&cfg, conf, &fx->err), 0);
     snprintf(want, sizeof want, "%s/team.pem", fx->home);
     assert_string_equal(cfg.ca, want);
     tregc_config_free(&cfg);
@@ -224,11 +224,12 @@ static void expect_bad(fixture *fx, const char *text, unsigned line, const char 
     snprintf(prefix, sizeof prefix, "%s:%u: ", path, line);
     tregc_settings flags = {0};
     tregc_config_free(&fx->cfg);
-    fx->err[0] = 0;
-    assert_int_equal(tregc_config_resolve(&fx->cfg, &flags, fx->err, sizeof fx->err), -1);
-    if (strncmp(fx->err, prefix, strlen(prefix)) != 0)
-        fail_msg("error '%s' does not start with '%s'", fx->err, prefix);
-    if (!strstr(fx->err, keyword)) fail_msg("error '%s' does not say '%s'", fx->err, keyword);
+    fx->err = (treg_error){0, ""};
+    assert_int_equal(tregc_config_resolve(&fx->cfg, &flags, &fx->err), -1);
+    if (strncmp(fx->err.msg, prefix, strlen(prefix)) != 0)
+        fail_msg("error '%s' does not start with '%s'", fx->err.msg, prefix);
+    if (!strstr(fx->err.msg, keyword))
+        fail_msg("error '%s' does not say '%s'", fx->err.msg, keyword);
 }
 
 static void test_malformed_lines_are_named(void **state)
@@ -248,8 +249,8 @@ static void test_malformed_file_fails_even_with_flags(void **state)
     fixture *fx = *state;
     home_file(fx, default_conf, "server https://a:1\n");
     tregc_settings flags = {"https://g:3", "gt", NULL};
-    assert_int_equal(tregc_config_resolve(&fx->cfg, &flags, fx->err, sizeof fx->err), -1);
-    assert_non_null(strstr(fx->err, "client.conf:1: "));
+    assert_int_equal(tregc_config_resolve(&fx->cfg, &flags, &fx->err), -1);
+    assert_non_null(strstr(fx->err.msg, "client.conf:1: "));
 }
 
 int main(void)

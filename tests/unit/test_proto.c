@@ -291,8 +291,8 @@ static void test_older_report(void **state)
     assert_int_equal(treg_diff_add(d, TREG_DIFF_NEW, pn), 0);
     assert_int_equal(treg_diff_match(d), 0);
     treg_gate gate;
-    char why[200];
-    assert_int_equal(treg_gate_parse("spill-cost+0", &gate, why, sizeof why), 0);
+    treg_error why = {0, ""};
+    assert_int_equal(treg_gate_parse("spill-cost+0", &gate, &why), 0);
     assert_int_equal(treg_diff_broken(d, &gate), 0);
     json_object *dj = treg_diff_json(d, &gate), *dk, *side, *cost;
     assert_true(json_object_object_get_ex(dj, "kernels", &dk));
@@ -324,7 +324,7 @@ static void test_pb_check(void **state)
     (void)state;
     static const treg_pb_limit limits[] = {{"file_name", 8}};
     const ProtobufCMessageDescriptor *d = &treg__v1__upload_request__descriptor;
-    char why[200];
+    treg_error why = {0, ""};
     Treg__V1__UploadRequest up = TREG__V1__UPLOAD_REQUEST__INIT;
     uint8_t blob[4] = {1, 2, 3, 4};
     up.code_object.data = blob;
@@ -333,29 +333,28 @@ static void test_pb_check(void **state)
     up.reanalyze = 1;
     uint8_t packed[64];
     size_t n = treg__v1__upload_request__pack(&up, packed);
-    assert_int_equal(treg_pb_check(packed, n, d, limits, 1, why, sizeof why), 0);
+    assert_int_equal(treg_pb_check(packed, n, d, limits, 1, &why), 0);
 
     up.file_name = "too-long.hsaco";
     n = treg__v1__upload_request__pack(&up, packed);
-    assert_int_equal(treg_pb_check(packed, n, d, limits, 1, why, sizeof why), -1);
-    assert_string_equal(why, "UploadRequest.file_name is 14 bytes; at most 8");
+    assert_int_equal(treg_pb_check(packed, n, d, limits, 1, &why), -1);
+    assert_string_equal(why.msg, "UploadRequest.file_name is 14 bytes; at most 8");
 
     static const uint8_t unknown[] = {0x98, 0x06, 1}; /* field 99, a varint */
-    assert_int_equal(treg_pb_check(unknown, sizeof unknown, d, limits, 1, why, sizeof why), -1);
-    assert_string_equal(why, "field 99 is not part of UploadRequest");
+    assert_int_equal(treg_pb_check(unknown, sizeof unknown, d, limits, 1, &why), -1);
+    assert_string_equal(why.msg, "field 99 is not part of UploadRequest");
 
     static const uint8_t wrong_type[] = {2 << 3, 1}; /* file_name as a varint (wire type 0) */
-    assert_int_equal(treg_pb_check(wrong_type, sizeof wrong_type, d, limits, 1, why, sizeof why),
-                     -1);
-    assert_string_equal(why, "UploadRequest.file_name has wire type 0, not 2");
+    assert_int_equal(treg_pb_check(wrong_type, sizeof wrong_type, d, limits, 1, &why), -1);
+    assert_string_equal(why.msg, "UploadRequest.file_name has wire type 0, not 2");
 
     static const uint8_t twice[] = {6 << 3, 1, 6 << 3, 0}; /* reanalyze twice */
-    assert_int_equal(treg_pb_check(twice, sizeof twice, d, limits, 1, why, sizeof why), -1);
-    assert_string_equal(why, "UploadRequest.reanalyze appears twice");
+    assert_int_equal(treg_pb_check(twice, sizeof twice, d, limits, 1, &why), -1);
+    assert_string_equal(why.msg, "UploadRequest.reanalyze appears twice");
 
     static const uint8_t cut[] = {2 << 3 | 2, 5, 'a'};
-    assert_int_equal(treg_pb_check(cut, sizeof cut, d, limits, 1, why, sizeof why), -1);
-    assert_string_equal(why, "malformed UploadRequest: a field is cut off");
+    assert_int_equal(treg_pb_check(cut, sizeof cut, d, limits, 1, &why), -1);
+    assert_string_equal(why.msg, "malformed UploadRequest: a field is cut off");
 }
 
 /* Every presentation rule of the JSON view names a field treg.proto has. */

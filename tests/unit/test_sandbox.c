@@ -38,9 +38,10 @@ static void report(int fd, const char *name, int rc)
 /* The child's side: everything after sandbox_enter happens as in a worker. */
 static void child(const sandbox *sb, int out, const char *dir, const uint8_t *code, size_t len)
 {
-    char err[300], path[512], other[600];
-    if (sandbox_enter(sb, err, sizeof err) != 0) {
-        dprintf(out, "enter-failed %s\n", err);
+    char path[512], other[600];
+    treg_error err = {0, ""};
+    if (sandbox_enter(sb, &err) != 0) {
+        dprintf(out, "enter-failed %s\n", err.msg);
         _exit(2);
     }
     /* Analysis, as a worker does it: from memory. */
@@ -137,8 +138,8 @@ static void test_worker_sandbox(void **state)
     treg_report_free(r);
 
     sandbox sb;
-    char err[300] = "";
-    if (sandbox_prepare(&sb, NULL, err, sizeof err) != 0) fail_msg("sandbox_prepare: %s", err);
+    treg_error err = {0, ""};
+    if (sandbox_prepare(&sb, NULL, &err) != 0) fail_msg("sandbox_prepare: %s", err.msg);
     int status = 0;
     char *out = run_child(&sb, dir, code, len, &status);
     print_message("%s", out);
@@ -167,13 +168,13 @@ static void test_worker_sandbox(void **state)
     /* A user may be named only by root; root itself is refused. */
     sandbox other;
     if (geteuid() == 0) {
-        assert_int_equal(sandbox_prepare(&other, "root", err, sizeof err), -1);
-        assert_non_null(strstr(err, "is root"));
-        assert_int_equal(sandbox_prepare(&other, "no-such-user-treg", err, sizeof err), -1);
-        assert_non_null(strstr(err, "no such user"));
+        assert_int_equal(sandbox_prepare(&other, "root", &err), -1);
+        assert_non_null(strstr(err.msg, "is root"));
+        assert_int_equal(sandbox_prepare(&other, "no-such-user-treg", &err), -1);
+        assert_non_null(strstr(err.msg, "no such user"));
     } else {
-        assert_int_equal(sandbox_prepare(&other, "nobody", err, sizeof err), -1);
-        assert_non_null(strstr(err, "must start as root"));
+        assert_int_equal(sandbox_prepare(&other, "nobody", &err), -1);
+        assert_non_null(strstr(err.msg, "must start as root"));
     }
     sandbox_free(&sb);
     free(out);

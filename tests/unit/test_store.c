@@ -48,15 +48,15 @@ static const char *test_index(void)
 }
 
 /* The tests' server is instance "test": its temp files in DIR/tmp/test. */
-static store *open_as(const char *dir, const char *instance, char *err, size_t len)
+static store *open_as(const char *dir, const char *instance, treg_error *err)
 {
     store_options o = {.index = test_index(), .instance = instance};
-    return store_open(dir, &o, err, len);
+    return store_open(dir, &o, err);
 }
 
-static store *open_at(const char *dir, char *err, size_t len)
+static store *open_at(const char *dir, treg_error *err)
 {
-    return open_as(dir, "test", err, len);
+    return open_as(dir, "test", err);
 }
 
 static void tmp_of(const char *dir, char *path, size_t len)
@@ -68,11 +68,12 @@ static void tmp_of(const char *dir, char *path, size_t len)
  * PostgreSQL index, or DIR/index.sqlite. */
 static db *raw_index(const char *dir)
 {
-    char path[600], err[256] = "";
+    char path[600];
+    treg_error err = {0, ""};
     enum db_open_status st;
     snprintf(path, sizeof path, "%s/index.sqlite", dir);
-    db *d = db_open(test_index() ? test_index() : path, &st, err, sizeof err);
-    if (d == NULL) fail_msg("%s", err);
+    db *d = db_open(test_index() ? test_index() : path, &st, &err);
+    if (d == NULL) fail_msg("%s", err.msg);
     return d;
 }
 
@@ -225,7 +226,7 @@ static void pack_made(made *m, char hash_digit)
 
 static int write_made(const char *dir, const made *m)
 {
-    char err[600] = "";
+    treg_error err = {0, ""};
     store_upload u = {.key = m->key,
                       .hash = m->hash,
                       .blob = blob,
@@ -241,7 +242,7 @@ static int write_made(const char *dir, const made *m)
     char tmp[512];
     tmp_of(dir, tmp, sizeof tmp);
     mkdir(tmp, 0755); /* written before any open, in some tests */
-    return store_write_upload(dir, tmp, &u, err, sizeof err);
+    return store_write_upload(dir, tmp, &u, &err);
 }
 
 /* Writes the files for one report (no index row). */
@@ -253,8 +254,8 @@ static void write_report(const char *dir, made *m, char hash_digit)
 
 static void index_made(store *s, const made *m)
 {
-    char err[256] = "";
-    assert_int_equal(store_index(s, m->key, m->inputs, m->packed, m->len, err, sizeof err), 0);
+    treg_error err = {0, ""};
+    assert_int_equal(store_index(s, m->key, m->inputs, m->packed, m->len, &err), 0);
 }
 
 static void report_file(const char *dir, const char *key, char *path, size_t len)
@@ -265,8 +266,9 @@ static void report_file(const char *dir, const char *key, char *path, size_t len
 static void test_atomic_write_and_index(void **state)
 {
     fixture *f = *state;
-    char err[256] = "", path[512];
-    store *s = open_at(f->dir, err, sizeof err);
+    treg_error err = {0, ""};
+    char path[512];
+    store *s = open_at(f->dir, &err);
     assert_non_null(s);
     /* Every shard directory exists from the start: uploads never create one. */
     static const char *const subs[] = {"blobs", "texts", "reports"};
@@ -350,8 +352,9 @@ static void test_atomic_write_and_index(void **state)
 static void test_keyed_by_inputs(void **state)
 {
     fixture *f = *state;
-    char err[256] = "", path[512];
-    store *s = open_at(f->dir, err, sizeof err);
+    treg_error err = {0, ""};
+    char path[512];
+    store *s = open_at(f->dir, &err);
     assert_non_null(s);
     const char *kernels[] = {"k"};
     made a = {.kernels = kernels, .nkernels = 1, .created = 10};
@@ -422,8 +425,8 @@ static void test_keyed_by_inputs(void **state)
 static void test_uploads_and_visibility(void **state)
 {
     fixture *f = *state;
-    char err[256] = "";
-    store *s = open_at(f->dir, err, sizeof err);
+    treg_error err = {0, ""};
+    store *s = open_at(f->dir, &err);
     assert_non_null(s);
     const char *kernels[] = {"k"};
     made a = {.kernels = kernels, .nkernels = 1, .created = 10};
@@ -484,8 +487,8 @@ static void test_uploads_and_visibility(void **state)
 static void test_list_filters_and_pages(void **state)
 {
     fixture *f = *state;
-    char err[256] = "";
-    store *s = open_at(f->dir, err, sizeof err);
+    treg_error err = {0, ""};
+    store *s = open_at(f->dir, &err);
     assert_non_null(s);
     const char *k1[] = {"matmul", "add"}, *k2[] = {"add"}, *k3[] = {"softmax"};
     made m[3] = {
@@ -555,8 +558,9 @@ static void test_list_filters_and_pages(void **state)
 static void test_hash_prefix(void **state)
 {
     fixture *f = *state;
-    char err[256] = "", full[STORE_HASH_HEX + 1] = "";
-    store *s = open_at(f->dir, err, sizeof err);
+    treg_error err = {0, ""};
+    char full[STORE_HASH_HEX + 1] = "";
+    store *s = open_at(f->dir, &err);
     assert_non_null(s);
     const char *k[] = {"add"};
     made m[4] = {{.kernels = k, .nkernels = 1, .created = 1},
@@ -585,8 +589,9 @@ static void test_hash_prefix(void **state)
 static void test_recovery_after_crash(void **state)
 {
     fixture *f = *state;
-    char err[256] = "", path[512];
-    store *s = open_at(f->dir, err, sizeof err);
+    treg_error err = {0, ""};
+    char path[512];
+    store *s = open_at(f->dir, &err);
     assert_non_null(s);
     assert_int_equal(store_recovered(s), 0);
     const char *kernels[] = {"attn_fwd", "attn_bwd"};
@@ -605,7 +610,7 @@ static void test_recovery_after_crash(void **state)
     fputs("half a report", half);
     fclose(half);
 
-    s = open_at(f->dir, err, sizeof err);
+    s = open_at(f->dir, &err);
     assert_non_null(s);
     assert_int_equal(store_recovered(s), 1); /* only the unindexed one */
     assert_false(store_rebuilt(s));
@@ -630,7 +635,7 @@ static void test_recovery_after_crash(void **state)
     store_close(s);
 
     /* A third open finds nothing more to do. */
-    s = open_at(f->dir, err, sizeof err);
+    s = open_at(f->dir, &err);
     assert_non_null(s);
     assert_int_equal(store_recovered(s), 0);
     store_close(s);
@@ -727,8 +732,9 @@ static void test_strip_rows(void **state)
 static void test_summary_cache(void **state)
 {
     fixture *f = *state;
-    char err[256] = "", path[512];
-    store *s = open_at(f->dir, err, sizeof err);
+    treg_error err = {0, ""};
+    char path[512];
+    store *s = open_at(f->dir, &err);
     assert_non_null(s);
     const char *kernels[] = {"first", "second"};
     size_t got_len;
@@ -796,8 +802,9 @@ static void flip_byte(const char *path, long offset)
 static void test_checksums_and_repair(void **state)
 {
     fixture *f = *state;
-    char err[256] = "", path[512], blob_path[512];
-    store *s = open_at(f->dir, err, sizeof err);
+    treg_error err = {0, ""};
+    char path[512], blob_path[512];
+    store *s = open_at(f->dir, &err);
     assert_non_null(s);
     store_set_recheck_ms(s, 0);
     const char *kernels[] = {"k"};
@@ -859,7 +866,7 @@ static void test_checksums_and_repair(void **state)
     store_close(s);
     report_file(f->dir, other.key, path, sizeof path);
     assert_int_equal(unlink(path), 0);
-    s = open_at(f->dir, err, sizeof err);
+    s = open_at(f->dir, &err);
     assert_non_null(s);
     assert_int_equal(store_count(s), 0);
     store_close(s);
@@ -873,11 +880,12 @@ static void test_checksums_and_repair(void **state)
 static void test_recovery_refuses_strangers(void **state)
 {
     fixture *f = *state;
-    char err[256] = "", path[512], moved[600];
+    treg_error err = {0, ""};
+    char path[512], moved[600];
     const char *kernels[] = {"k"};
     made m = {.kernels = kernels, .nkernels = 1, .created = 3};
     made d = {.kernels = kernels, .nkernels = 1, .created = 4};
-    store *s = open_at(f->dir, err, sizeof err);
+    store *s = open_at(f->dir, &err);
     assert_non_null(s);
     store_close(s);
     write_report(f->dir, &m, '1');
@@ -889,7 +897,7 @@ static void test_recovery_refuses_strangers(void **state)
     assert_int_equal(rename(path, moved), 0);
     report_file(f->dir, d.key, path, sizeof path);
     flip_byte(path, -1);
-    s = open_at(f->dir, err, sizeof err);
+    s = open_at(f->dir, &err);
     assert_non_null(s);
     assert_int_equal(store_recovered(s), 0);
     assert_int_equal(store_count(s), 0);
@@ -904,10 +912,11 @@ static void test_rebuilds_damaged_index(void **state)
 {
     SQLITE_ONLY();
     fixture *f = *state;
-    char err[256] = "", path[512];
+    treg_error err = {0, ""};
+    char path[512];
     const char *kernels[] = {"k", "j"};
     made m[20];
-    store *s = open_at(f->dir, err, sizeof err);
+    store *s = open_at(f->dir, &err);
     assert_non_null(s);
     for (int i = 0; i < 20; i++) {
         /* The last four: other inputs for four of the blobs. */
@@ -929,7 +938,7 @@ static void test_rebuilds_damaged_index(void **state)
         assert_int_equal(fseek(fp, round == 0 ? 0 : 4096, SEEK_SET), 0);
         for (long i = 0; i < (round == 0 ? 100 : st.st_size - 4096); i++) fputc(0xa5, fp);
         fclose(fp);
-        s = open_at(f->dir, err, sizeof err);
+        s = open_at(f->dir, &err);
         assert_non_null(s);
         assert_true(store_rebuilt(s));
         assert_int_equal(store_recovered(s), 20);
@@ -939,7 +948,7 @@ static void test_rebuilds_damaged_index(void **state)
         snprintf(aside, sizeof aside, "%s.damaged", path);
         assert_true(tu_exists(aside));
         store_close(s);
-        s = open_at(f->dir, err, sizeof err); /* whole again */
+        s = open_at(f->dir, &err); /* whole again */
         assert_non_null(s);
         assert_false(store_rebuilt(s));
         assert_int_equal(store_recovered(s), 0);
@@ -955,7 +964,8 @@ static void test_rebuilds_damaged_index(void **state)
 static void test_converts_old_layout(void **state)
 {
     fixture *f = *state;
-    char err[256] = "", path[600];
+    treg_error err = {0, ""};
+    char path[600];
     const char *kernels[] = {"old_kernel"};
     made m = {.kernels = kernels, .nkernels = 1, .created = 77, .team = ""};
     pack_made(&m, 'a');
@@ -991,7 +1001,7 @@ static void test_converts_old_layout(void **state)
         assert_int_equal(fwrite(files[i].data, 1, files[i].len, fp), files[i].len);
         fclose(fp);
     }
-    store *s = open_at(f->dir, err, sizeof err);
+    store *s = open_at(f->dir, &err);
     assert_non_null(s);
     assert_int_equal(store_converted(s), 1);
     assert_int_equal(store_find_key(s, m.key, NULL, NULL), 1);
@@ -1008,7 +1018,7 @@ static void test_converts_old_layout(void **state)
     snprintf(path, sizeof path, "%s/texts/%.2s/%s", f->dir, m.json_sha, m.json_sha);
     assert_file_equals(path, m.json, strlen(m.json));
     store_close(s);
-    s = open_at(f->dir, err, sizeof err);
+    s = open_at(f->dir, &err);
     assert_non_null(s);
     assert_int_equal(store_converted(s), 0);
     assert_int_equal(store_count(s), 1);
@@ -1022,8 +1032,8 @@ static void test_converts_old_layout(void **state)
     assert_int_equal(db_set_version(d, 7), 0);
     assert_int_equal(db_commit(d), 0);
     db_close(d);
-    assert_null(open_at(f->dir, err, sizeof err));
-    assert_non_null(strstr(err, "index version 7 is newer"));
+    assert_null(open_at(f->dir, &err));
+    assert_non_null(strstr(err.msg, "index version 7 is newer"));
 }
 
 /* An index of version 1 (kernel names without figures): its reports are
@@ -1032,10 +1042,10 @@ static void test_converts_old_layout(void **state)
 static void test_upgrades_version_1(void **state)
 {
     fixture *f = *state;
-    char err[256] = "";
+    treg_error err = {0, ""};
     const char *kernels[] = {"matmul", "add"};
     made m = {.kernels = kernels, .nkernels = 2, .created = 12, .provisional = true};
-    store *s = open_at(f->dir, err, sizeof err);
+    store *s = open_at(f->dir, &err);
     assert_non_null(s);
     assert_false(store_upgraded(s));
     write_report(f->dir, &m, '9');
@@ -1055,7 +1065,7 @@ static void test_upgrades_version_1(void **state)
     assert_int_equal(db_commit(d), 0);
     db_close(d);
 
-    s = open_at(f->dir, err, sizeof err);
+    s = open_at(f->dir, &err);
     assert_non_null(s);
     assert_true(store_upgraded(s));
     assert_false(store_rebuilt(s));
@@ -1077,7 +1087,7 @@ static void test_upgrades_version_1(void **state)
     store_close(s);
 
     /* Once upgraded, an open is an ordinary one. */
-    s = open_at(f->dir, err, sizeof err);
+    s = open_at(f->dir, &err);
     assert_non_null(s);
     assert_false(store_upgraded(s));
     assert_int_equal(store_recovered(s), 0);
@@ -1090,16 +1100,17 @@ static void test_upgrades_version_1(void **state)
 static void test_recovery_without_blob(void **state)
 {
     fixture *f = *state;
-    char err[256] = "", path[512];
+    treg_error err = {0, ""};
+    char path[512];
     const char *kernels[] = {"k"};
     made m = {.kernels = kernels, .nkernels = 1, .created = 9};
-    store *s = open_at(f->dir, err, sizeof err);
+    store *s = open_at(f->dir, &err);
     assert_non_null(s);
     store_close(s);
     write_report(f->dir, &m, 'e');
     snprintf(path, sizeof path, "%s/blobs/ee/%s", f->dir, m.hash);
     assert_int_equal(unlink(path), 0);
-    s = open_at(f->dir, err, sizeof err);
+    s = open_at(f->dir, &err);
     assert_non_null(s);
     assert_int_equal(store_recovered(s), 0);
     assert_int_equal(store_find_key(s, m.key, NULL, NULL), 0);
@@ -1115,8 +1126,9 @@ static void test_recovery_without_blob(void **state)
 static void test_full_store(void **state)
 {
     fixture *f = *state;
-    char err[600] = "", path[512];
-    store *s = open_at(f->dir, err, sizeof err);
+    treg_error err = {0, ""};
+    char path[512];
+    store *s = open_at(f->dir, &err);
     assert_non_null(s);
     const char *kernels[] = {"k"};
     made m = {.kernels = kernels, .nkernels = 1, .created = 3};
@@ -1137,10 +1149,10 @@ static void test_full_store(void **state)
     assert_int_equal(write_made(f->dir, &m), 0);
     assert_true(tu_exists(path));
     /* The room check: whatever the disk has, a reserve past it is refused. */
-    char why[160] = "";
-    assert_true(store_has_room(s, 1, 0, why, sizeof why));
-    assert_false(store_has_room(s, 1, (uint64_t)1 << 62, why, sizeof why));
-    assert_non_null(strstr(why, "MiB free"));
+    treg_error why = {0, ""};
+    assert_true(store_has_room(s, 1, 0, &why));
+    assert_false(store_has_room(s, 1, (uint64_t)1 << 62, &why));
+    assert_non_null(strstr(why.msg, "MiB free"));
     free(m.packed);
     store_close(s);
 }
@@ -1148,8 +1160,8 @@ static void test_full_store(void **state)
 static void test_bad_names(void **state)
 {
     fixture *f = *state;
-    char err[256] = "";
-    store *s = open_at(f->dir, err, sizeof err);
+    treg_error err = {0, ""};
+    store *s = open_at(f->dir, &err);
     assert_non_null(s);
     uint8_t *read = NULL;
     size_t len;
@@ -1164,7 +1176,7 @@ static void test_bad_names(void **state)
                       .amdgcn_sha256 = "",
                       .report = (const uint8_t *)"r",
                       .report_len = 1};
-    assert_int_not_equal(store_write_upload(f->dir, store_tmp_dir(s), &u, err, sizeof err), 0);
+    assert_int_not_equal(store_write_upload(f->dir, store_tmp_dir(s), &u, &err), 0);
     store_close(s);
 }
 
@@ -1174,17 +1186,18 @@ static void test_bad_names(void **state)
 static void test_instances(void **state)
 {
     fixture *f = *state;
-    char err[256] = "", path[600], other[600];
-    store *a = open_as(f->dir, "a", err, sizeof err);
+    treg_error err = {0, ""};
+    char path[600], other[600];
+    store *a = open_as(f->dir, "a", &err);
     assert_non_null(a);
     snprintf(path, sizeof path, "%s/tmp/a", f->dir);
     assert_string_equal(store_tmp_dir(a), path);
     assert_string_equal(store_instance(a), "a");
     /* A second server named a: refused while a is open. */
-    assert_null(open_as(f->dir, "a", err, sizeof err));
-    assert_non_null(strstr(err, "instance 'a' is in use by another tregd"));
-    assert_null(open_as(f->dir, "../x", err, sizeof err));
-    assert_non_null(strstr(err, "instance '../x' is not"));
+    assert_null(open_as(f->dir, "a", &err));
+    assert_non_null(strstr(err.msg, "instance 'a' is in use by another tregd"));
+    assert_null(open_as(f->dir, "../x", &err));
+    assert_non_null(strstr(err.msg, "instance '../x' is not"));
 
     /* b beside a: with SQLite refused, naming a; with PostgreSQL opened,
      * and a's temp file in flight survives b's start. */
@@ -1192,11 +1205,11 @@ static void test_instances(void **state)
     FILE *fp = fopen(other, "w");
     assert_non_null(fp);
     fclose(fp);
-    store *b = open_as(f->dir, "b", err, sizeof err);
+    store *b = open_as(f->dir, "b", &err);
     if (test_index() == NULL) {
         assert_null(b);
-        assert_non_null(strstr(err, "tregd instance 'a' has it open"));
-        assert_non_null(strstr(err, "--index postgresql://"));
+        assert_non_null(strstr(err.msg, "tregd instance 'a' has it open"));
+        assert_non_null(strstr(err.msg, "--index postgresql://"));
     } else {
         assert_non_null(b);
         assert_string_equal(store_index_kind(b), "postgresql");
@@ -1216,14 +1229,14 @@ static void test_instances(void **state)
     fclose(fp);
     struct timespec times[2] = {{.tv_sec = time(NULL) - 3600}, {.tv_sec = time(NULL) - 3600}};
     assert_int_equal(utimensat(AT_FDCWD, old_stale, times, 0), 0);
-    b = open_as(f->dir, "b", err, sizeof err);
+    b = open_as(f->dir, "b", &err);
     assert_non_null(b);
     assert_true(tu_exists(other));
     assert_true(tu_exists(old_fresh));
     assert_false(tu_exists(old_stale));
     store_close(b);
     /* a again: its own leftover is removed. */
-    a = open_as(f->dir, "a", err, sizeof err);
+    a = open_as(f->dir, "a", &err);
     assert_non_null(a);
     assert_false(tu_exists(other));
     store_close(a);
@@ -1231,11 +1244,11 @@ static void test_instances(void **state)
 
 static void test_unusable_dir(void **state)
 {
-    char err[256] = "";
-    store *s = open_at("/proc/treg-no-such-store", err, sizeof err);
+    treg_error err = {0, ""};
+    store *s = open_at("/proc/treg-no-such-store", &err);
     (void)state;
     assert_null(s);
-    assert_non_null(strstr(err, "/proc/treg-no-such-store"));
+    assert_non_null(strstr(err.msg, "/proc/treg-no-such-store"));
 }
 
 int main(void)

@@ -104,9 +104,6 @@ void treg_on_llvm_fatal(void (*fn)(const char *reason));
  * "reduction", "other"). */
 const char *treg_category_kind_name(int kind);
 
-/* Human-readable name of an enum treg_status. */
-const char *treg_status_name(int code);
-
 /* The version of the LLVM this library decodes with (Report.llvm_version):
  * with TREG_ANALYZER_VERSION, what names the analysis a report came from. */
 const char *treg_llvm_version(void);

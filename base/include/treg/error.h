@@ -21,13 +21,17 @@ enum treg_status {
     TREG_E_ARG = 7,      /* bad argument from the caller */
     TREG_E_METADATA = 8, /* malformed metadata note or Triton .json */
     TREG_E_LIMIT = 9,    /* a stated size or count past a limit (a decompression bomb) */
-    TREG_E_IR = 10       /* LLVM IR that does not parse, verify or match the code object */
+    TREG_E_IR = 10,      /* LLVM IR that does not parse, verify or match the code object */
+    TREG_E_IO = 11       /* a file, folder or stream that cannot be read or written */
 };
 
 typedef struct treg_error {
     int code;
-    char msg[256];
+    char msg[512]; /* one line; room for a path or two */
 } treg_error;
+
+/* The status's name in words ("out of memory", "bad format", ...). */
+const char *treg_status_name(int code);
 
 #ifdef __cplusplus
 }
