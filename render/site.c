@@ -15,6 +15,7 @@
 
 #include "render.h"
 #include "util/error.h"
+#include "util/fs.h"
 
 typedef struct site_row {
     char *name, *source, *target, *file, *href;
@@ -36,15 +37,7 @@ struct treg_site {
 
 treg_site *treg_site_open(const char *dir, treg_sources *src, treg_error *err)
 {
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        treg_fail(err, TREG_E_IO, "%s: cannot make the folder: %s", dir, strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        treg_fail(err, TREG_E_IO, "%s: not a folder", dir);
-        return NULL;
-    }
+    if (treg_make_dir(dir, err) != TREG_OK) return NULL;
     size_t len = strlen(dir);
     char *kernels = malloc(len + 16);
     treg_site *s = calloc(1, sizeof *s);
@@ -55,13 +48,12 @@ treg_site *treg_site_open(const char *dir, treg_sources *src, treg_error *err)
         return NULL;
     }
     snprintf(kernels, len + 16, "%s/kernels", dir);
-    if (mkdir(kernels, 0777) != 0 && errno != EEXIST) {
-        treg_fail(err, TREG_E_IO, "%s: cannot make the folder: %s", kernels, strerror(errno));
-        free(kernels);
+    int made = treg_make_dir(kernels, err);
+    free(kernels);
+    if (made != TREG_OK) {
         treg_site_free(s);
         return NULL;
     }
-    free(kernels);
     s->src = src;
     return s;
 }
