@@ -93,10 +93,12 @@ if [[ ! -d $hip_fixtures ]]; then
 fi
 container_seeds=$build/fuzz-seeds-container
 mkdir -p "$container_seeds"
-find "$hip_fixtures" -maxdepth 2 -type f -size -200k ! -name '*bomb*' ! -name '*.tsv' -print0 2>/dev/null |
-  while IFS= read -r -d '' f; do
-    cp -f "$f" "$container_seeds/$(echo "$f" | md5sum | cut -c1-16)"
-  done
+if [[ -d $hip_fixtures ]]; then
+  find "$hip_fixtures" -maxdepth 2 -type f -size -200k ! -name '*bomb*' ! -name '*.tsv' -print0 |
+    while IFS= read -r -d '' f; do
+      cp -f "$f" "$container_seeds/$(echo "$f" | md5sum | cut -c1-16)"
+    done
+fi
 
 render_seeds=$build/fuzz-seeds-render
 mkdir -p "$render_seeds"
