@@ -1,4 +1,5 @@
-/* Stage 0 of the pipeline: the code objects inside a file (treg/container.h).
+/* The container reader: the code objects inside a file (treg/container.h),
+ * for tregc on the nodes and the analyzer alike.
  *
  * The formats, from clang's ClangOffloadBundler.rst / OffloadBundler.cpp and
  * llvm/Object/OffloadBinary.h (see ../shared/notes/AMDGPU-NOTES.md,
