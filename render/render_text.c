@@ -262,16 +262,21 @@ static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1_
     /* The compiler's own figures where they differ from treg's (DTK counts
      * SGPRs without the XNACK_MASK pair upstream adds for xnack "any"). */
     const Treg__V1__CompilerMetadata *md = k->metadata;
+    char said[300]; /* wrapped to the width, never cut */
     if (md && k->vgpr && md->vgpr_count >= 0 && (uint32_t)md->vgpr_count != k->vgpr->allocated &&
-        (uint32_t)md->vgpr_count != k->total_vgprs)
-        treg_text_line(out, o, NULL,
-                       "    VGPRs: the compiler's metadata says %d (.vgpr_count), treg counts %u",
-                       md->vgpr_count, k->vgpr->allocated);
-    if (md && k->sgpr && md->sgpr_count >= 0 && (uint32_t)md->sgpr_count != k->sgpr->allocated)
-        treg_text_line(out, o, NULL,
-                       "    SGPRs: the compiler's metadata says %d (.sgpr_count), treg counts %u "
-                       "(with VCC, FLAT_SCRATCH and XNACK_MASK as upstream LLVM reserves them)",
-                       md->sgpr_count, k->sgpr->allocated);
+        (uint32_t)md->vgpr_count != k->total_vgprs) {
+        snprintf(said, sizeof said,
+                 "VGPRs: the compiler's metadata says %d (.vgpr_count), treg counts %u",
+                 md->vgpr_count, k->vgpr->allocated);
+        treg_text_wrap(out, o, NULL, 4, "", said);
+    }
+    if (md && k->sgpr && md->sgpr_count >= 0 && (uint32_t)md->sgpr_count != k->sgpr->allocated) {
+        snprintf(said, sizeof said,
+                 "SGPRs: the compiler's metadata says %d (.sgpr_count), treg counts %u (with VCC, "
+                 "FLAT_SCRATCH and XNACK_MASK as upstream LLVM reserves them)",
+                 md->sgpr_count, k->sgpr->allocated);
+        treg_text_wrap(out, o, NULL, 4, "", said);
+    }
     print_occupancy(out, o, oc, k->total_vgprs > 0);
     char lds_parts[64] = ""; /* Triton's dynamic LDS, when there is any */
     if (k->dynamic_lds_bytes)

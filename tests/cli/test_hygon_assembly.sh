@@ -171,6 +171,12 @@ printf '\t.text\n; Kernel info:\n; Occupancy: 7\n' >>"$out/dtk/k.amdgcn"
 "$TREG_ANALYZE" "$out/dtk/k.amdgcn" >"$out/dtk.txt" 2>&1 || fail "the DTK-count variant: $(cat "$out/dtk.txt")"
 grep -q "SGPRs: the compiler's metadata says 13 (.sgpr_count), treg counts 15" "$out/dtk.txt" ||
   fail "the compiler's .sgpr_count is not shown beside treg's: $(cat "$out/dtk.txt")"
+# the explanation fits 100 columns by wrapping, every word of it kept
+awk 'length($0) > 100 { bad = bad NR ": " $0 "\n" } END { if (bad) { printf "%s", bad; exit 1 } }' \
+  "$out/dtk.txt" || fail "a line of the summary is wider than 100 columns"
+tr '\n' ' ' <"$out/dtk.txt" | tr -s ' ' |
+  grep -q "(with VCC, FLAT_SCRATCH and XNACK_MASK as upstream LLVM reserves them)" ||
+  fail "the SGPR explanation is cut: $(grep -A1 'SGPRs:' "$out/dtk.txt")"
 grep -q "WARNING: the assembly's trailer says occupancy 7, treg computes" "$out/dtk.txt" ||
   fail "the trailer's occupancy is not cross-checked: $(cat "$out/dtk.txt")"
 echo "$prog: ok: the compiler's .sgpr_count beside treg's, the trailer's occupancy checked"
