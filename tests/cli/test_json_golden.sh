@@ -3,9 +3,10 @@
 # by field: the report's schema and its figures stay what they were while the
 # code that writes them changes.
 #
-# Inputs: $TREG_CORPUS (tests/data): every cache entry without rows, and three
+# Inputs: the repository's tests/data (whatever $TREG_CORPUS names: the
+# goldens are of these entries): every cache entry without rows, and three
 # entries (softmax gfx906, add gfx950, matmul gfx90a) with their per-instruction
-# rows.  The tool runs inside $TREG_CORPUS on relative paths, so the documents
+# rows.  The tool runs inside tests/data on relative paths, so the documents
 # do not depend on where the checkout is.
 # Asserts:
 #   corpus.norows.json.gz equals `treg-analyze --format json --no-rows .`;
@@ -16,7 +17,7 @@
 # test skips there.  UPDATE_GOLDEN=1 ctest -R json_golden rewrites the files.
 #
 # Environment (set by CTest, see tests/CMakeLists.txt): TREG_ANALYZE,
-# TREG_CORPUS, TREG_SOURCE_ROOT.
+# TREG_SOURCE_ROOT.
 set -euo pipefail
 
 prog=test_json_golden
@@ -25,7 +26,8 @@ prog=test_json_golden
 
 require_analyzer
 command -v python3 >/dev/null 2>&1 || skip "python3 is needed to compare JSON"
-[[ -d $TREG_CORPUS/triton-cache ]] || fail "no cache entries under $TREG_CORPUS"
+data=$TREG_SOURCE_ROOT/tests/data
+[[ -d $data/triton-cache ]] || fail "no cache entries under $data"
 golden=$TREG_SOURCE_ROOT/tests/golden/json
 compare=$TREG_SOURCE_ROOT/tests/support/json_compare.py
 update=${UPDATE_GOLDEN:-0}
@@ -33,11 +35,11 @@ update=${UPDATE_GOLDEN:-0}
 work=$(mktemp -d "${TMPDIR:-/tmp}/treg-json.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-cd "$TREG_CORPUS"
+cd "$data"
 rows_entries=(gfx906-llc22/MD4F523L5PVMIKLU6IIZMAM7* triton-cache-targets/YWQ22HCUUZSUP7VC*
   triton-cache/SUJBNLZWAZC7NO5J3T3LVKCK*)
 for e in "${rows_entries[@]}"; do
-  [[ -d $e ]] || fail "$TREG_CORPUS has no entry $e (tests/data/curate.sh keeps it)"
+  [[ -d $e ]] || fail "$data has no entry $e (tests/data/curate.sh keeps it)"
 done
 # The linked LLVM first: another major decodes other targets (LLVM 19 no
 # gfx950), so its JSON is another document.
@@ -51,7 +53,7 @@ want=$(cat "$golden/llvm-major")
 if [[ $update != 1 && $major != "$want" ]]; then
   skip "the goldens were written with LLVM $want; this build links LLVM $major, which decodes other targets"
 fi
-((rc_norows == 0)) || fail "treg-analyze --no-rows on $TREG_CORPUS failed: $(tail -n2 "$work/err.norows")"
+((rc_norows == 0)) || fail "treg-analyze --no-rows on $data failed: $(tail -n2 "$work/err.norows")"
 ((rc_rows == 0)) || fail "treg-analyze on ${rows_entries[*]} failed: $(tail -n2 "$work/err.rows")"
 if [[ $update == 1 ]]; then
   mkdir -p "$golden"
