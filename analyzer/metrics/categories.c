@@ -420,11 +420,13 @@ static const int priority[TREG_CAT_COUNT] = {
     [TREG_CAT_LOOP_CARRIED] = 1, [TREG_CAT_OTHER] = 0,
 };
 
-/* Multiply-adds: v_fma_f32, v_fmac_f32, v_pk_fma_f32, v_mac_f32, v_mad_f32,
- * v_dot2_f32_f16, ... */
+/* Multiply-adds of values: v_fma_f32, v_fmac_f32, v_pk_fma_f32, v_mac_f32,
+ * v_mad_f32, v_dot2_f32_f16, ...; not the integer ones the families table
+ * calls address arithmetic (v_mad_u64_u32, v_mad_u32_u24). */
 static bool mac_family(const treg_insn_effect *e)
 {
     static const char *const mac[] = {"v_fma", "v_fmac", "v_mac", "v_mad", "v_pk_fma", "v_dot"};
+    if (mclass_of(e) == M_INT) return false;
     for (size_t i = 0; i < sizeof mac / sizeof *mac; i++)
         if (treg_mnemonic_starts(e, mac[i])) return true;
     return false;
