@@ -25,9 +25,10 @@ typedef struct jw {
     int with_rows;
     int page; /* the HTML page's data: '<', '>', '&', U+2028/9 escaped; J_PAGE_ONLY fields */
     /* each message type's rules by field (rule_for), filled as met */
-    struct {
+    struct jw_cached {
         const ProtobufCMessageDescriptor *d;
         const struct j_rule *by_field[J_MAX_FIELDS];
+        const ProtobufCFieldDescriptor *loc; /* its "loc" field, the call sites' default */
     } cached[24];
     size_t n_cached;
 } jw;
@@ -535,28 +536,42 @@ const char *treg_render_json_unknown_rule(void)
 /* The rule for field f of d, or NULL: written as its type says.  Each
  * message's rules are looked up once per document (a report's rows are
  * written hundreds of thousands of times). */
-static const j_rule *rule_for(jw *w, const ProtobufCMessageDescriptor *d, unsigned field)
+/* Message type d's entry in the document's cache (filled the first time
+ * d is met), or NULL past the cache's size. */
+static struct jw_cached *cache_of(jw *w, const ProtobufCMessageDescriptor *d)
 {
     size_t i = 0;
     while (i < w->n_cached && w->cached[i].d != d) i++;
-    if (i == w->n_cached) {
-        if (i == sizeof w->cached / sizeof w->cached[0] || d->n_fields > J_MAX_FIELDS) {
-            for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++)
-                if (rules[r].message == d && strcmp(rules[r].field, d->fields[field].name) == 0)
-                    return &rules[r];
-            return NULL;
-        }
-        w->cached[i].d = d;
-        memset(w->cached[i].by_field, 0, sizeof w->cached[i].by_field);
-        for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
-            if (rules[r].message != d) continue;
-            const ProtobufCFieldDescriptor *f =
-                protobuf_c_message_descriptor_get_field_by_name(d, rules[r].field);
-            if (f) w->cached[i].by_field[f - d->fields] = &rules[r];
-        }
-        w->n_cached++;
+    if (i < w->n_cached) return &w->cached[i];
+    if (i == sizeof w->cached / sizeof w->cached[0] || d->n_fields > J_MAX_FIELDS) return NULL;
+    struct jw_cached *c = &w->cached[w->n_cached++];
+    c->d = d;
+    memset(c->by_field, 0, sizeof c->by_field);
+    for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
+        if (rules[r].message != d) continue;
+        const ProtobufCFieldDescriptor *f =
+            protobuf_c_message_descriptor_get_field_by_name(d, rules[r].field);
+        if (f) c->by_field[f - d->fields] = &rules[r];
     }
-    return w->cached[i].by_field[field];
+    c->loc = protobuf_c_message_descriptor_get_field_by_name(d, "loc");
+    return c;
+}
+
+static const j_rule *rule_for(jw *w, const ProtobufCMessageDescriptor *d, unsigned field)
+{
+    const struct jw_cached *c = cache_of(w, d);
+    if (c) return c->by_field[field];
+    for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++)
+        if (rules[r].message == d && strcmp(rules[r].field, d->fields[field].name) == 0)
+            return &rules[r];
+    return NULL;
+}
+
+/* Message type d's "loc" field (a call site's default), or NULL. */
+static const ProtobufCFieldDescriptor *own_loc(jw *w, const ProtobufCMessageDescriptor *d)
+{
+    const struct jw_cached *c = cache_of(w, d);
+    return c ? c->loc : protobuf_c_message_descriptor_get_field_by_name(d, "loc");
 }
 
 /* One scalar, string or bytes value of field f at p. */
@@ -654,13 +669,17 @@ static size_t elem_size(const ProtobufCFieldDescriptor *f)
  * columns: {"address": [...], "file": [...], "call_site": {"file": [...],
  * "line": [...]}, ...}, one array per field, by the same rules: a 30,000-
  * row kernel without 30,000 copies of every key. */
+/* One column of a Loc field: its files or its lines; where the field is
+ * absent, the Loc at fallback (a call site's own location), when given. */
 static void loc_column(jw *w, const char *k, const ProtobufCMessage *const *items, size_t n,
-                       size_t offset, int line)
+                       size_t offset, const ProtobufCFieldDescriptor *fallback, int line)
 {
     key(w, k);
     open_(w, '[');
     for (size_t j = 0; j < n; j++) {
-        const Treg__V1__Loc *l = *(const Treg__V1__Loc *const *)((const char *)items[j] + offset);
+        const char *b = (const char *)items[j];
+        const Treg__V1__Loc *l = *(const Treg__V1__Loc *const *)(b + offset);
+        if (!l && fallback) l = *(const Treg__V1__Loc *const *)(b + fallback->offset);
         sep(w);
         if (line)
             num(w, l ? l->line : 0);
@@ -684,7 +703,7 @@ static int columns_have_custom(jw *w, const ProtobufCMessageDescriptor *d)
 static void columns_json(jw *w, const char *k, const ProtobufCMessage *const *items, size_t n,
                          const ProtobufCMessageDescriptor *d)
 {
-    const ProtobufCFieldDescriptor *own = protobuf_c_message_descriptor_get_field_by_name(d, "loc");
+    const ProtobufCFieldDescriptor *own = own_loc(w, d);
     key(w, k);
     open_(w, '{');
     for (unsigned i = 0; i < d->n_fields; i++) {
@@ -693,29 +712,15 @@ static void columns_json(jw *w, const char *k, const ProtobufCMessage *const *it
         j_how how = rule ? rule->how : 0;
         if (how == J_OMIT) continue;
         if (how == J_LOC) {
-            loc_column(w, "file", items, n, f->offset, 0);
-            loc_column(w, "line", items, n, f->offset, 1);
+            loc_column(w, "file", items, n, f->offset, NULL, 0);
+            loc_column(w, "line", items, n, f->offset, NULL, 1);
             continue;
         }
         if (how == J_CALL_SITE) { /* the location's own where absent */
             key(w, "call_site");
             open_(w, '{');
-            for (int line = 0; line < 2; line++) {
-                key(w, line ? "line" : "file");
-                open_(w, '[');
-                for (size_t j = 0; j < n; j++) {
-                    const char *b = (const char *)items[j];
-                    const Treg__V1__Loc *l = *(const Treg__V1__Loc *const *)(b + f->offset);
-                    if (!l && own) l = *(const Treg__V1__Loc *const *)(b + own->offset);
-                    sep(w);
-                    if (line)
-                        num(w, l ? l->line : 0);
-                    else
-                        num(w, l && l->file >= 0 && (size_t)l->file < w->r->n_source_files ? l->file
-                                                                                           : -1);
-                }
-                close_(w, ']');
-            }
+            loc_column(w, "file", items, n, f->offset, own, 0);
+            loc_column(w, "line", items, n, f->offset, own, 1);
             close_(w, '}');
             continue;
         }
@@ -772,8 +777,7 @@ static void message_members(jw *w, const ProtobufCMessage *m, const ProtobufCMes
             if (how == J_LOC) {
                 put_loc(w, l);
             } else {
-                const ProtobufCFieldDescriptor *own =
-                    protobuf_c_message_descriptor_get_field_by_name(d, "loc");
+                const ProtobufCFieldDescriptor *own = own_loc(w, d);
                 put_call_site(w, l,
                               own ? *(const Treg__V1__Loc *const *)(base + own->offset) : NULL);
             }
