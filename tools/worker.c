@@ -188,8 +188,9 @@ static void serve(const analysis_pool *p, int fd)
             memcpy(&present, f[0].data, sizeof present);
             memcpy(&what_if_ms, f[1].data, sizeof what_if_ms);
         }
+        /* the texts and names NUL-ended; the code object read where it lies */
         for (int i = 0; ok && i < NFIELDS; i++)
-            if ((present >> i & 1) && !(field[i] = field_dup(&f[2 + i]))) ok = 0;
+            if (i != F_BYTES && (present >> i & 1) && !(field[i] = field_dup(&f[2 + i]))) ok = 0;
         if (!ok) {
             reply_error(fd, TREG_E_NOMEM, "out of memory, or a malformed job");
         } else {
@@ -210,7 +211,7 @@ static void serve(const analysis_pool *p, int fd)
             opt.what_if_budget_ms = what_if_ms;
             treg_report *r = NULL;
             treg_error err = {0, ""};
-            const uint8_t *bytes = (const uint8_t *)field[F_BYTES];
+            const uint8_t *bytes = (present >> F_BYTES & 1) ? f[2 + F_BYTES].data : NULL;
             if (treg_child_analyze(bytes, f[2 + F_BYTES].len, &opt, &r, &err) != TREG_OK) {
                 reply_error(fd, err.code, err.msg);
             } else {
