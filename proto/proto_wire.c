@@ -173,6 +173,36 @@ cut:
     return -1;
 }
 
+/* One field at b[*pos]: its number and wire type and, when
+ * length-delimited, where its payload starts and how long it is; *pos moves
+ * past it.  false when it is cut off or of an unknown wire type. */
+static bool next_field(const uint8_t *b, size_t n, size_t *pos, uint32_t *number, unsigned *type,
+                       size_t *payload, size_t *payload_len)
+{
+    uint64_t key, v;
+    if (!get_varint(b, n, pos, &key) || (key >> 3) == 0 || (key >> 3) > UINT32_MAX) return false;
+    *number = (uint32_t)(key >> 3);
+    *type = (unsigned)(key & 7);
+    *payload = 0;
+    *payload_len = 0;
+    switch (*type) {
+    case 0:
+        return get_varint(b, n, pos, &v);
+    case 1:
+    case 5:
+        if (n - *pos < (*type == 1 ? 8u : 4u)) return false;
+        *pos += *type == 1 ? 8 : 4;
+        return true;
+    case 2:
+        if (!get_varint(b, n, pos, &v) || v > n - *pos) return false;
+        *payload = *pos;
+        *payload_len = (size_t)v;
+        *pos += (size_t)v;
+        return true;
+    }
+    return false;
+}
+
 /* --- what unpacking a Report costs ------------------------------------------------ */
 
 /* What a field of a message holds, from the generated descriptors (so
@@ -204,35 +234,20 @@ static int message_cost(const uint8_t *b, size_t n, const ProtobufCMessageDescri
 {
     if (depth > 6) return -1; /* treg.proto nests messages 5 deep at most */
     *cost += type->sizeof_message;
-    size_t pos = 0;
-    while (pos < n) {
-        uint64_t key, len;
-        if (!get_varint(b, n, &pos, &key)) return -1;
-        switch (key & 7) {
-        case 0:
-            if (!get_varint(b, n, &pos, &len)) return -1;
-            break;
-        case 1:
-        case 5:
-            if (n - pos < ((key & 7) == 1 ? 8u : 4u)) return -1;
-            pos += (key & 7) == 1 ? 8 : 4;
-            break;
-        case 2: {
-            if (!get_varint(b, n, &pos, &len) || len > n - pos) return -1;
-            holds h = field_holds(type, key >> 3);
-            if (h.message) {
-                *cost += sizeof(void *); /* its slot in the repeated or optional field */
-                if (message_cost(b + pos, (size_t)len, h.message, depth + 1, cost) != 0) return -1;
-            } else if (h.packed) {
-                *cost += 4 * len; /* each element at least one byte, four unpacked */
-            } else {
-                *cost += len + 1 + sizeof(void *); /* a string or bytes, NUL-ended */
-            }
-            pos += (size_t)len;
-            break;
-        }
-        default:
-            return -1;
+    for (size_t pos = 0; pos < n;) {
+        uint32_t number;
+        unsigned wt;
+        size_t at, len;
+        if (!next_field(b, n, &pos, &number, &wt, &at, &len)) return -1;
+        if (wt != 2) continue;
+        holds h = field_holds(type, number);
+        if (h.message) {
+            *cost += sizeof(void *); /* its slot in the repeated or optional field */
+            if (message_cost(b + at, len, h.message, depth + 1, cost) != 0) return -1;
+        } else if (h.packed) {
+            *cost += 4 * len; /* each element at least one byte, four unpacked */
+        } else {
+            *cost += len + 1 + sizeof(void *); /* a string or bytes, NUL-ended */
         }
     }
     return 0;
@@ -246,56 +261,20 @@ int treg_pb_report_cost(const uint8_t *b, size_t n, uint64_t *cost)
 
 int treg_pb_upload_response_report(const uint8_t *b, size_t n, const uint8_t **report, size_t *len)
 {
-    size_t pos = 0;
+    const uint32_t f_report = field_number(&treg__v1__upload_response__descriptor, "report");
     *report = NULL;
     *len = 0;
-    while (pos < n) {
-        uint64_t key, v;
-        if (!get_varint(b, n, &pos, &key)) return -1;
-        if ((key & 7) == 0) {
-            if (!get_varint(b, n, &pos, &v)) return -1;
-        } else if ((key & 7) == 2) {
-            if (!get_varint(b, n, &pos, &v) || v > n - pos) return -1;
-            if (key >> 3 == 1) *report = b + pos, *len = (size_t)v;
-            pos += (size_t)v;
-        } else {
-            return -1;
-        }
+    for (size_t pos = 0; pos < n;) {
+        uint32_t number;
+        unsigned wt;
+        size_t at, flen;
+        if (!next_field(b, n, &pos, &number, &wt, &at, &flen) || (wt != 0 && wt != 2)) return -1;
+        if (wt == 2 && number == f_report) *report = b + at, *len = flen;
     }
     return 0;
 }
 
 /* --- reports rewritten at the wire level ------------------------------------------ */
-
-/* One field at b[*pos]: its number and wire type and, when
- * length-delimited, where its payload starts and how long it is; *pos moves
- * past it.  false when it is cut off or of an unknown wire type. */
-static bool next_field(const uint8_t *b, size_t n, size_t *pos, uint32_t *number, unsigned *type,
-                       size_t *payload, size_t *payload_len)
-{
-    uint64_t key, v;
-    if (!get_varint(b, n, pos, &key) || (key >> 3) == 0 || (key >> 3) > UINT32_MAX) return false;
-    *number = (uint32_t)(key >> 3);
-    *type = (unsigned)(key & 7);
-    *payload = 0;
-    *payload_len = 0;
-    switch (*type) {
-    case 0:
-        return get_varint(b, n, pos, &v);
-    case 1:
-    case 5:
-        if (n - *pos < (*type == 1 ? 8u : 4u)) return false;
-        *pos += *type == 1 ? 8 : 4;
-        return true;
-    case 2:
-        if (!get_varint(b, n, pos, &v) || v > n - *pos) return false;
-        *payload = *pos;
-        *payload_len = (size_t)v;
-        *pos += (size_t)v;
-        return true;
-    }
-    return false;
-}
 
 int treg_pb_strip_rows(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len)
 {
