@@ -60,8 +60,11 @@ static unsigned drop_reads_of_nothing(treg_insn_effect *e, const treg_regset *de
     treg_operand out[TREG_MAX_OPERANDS];
     unsigned n = 0, dropped = 0;
     /* A spill store's data: the vector registers it stores (its address,
-     * offset and resource registers are read like any other). */
+     * offset and resource registers are read like any other); an SGPR
+     * spill into a VGPR lane: the SGPR it stores (LLVM spills a whole
+     * tuple, one lane per register, parts of it never written). */
     bool spill = e->move == TREG_MOVE_SCRATCH_STORE;
+    bool lane_spill = e->move == TREG_MOVE_SGPR_TO_LANE;
     for (unsigned k = 0; k < e->nops; k++) {
         treg_operand op = e->ops[k];
         if (!(op.role & TREG_USE)) {
@@ -72,7 +75,8 @@ static unsigned drop_reads_of_nothing(treg_insn_effect *e, const treg_regset *de
         unsigned end = (unsigned)op.reg + op.count;
         /* The old value of a destination: a tied read, or a partial write's. */
         bool old_value = op.old || (op.role & TREG_DEF);
-        bool spill_data = spill && treg_reg_class(op.reg) <= TREG_CLASS_A;
+        bool spill_data = (spill && treg_reg_class(op.reg) <= TREG_CLASS_A) ||
+                          (lane_spill && treg_reg_class(op.reg) == TREG_CLASS_S);
         bool operand_defined = false;
         for (unsigned r = op.reg; r < end && !operand_defined; r++)
             for (unsigned u = 1; u <= 2; u++)

@@ -95,7 +95,7 @@ entry() {
   basename "${found[0]}"
 }
 
-rm -rf "$here/triton-cache" "$here/triton-cache-targets" "$here/gfx906-llc22" "$here/src"
+rm -rf "$here/triton-cache" "$here/triton-cache-targets" "$here/gfx906-llc22" "$here/realworld" "$here/src"
 kept=()
 for e in "${cache[@]}"; do
   name=$(entry triton-cache "${e#*:}")
@@ -113,6 +113,26 @@ for d in "$corpus"/gfx906-llc22/*/; do
   copy "$d" "$here/gfx906-llc22/$name" L
   kept+=("gfx906-llc22/$name")
 done
+# Public kernels where treg once disagreed with LLVM's post-RA liveness (the shared corpus's
+# realworld-handover): only what the MIR oracle rebuilds, Triton's .json and its .llir,
+# compressed with xz (test_mir_live.sh unpacks it; 1.2 MB of IR becomes 62 KB).
+realworld=(
+  OKHCCXWB # gfx90a _attn_bwd: v_fma_mixlo_f16 writes the low half only
+  5IBKRV6C # gfx90a kernel_unified_attention_2d: SGPR tuple spilled into lanes, half unwritten
+  EI7554IS # gfx942 _jsd_kernel: the same, with reads of never-written SGPRs
+)
+for prefix in "${realworld[@]}"; do
+  name=$(entry realworld-handover "$prefix")
+  from=$corpus/realworld-handover/$name to=$here/realworld/$name
+  mkdir -p "$to"
+  for f in "$from"/*.json; do
+    [[ $f == */__grp__* ]] || cp "$f" "$to/"
+  done
+  for f in "$from"/*.llir; do
+    xz -9 -c "$f" >"$to/$(basename "$f").xz"
+  done
+done
+
 mkdir -p "$here/src"
 cp "$corpus"/src/*.py "$here/src/"
 

@@ -279,6 +279,23 @@ static void test_d16_loads_write_the_low_half(void **state)
     check(64, "buffer_load_format_d16_x v1, off, s[0:3], 0", "", "s[0:3]", "v1");
 }
 
+/* v_fma_mixlo/mixhi (v_mad_mix* on gfx906) write one 16-bit half and keep
+ * the other: a def of that half, no read of the old value (LLVM ties
+ * vdst_in, undef where nothing reads the kept half; _attn_bwd on gfx90a
+ * kept 32 VGPRs live over 216 rows when the whole register was read).
+ * v_fma_mix_f32 writes the whole register. */
+static void test_mix_writes_one_half(void **state)
+{
+    (void)state;
+    check(64, "v_fma_mixlo_f16 v1, s12, v34, 0", "v1.l", "s12 v34", "");
+    check(64, "v_fma_mixlo_f16 v4, v5, v8, v10 op_sel_hi:[0,1,1]", "v4.l", "v5 v8 v10", "");
+    check(64, "v_fma_mixhi_f16 v1, v2, v3, v4 op_sel_hi:[1,1,0]", "v1.h", "v2 v3 v4", "");
+    check(64, "v_mad_mixlo_f16 v5, v2, v3, v4", "v5.l", "v2 v3 v4", "");
+    check(64, "v_mad_mixhi_f16 v5, v2, v3, v4", "v5.h", "v2 v3 v4", "");
+    check(64, "v_fma_mix_f32 v1, v2, v3, v4", "v1", "v2 v3 v4", "");
+    check(64, "v_mad_mix_f32 v1, v2, v3, v4", "v1", "v2 v3 v4", "");
+}
+
 static void test_sdwa_preserve_partial(void **state)
 {
     (void)state;
@@ -376,12 +393,6 @@ static void test_true16_halves(void **state)
     check(32, "v_mov_b16_e32 v1.h, v2.l", "v1.h", "v2.l", "");
     check(32, "v_cvt_f16_f32_e32 v11.l, v57", "v11.l", "v57", "");
     check(32, "v_fmac_f16_e32 v5.h, v6.l, v7.l", "v5.h", "v5.h v6.l v7.l", "");
-}
-
-static void test_fma_mix_partial(void **state)
-{
-    (void)state;
-    check(64, "v_fma_mixlo_f16 v4, v5, v8, v10 op_sel_hi:[0,1,1]", "", "v5 v8 v10", "v4");
 }
 
 /* ---- no register destination ---- */
@@ -876,13 +887,13 @@ int main(void)
         cmocka_unit_test(test_cselect_reads_scc),
         cmocka_unit_test(test_d16_hi_loads_write_the_high_half),
         cmocka_unit_test(test_d16_loads_write_the_low_half),
+        cmocka_unit_test(test_mix_writes_one_half),
         cmocka_unit_test(test_sdwa_preserve_partial),
         cmocka_unit_test(test_dpp_masks_partial),
         cmocka_unit_test(test_true16_halves),
         cmocka_unit_test(test_narrow_stores_read_one_half),
         cmocka_unit_test(test_d16_format_loads),
         cmocka_unit_test(test_constants_and_old_values),
-        cmocka_unit_test(test_fma_mix_partial),
         cmocka_unit_test(test_stores_write_nothing),
         cmocka_unit_test(test_s_cmp_writes_only_scc),
         cmocka_unit_test(test_vcmpx_writes_exec),
