@@ -215,11 +215,19 @@ int treg_diff_match(treg_diff *d)
             o->paired = k->paired = true;
             k->mate = o;
         }
+    /* Two builds of one kernel that Triton's specialisation (or a rename)
+     * named apart: each side holds one kernel, for the same target. */
+    bool only_ones = old->n == 1 && new_->n == 1 && !old->k[0].paired &&
+                     strcmp(old->k[0].target, new_->k[0].target) == 0;
+    if (only_ones) {
+        old->k[0].paired = new_->k[0].paired = true;
+        new_->k[0].mate = &old->k[0];
+    }
     /* In the new side's order, then what only the old side has. */
     for (size_t i = 0; i < new_->n; i++)
-        d->pairs[d->npairs++] = (pair){new_->k[i].mate, &new_->k[i]};
+        d->pairs[d->npairs++] = (pair){new_->k[i].mate, &new_->k[i], only_ones};
     for (size_t j = 0; j < old->n; j++)
-        if (!old->k[j].paired) d->pairs[d->npairs++] = (pair){&old->k[j], NULL};
+        if (!old->k[j].paired) d->pairs[d->npairs++] = (pair){&old->k[j], NULL, false};
     return 0;
 }
 

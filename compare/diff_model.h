@@ -60,6 +60,7 @@ typedef struct side {
 
 typedef struct pair {
     const kfig *old, *new_; /* either may be NULL: on one side only */
+    bool only_ones;         /* paired as the one kernel of each side, names apart */
 } pair;
 
 struct treg_diff {

@@ -46,6 +46,11 @@ static void text_pair(FILE *out, const pair *p)
     text_kernel_head(out, k, true);
     if (!p->old || !p->new_) fputs(p->old ? ": only in old" : ": only in new", out);
     fputc('\n', out);
+    if (p->only_ones) {
+        fputs("  paired with old ", out);
+        text_kernel_head(out, p->old, true);
+        fputs(": the one kernel on each side, for the same target\n", out);
+    }
     if (p->old && p->new_ && strcmp(p->old->variant, p->new_->variant) != 0) {
         fputs("  old options: ", out);
         treg_print_clean(out, p->old->variant[0] ? p->old->variant : "(none)");
@@ -114,6 +119,11 @@ void treg_diff_text(FILE *out, const treg_diff *d, const treg_gate *g)
             if (!treg_diff_changed(&d->pairs[i])) {
                 fputs(shown++ ? ", " : " ", out);
                 text_kernel_head(out, d->pairs[i].new_, false);
+                if (d->pairs[i].only_ones) {
+                    fputs(" (paired with old ", out);
+                    treg_print_clean(out, d->pairs[i].old->name);
+                    fputs(": the one kernel on each side)", out);
+                }
             }
         if (same > shown) fprintf(out, " and %zu more", same - shown);
         fputc('\n', out);
@@ -156,6 +166,14 @@ json_object *treg_diff_json(const treg_diff *d, const treg_gate *g)
         json_object_object_add(o, "variant", json_object_new_string(k->variant));
         json_object_object_add(o, "old", treg_diff_side_json(p->old));
         json_object_object_add(o, "new", treg_diff_side_json(p->new_));
+        /* how the sides were paired: "name" (and target, and options where
+         * several share them) or "only_kernel" (one kernel each side) */
+        json_object_object_add(o, "paired_by",
+                               p->old && p->new_
+                                   ? json_object_new_string(p->only_ones ? "only_kernel" : "name")
+                                   : NULL);
+        if (p->only_ones)
+            json_object_object_add(o, "old_name", json_object_new_string(p->old->name));
         json_object *delta = NULL, *lines = json_object_new_array();
         if (p->old && p->new_) {
             int64_t dv[NFIG];

@@ -127,6 +127,35 @@ assert abs(pn[key] - po[key]) <= best
 PY
 echo "$prog: ok: matmul_kernel num_warps 4 -> 8: figures and delta as each report says, spills broken"
 
+# One kernel on each side for one target, named apart (a renamed or respecialised build):
+# paired, and said so; for two targets they stay apart.
+add90a=$c/BPPSWMTVKUWIJ546MIGZSHRISPX6AHXVGWZV7HYEYYLWZ6ZRQSQQ # gfx90a add_kernel
+add942=$c/I24B4VIKUZU37PH46DEKWPBMMZFR3R2C6IFQV55DYIF4MODDWY2Q # gfx942 add_kernel
+soft90a=$c/MD4F523L5PVMIKLU6IIZMAM7ASER47Q6J6JG6ABYSLCTRQZ3BBMA # gfx90a softmax_kernel
+run "$work/p.json" diff --format json "$add90a" "$soft90a"
+((rc == 0)) || fail "diff of two single-kernel builds: exit $rc: $(cat "$work/p.json.err")"
+python3 - "$work/p.json" <<'PY' || fail "two single-kernel sides are not paired"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ks = d["kernels"]
+assert len(ks) == 1, [(k["name"], k["old"] is None, k["new"] is None) for k in ks]
+k = ks[0]
+assert k["name"] == "softmax_kernel" and k["old_name"] == "add_kernel", k
+assert k["paired_by"] == "only_kernel" and k["old"] and k["new"] and k["delta"], k
+PY
+run "$work/p.txt" diff "$add90a" "$soft90a"
+grep -q "paired with old add_kernel (gfx90a.*): the one kernel on each side, for the same target" "$work/p.txt" ||
+  fail "the text does not say how the kernels were paired: $(head -n 8 "$work/p.txt")"
+grep -q ": only in" "$work/p.txt" && fail "a paired kernel is still 'only in': $(cat "$work/p.txt")"
+run "$work/q.json" diff --format json "$add90a" "$add942"
+python3 - "$work/q.json" <<'PY' || fail "single kernels of two targets were paired"
+import json, sys
+ks = json.load(open(sys.argv[1]))["kernels"]
+assert sorted((k["target"], k["old"] is None, k["paired_by"]) for k in ks) == \
+    [("gfx90a", False, None), ("gfx942", True, None)], ks
+PY
+echo "$prog: ok: one kernel on each side, one target: paired and said so; two targets: apart"
+
 # the text names each rule broken; kept rules exit 0
 run "$work/d.txt" diff --fail-on spills,vgpr+8,occupancy-1,scratch "$old" "$new"
 ((rc == 1)) || fail "four rules: exit $rc"

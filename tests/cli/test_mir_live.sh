@@ -17,11 +17,12 @@
 #   corpus       every entry (a folder with NAME.json naming the "arch" and
 #                NAME.llir) of $TREG_CORPUS/triton-cache (gfx90a, gfx942),
 #                gfx906-llc22, triton-cache-targets (gfx908, gfx950,
-#                gfx1100) and realworld (public kernels where treg once
-#                counted more than LLVM: _attn_bwd's v_fma_mixlo_f16,
-#                SGPR tuples spilled into VGPR lanes half unwritten; their
-#                .llir kept as .llir.xz and unpacked into the work folder),
-#                each at its own arch: 88 kernels in the shared corpus.
+#                gfx1100) and realworld-handover (public kernels where treg
+#                once counted more than LLVM: _attn_bwd's v_fma_mixlo_f16,
+#                SGPR tuples spilled into VGPR lanes half unwritten; in
+#                tests/data their .llir is kept as .llir.xz and unpacked into
+#                the work folder), each at its own arch: 93 kernels in the
+#                shared corpus.
 #   long-branch  the same .llir files built with llc-22's hidden option
 #                -amdgpu-s-branch-bits=5 (an LLC wrapper), so that branch
 #                relaxation emits s_getpc_b64 / s_add_u32 / s_addc_u32 /
@@ -196,7 +197,7 @@ chmod +x "$work/llc" "$work/llc-long-branch"
 # --- the kernels ------------------------------------------------------------------
 dirs=$work/dirs.txt
 : >"$dirs"
-for sub in triton-cache gfx906-llc22 triton-cache-targets realworld; do
+for sub in triton-cache gfx906-llc22 triton-cache-targets realworld-handover; do
   if [[ ! -d $TREG_CORPUS/$sub ]]; then
     echo "$prog: note: $TREG_CORPUS/$sub is absent; skipping it"
     continue
@@ -238,7 +239,7 @@ for d in open(dirs_path).read().splitlines():
     if os.path.isfile(llir):
         data = open(llir, "rb").read()
     elif os.path.isfile(llir + ".xz"):
-        # realworld/: the IR kept compressed; unpacked into the work folder
+        # realworld-handover/: the IR kept compressed; unpacked into the work folder
         # (bounded: the largest is 1.2 MB).
         with lzma.open(llir + ".xz") as f:
             data = f.read(64 << 20)

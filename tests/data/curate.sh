@@ -95,7 +95,7 @@ entry() {
   basename "${found[0]}"
 }
 
-rm -rf "$here/triton-cache" "$here/triton-cache-targets" "$here/gfx906-llc22" "$here/realworld" "$here/src"
+rm -rf "$here/triton-cache" "$here/triton-cache-targets" "$here/gfx906-llc22" "$here/realworld-handover" "$here/src"
 kept=()
 for e in "${cache[@]}"; do
   name=$(entry triton-cache "${e#*:}")
@@ -123,7 +123,7 @@ realworld=(
 )
 for prefix in "${realworld[@]}"; do
   name=$(entry realworld-handover "$prefix")
-  from=$corpus/realworld-handover/$name to=$here/realworld/$name
+  from=$corpus/realworld-handover/$name to=$here/realworld-handover/$name
   mkdir -p "$to"
   for f in "$from"/*.json; do
     [[ $f == */__grp__* ]] || cp "$f" "$to/"
