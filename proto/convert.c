@@ -404,6 +404,17 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
         }
     }
     fill_categories(s, pk, k);
+    pk->sgpr_numbered = k->sgpr_numbered;
+    size_t nres = 0;
+    while (nres < 3 && k->sgpr_reserved[nres]) nres++;
+    char **res = nres ? take(s, nres, sizeof *res) : NULL;
+    if (res) {
+        for (size_t i = 0; i < nres; i++) res[i] = str(k->sgpr_reserved[i]);
+        pk->sgpr_reserved = res;
+        pk->n_sgpr_reserved = nres;
+    }
+    pk->sgpr_reserved_by = str(k->sgpr_reserved_by);
+    pk->sgpr_note = str(k->sgpr_note);
     pk->n_peak_uniform = k->npeak_uniform;
     pk->peak_uniform = k->peak_uniform; /* only read by the packer */
     fill_what_if(s, pk, k);

@@ -262,20 +262,32 @@ static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1_
     /* The compiler's own figures where they differ from treg's (DTK counts
      * SGPRs without the XNACK_MASK pair upstream adds for xnack "any"). */
     const Treg__V1__CompilerMetadata *md = k->metadata;
-    char said[300]; /* wrapped to the width, never cut */
     if (md && k->vgpr && md->vgpr_count >= 0 && (uint32_t)md->vgpr_count != k->vgpr->allocated &&
         (uint32_t)md->vgpr_count != k->total_vgprs) {
+        char said[300]; /* wrapped to the width, never cut */
         snprintf(said, sizeof said,
                  "VGPRs: the compiler's metadata says %d (.vgpr_count), treg counts %u",
                  md->vgpr_count, k->vgpr->allocated);
         treg_text_wrap(out, o, NULL, 4, "", said);
     }
     if (md && k->sgpr && md->sgpr_count >= 0 && (uint32_t)md->sgpr_count != k->sgpr->allocated) {
-        snprintf(said, sizeof said,
-                 "SGPRs: the compiler's metadata says %d (.sgpr_count), treg counts %u (with VCC, "
-                 "FLAT_SCRATCH and XNACK_MASK as upstream LLVM reserves them)",
-                 md->sgpr_count, k->sgpr->allocated);
-        treg_text_wrap(out, o, NULL, 4, "", said);
+        /* treg's count in its parts, then why the compiler's differs */
+        char parts[128] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < k->n_sgpr_reserved && used < sizeof parts; i++) {
+            int w = snprintf(parts + used, sizeof parts - used, "%s%s", i ? ", " : "",
+                             k->sgpr_reserved[i]);
+            if (w > 0) used += (size_t)w;
+        }
+        uint32_t extra = k->sgpr->allocated - k->sgpr_numbered;
+        char whole[600];
+        snprintf(whole, sizeof whole,
+                 "SGPRs: the compiler's metadata says %d (.sgpr_count), treg counts %u = %u "
+                 "numbered + %u reserved%s%s%s%s%s",
+                 md->sgpr_count, k->sgpr->allocated, k->sgpr_numbered, extra, extra ? " (" : "",
+                 parts, extra ? ")" : "", k->sgpr_note && k->sgpr_note[0] ? ": " : "",
+                 k->sgpr_note ? k->sgpr_note : "");
+        treg_text_wrap(out, o, NULL, 4, "", whole);
     }
     print_occupancy(out, o, oc, k->total_vgprs > 0);
     char lds_parts[64] = ""; /* Triton's dynamic LDS, when there is any */

@@ -36,7 +36,20 @@ typedef struct treg_kd {
     bool private_segment_buffer, dispatch_ptr, queue_ptr, kernarg_segment_ptr, dispatch_id,
         flat_scratch_init, private_segment_size;
     unsigned kernarg_preload_length; /* in SGPRs */
+    /* The assembly's .amdhsa_reserve_vcc/_flat_scratch/_xnack_mask (TREG_RESERVE_*
+     * bits): reserve_given says which the text gave, reserve_set their values;
+     * TREG_RESERVE_TEXT in reserve_given when the descriptor came from an
+     * .amdhsa_kernel block, where the assembler's defaults fill the rest.
+     * A binary's descriptor keeps no such bits (0, 0). */
+    uint8_t reserve_given, reserve_set;
 } treg_kd;
+
+enum {
+    TREG_RESERVE_VCC = 1,
+    TREG_RESERVE_FLAT_SCRATCH = 2,
+    TREG_RESERVE_XNACK_MASK = 4,
+    TREG_RESERVE_TEXT = 8
+};
 
 /* Figures from the metadata note; -1 for fields the note lacks. */
 typedef struct treg_kernel_meta {

@@ -218,8 +218,12 @@ static int merge_text(pipeline *p, const treg_kernel_sym *ks, const treg_asm_ker
     return TREG_OK;
 }
 
+/* *text_kd: the descriptor the kernel's assembly text declares, when the
+ * text was read beside a code object (its .amdhsa_reserve_* directives
+ * say what the binary's descriptor cannot). */
 static int kernel_instructions(pipeline *p, const treg_kernel_sym *ks, treg_kernel_report *k,
-                               treg_insn **insns, size_t *n, treg_error *err)
+                               treg_insn **insns, size_t *n, const treg_kd **text_kd,
+                               treg_error *err)
 {
     uint64_t tstart = 0;
     if (p->text_only) {
@@ -248,6 +252,7 @@ static int kernel_instructions(pipeline *p, const treg_kernel_sym *ks, treg_kern
     const treg_asm_kernel *tk = text_kernel(p, ks->name, &tstart);
     if (!tk) return TREG_OK;
     k->metadata.occupancy = tk->trailer.occupancy;
+    *text_kd = &p->text->co.kernels[tk - p->text->kernels].kd;
     if ((rc = merge_text(p, ks, tk, tstart, insns, n, &k->text_instructions, err))) return rc;
     if (k->text_instructions) k->instruction_source = "code object + assembly";
     return TREG_OK;
@@ -268,6 +273,7 @@ static uint32_t registers_in(const treg_regset *s)
 typedef struct kernel_run {
     pipeline *p;
     const treg_kernel_sym *ks;
+    const treg_kd *text_kd; /* the assembly's, beside a code object (or NULL) */
     treg_kernel_report *k;
     treg_insn *insns; /* decode */
     size_t n;
@@ -354,7 +360,8 @@ static int flow(kernel_run *kr, treg_error *err)
     /* Allocation first: the compiler counts every register an operand
      * names, read or not, so it is measured before the reads of nothing go. */
     bool xnack = kr->p->co->xnack == 1 || kr->p->co->xnack == 3;
-    treg_allocation(kr->fx, kr->n, kr->p->target, xnack, &kr->al);
+    treg_allocation(kr->fx, kr->n, kr->p->target, xnack, kr->text_kd ? kr->text_kd : &kr->ks->kd,
+                    &kr->al);
     unsigned undef_reads;
     if ((rc = treg_drop_undefined_operands(A, &kr->g, kr->fx, &kr->entry.live, &undef_reads,
                                            &kr->never_defined, err)))
@@ -378,6 +385,12 @@ static void occupancy_figures(kernel_run *kr)
     k->vgpr.limit = t->addressable_vgprs;
     k->agpr.limit = t->addressable_agprs;
     k->sgpr.limit = t->addressable_sgprs;
+    k->sgpr_numbered = kr->al.numbered_sgprs;
+    for (unsigned i = 0; i < 3; i++) k->sgpr_reserved[i] = treg_reserved_name(kr->al.reserved, i);
+    k->sgpr_reserved_by = kr->al.by_directives ? "directives" : "code";
+    char note[300];
+    treg_sgpr_note(&kr->al, k->metadata.sgpr_count, note, sizeof note);
+    k->sgpr_note = note[0] ? treg_arena_strdup(p->arena, note) : NULL;
     k->accum_offset = kd->accum_offset;
     k->scratch_bytes = kd->private_segment_fixed_size;
     k->lds_bytes = kd->group_segment_fixed_size;
@@ -626,7 +639,7 @@ static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_re
     kernel_run kr = {.p = p, .ks = ks, .k = k};
     int rc;
     kernel_header(&kr);
-    if ((rc = kernel_instructions(p, ks, k, &kr.insns, &kr.n, err))) return rc;
+    if ((rc = kernel_instructions(p, ks, k, &kr.insns, &kr.n, &kr.text_kd, err))) return rc;
     k->instructions = (uint32_t)kr.n;
     if ((rc = model(&kr, err)) || (rc = flow(&kr, err))) return rc;
     occupancy_figures(&kr);

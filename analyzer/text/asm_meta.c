@@ -42,7 +42,10 @@ typedef enum {
     K_ACCUM,
     K_WAVE32,
     K_NEXT_VGPR,
-    K_NEXT_SGPR
+    K_NEXT_SGPR,
+    K_RESERVE_VCC,
+    K_RESERVE_FLAT,
+    K_RESERVE_XNACK
 } kd_field;
 
 static const struct {
@@ -72,6 +75,9 @@ static const struct {
     {".amdhsa_wavefront_size32", K_WAVE32},
     {".amdhsa_next_free_vgpr", K_NEXT_VGPR},
     {".amdhsa_next_free_sgpr", K_NEXT_SGPR},
+    {".amdhsa_reserve_vcc", K_RESERVE_VCC},
+    {".amdhsa_reserve_flat_scratch", K_RESERVE_FLAT},
+    {".amdhsa_reserve_xnack_mask", K_RESERVE_XNACK},
 };
 
 int treg_asm_kd_directive(treg_kd *kd, bool *user_sgpr_count_given, const treg_symtab *syms,
@@ -173,12 +179,26 @@ int treg_asm_kd_directive(treg_kd *kd, bool *user_sgpr_count_given, const treg_s
     case K_NEXT_SGPR:
         kd->sgpr_blocks = u;
         break;
+    case K_RESERVE_VCC:
+    case K_RESERVE_FLAT:
+    case K_RESERVE_XNACK: {
+        uint8_t bit = kd_names[k].field == K_RESERVE_VCC    ? TREG_RESERVE_VCC
+                      : kd_names[k].field == K_RESERVE_FLAT ? TREG_RESERVE_FLAT_SCRATCH
+                                                            : TREG_RESERVE_XNACK_MASK;
+        kd->reserve_given |= bit;
+        if (u)
+            kd->reserve_set |= bit;
+        else
+            kd->reserve_set &= (uint8_t)~bit;
+        break;
+    }
     }
     return TREG_OK;
 }
 
 void treg_asm_kd_finish(treg_kd *kd, bool user_sgpr_count_given)
 {
+    kd->reserve_given |= TREG_RESERVE_TEXT;
     if (user_sgpr_count_given) return;
     unsigned n = 0;
     n += kd->private_segment_buffer ? 4 : 0;

@@ -12,9 +12,11 @@ import json
 import re
 import sys
 
-# What says where the instructions came from, not what they do.
+# What says where the instructions came from, not what they do; and by what
+# the extra SGPRs were reserved (the text's .amdhsa_reserve_* directives, the
+# binary's code): the SGPRs themselves are compared.
 SOURCE_ONLY = {"instruction_source", "text_instructions", "file", "decoded_as", "target_note",
-               "asm_note", "trailer_occupancy"}
+               "asm_note", "trailer_occupancy", "sgpr_reserved_by"}
 BRANCH = re.compile(r"^(s_branch|s_cbranch_\w+|s_call_b64)\b")
 
 

@@ -234,10 +234,19 @@ typedef struct treg_kernel_report {
     uint32_t lds_bytes;         /* static LDS from the kernel descriptor */
     uint32_t dynamic_lds_bytes; /* allocated at launch: Triton's .json "shared" */
     uint32_t scratch_bytes;
-    uint32_t spill_instructions;   /* stores out + reloads in, all kinds */
-    uint64_t spill_cost;           /* the same weighted by how often each runs */
-    uint32_t assumed_trips;        /* what a loop of unknown trip count is counted as */
-    uint32_t undefined_reads;      /* registers read where no definition reaches: a model gap */
+    uint32_t spill_instructions; /* stores out + reloads in, all kinds */
+    uint64_t spill_cost;         /* the same weighted by how often each runs */
+    uint32_t assumed_trips;      /* what a loop of unknown trip count is counted as */
+    uint32_t undefined_reads;    /* registers read where no definition reaches: a model gap */
+    /* sgpr.allocated's parts: the SGPRs the code numbers (highest + 1) and the
+     * extra ones at the file's top (sgpr_reserved: "VCC", "XNACK_MASK",
+     * "FLAT_SCRATCH", NULL-ended), reserved by the assembly's directives or by
+     * the code's use and the XNACK setting; sgpr_note: why the compiler's
+     * own figure differs, or NULL */
+    uint32_t sgpr_numbered;
+    const char *sgpr_reserved[4];
+    const char *sgpr_reserved_by; /* "directives" or "code" */
+    const char *sgpr_note;
     uint32_t implicit_def_reads;   /* registers read where only some paths define them: the
                                       compiler's undefined values (LLVM IMPLICIT_DEF), live
                                       from the entry along the other paths */
