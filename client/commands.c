@@ -87,7 +87,9 @@ static int cmp_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* One complete cache entry: each of its code objects with its siblings. */
+/* One complete cache entry: each of its code objects with its siblings.  A
+ * file that fails (cut short, gone meanwhile) leaves the entry to be tried
+ * again when it changes. */
 static int watch_send(void *ctx, const char *entry)
 {
     cli *c = ctx;
@@ -101,18 +103,20 @@ static int watch_send(void *ctx, const char *entry)
     struct dirent *e;
     while ((e = readdir(d)) && n < sizeof names / sizeof *names) {
         size_t len = strlen(e->d_name);
-        if (len > 6 && strcmp(e->d_name + len - 6, ".hsaco") == 0 && (names[n] = strdup(e->d_name)))
+        if (len > 6 && strcmp(e->d_name + len - 6, ".hsaco") == 0 &&
+            !tregc_watch_is_temporary(e->d_name) && (names[n] = strdup(e->d_name)))
             n++;
     }
     closedir(d);
     qsort(names, n, sizeof *names, cmp_names);
-    int outcome = TREGC_WATCH_SENT;
+    int outcome = n ? TREGC_WATCH_SENT : TREGC_WATCH_AGAIN, failures = c->failures;
     for (size_t i = 0; i < n; i++) {
         char path[4200];
         snprintf(path, sizeof path, "%s/%s", entry, names[i]);
         if (outcome == TREGC_WATCH_SENT && upload_one(c, path) == STOP) outcome = TREGC_WATCH_RETRY;
         free(names[i]);
     }
+    if (outcome == TREGC_WATCH_SENT && c->failures > failures) outcome = TREGC_WATCH_AGAIN;
     return outcome;
 }
 
@@ -132,14 +136,18 @@ int cmd_watch(cli *c, const char *dir_arg)
     if (settle) s.settle_ms = atoi(settle);
     const char *qmax = getenv("TREGC_WATCH_QUEUE"); /* tests: a small queue */
     if (qmax && atoi(qmax) > 0) s.queue_max = (size_t)atoi(qmax);
+    const char *give_up = getenv("TREGC_WATCH_GIVE_UP_MS"); /* tests */
+    if (give_up) s.give_up_ms = atoi(give_up);
     tregc_watch_stats st;
     treg_error err = {0, ""};
     if (tregc_watch(&s, &st, &err) != 0) {
         fprintf(stderr, "tregc: %s\n", err.msg);
         return 1;
     }
-    fprintf(stderr, "tregc: watch stopped: %zu entr%s sent, %zu retr%s, %zu dropped\n", st.sent,
-            st.sent == 1 ? "y" : "ies", st.retries, st.retries == 1 ? "y" : "ies", st.dropped);
+    fprintf(stderr,
+            "tregc: watch stopped: %zu entr%s sent, %zu retr%s, %zu dropped, %zu given up\n",
+            st.sent, st.sent == 1 ? "y" : "ies", st.retries, st.retries == 1 ? "y" : "ies",
+            st.dropped, st.given_up);
     return 0;
 }
 
