@@ -212,6 +212,95 @@ static int rewrite_registers(const treg_asm_insn_ctx *ps, insn_scan *sc, const c
     return TREG_OK;
 }
 
+/* ---- a bare VALU mnemonic's encoding ---- */
+
+enum { MAX_FIELDS = 8 };
+
+static bool field_is(const char *f, size_t n, const char *word)
+{
+    return strlen(word) == n && memcmp(f, word, n) == 0;
+}
+
+static bool field_vgpr(const char *f, size_t n)
+{
+    return n >= 2 && f[0] == 'v' && (f[1] == '[' || (f[1] >= '0' && f[1] <= '9'));
+}
+
+static bool field_vcc(const char *f, size_t n)
+{
+    return field_is(f, n, "vcc") || field_is(f, n, "vcc_lo");
+}
+
+/* A source modifier only VOP3 encodes: -v1, |v1|, abs(), neg(), sext(). */
+static bool field_modified(const char *f, size_t n)
+{
+    if (!n) return false;
+    if (f[0] == '|') return true;
+    if (f[0] == '-' && n > 1 && !(f[1] >= '0' && f[1] <= '9') && f[1] != '.') return true;
+    return (n > 4 && memcmp(f, "abs(", 4) == 0) || (n > 4 && memcmp(f, "neg(", 4) == 0) ||
+           (n > 5 && memcmp(f, "sext(", 5) == 0);
+}
+
+/* "_e32" or "_e64" for a bare VALU mnemonic that has both encodings (the
+ * assembler picks the shortest the operands allow: AMDGPUAsmParser tries
+ * the 32-bit form first), NULL for one printed with its encoding or with
+ * one encoding only.  The 32-bit forms: VOP1 vdst, src0; VOP2 vdst, src0,
+ * vsrc1; VOPC vcc, src0, vsrc1; the carry forms with VCC in their carry
+ * slots; no source or output modifiers (a modifier after the operands
+ * needs VOP3 too). */
+static const char *bare_valu_suffix(const char *mn, size_t mn_len, const char *stmt, size_t p,
+                                    size_t end, bool gfx10_plus)
+{
+    if (mn_len < 3 || memcmp(mn, "v_", 2) != 0 || treg_asm_family(mn, mn_len) != TREG_ENC_VALU64 ||
+        !treg_asm_has_vop32(mn, mn_len, gfx10_plus))
+        return NULL; /* printed with its encoding, or one encoding only (v_nop) */
+    size_t fs[MAX_FIELDS] = {0}, fl[MAX_FIELDS] = {0};
+    unsigned nf = 0, depth = 0;
+    while (p < end && is_blank(stmt[p])) p++;
+    size_t start = p;
+    for (size_t i = p; i <= end; i++) {
+        char c = i < end ? stmt[i] : ',';
+        if (c == '(' || c == '[') depth++;
+        if ((c == ')' || c == ']') && depth) depth--;
+        if (c != ',' || depth) continue;
+        size_t a = start, b = i;
+        while (a < b && is_blank(stmt[a])) a++;
+        while (b > a && is_blank(stmt[b - 1])) b--;
+        if (nf == MAX_FIELDS) return "_e64";
+        if (b > a || i < end) {
+            fs[nf] = a;
+            fl[nf++] = b - a;
+        }
+        start = i + 1;
+    }
+    for (unsigned k = 0; k < nf; k++) {
+        const char *f = stmt + fs[k];
+        for (size_t j = 0, d = 0; j < fl[k]; j++) { /* a modifier after the last operand */
+            if (f[j] == '(' || f[j] == '[') d++;
+            if ((f[j] == ')' || f[j] == ']') && d) d--;
+            if (!d && is_blank(f[j])) return "_e64";
+        }
+        if (field_modified(f, fl[k])) return "_e64";
+    }
+#define F(k) (stmt + fs[k]), fl[k]
+    bool fits;
+    if (mn_len > 5 && memcmp(mn, "v_cmp", 5) == 0)
+        fits = (nf == 3 && field_vcc(F(0)) && field_vgpr(F(2))) || (nf == 2 && field_vgpr(F(1)));
+    else if (nf == 5) /* v_addc_co_u32 v0, vcc, v1, v2, vcc (and subb, co_ci) */
+        fits = field_vgpr(F(0)) && field_vcc(F(1)) && field_vgpr(F(3)) && field_vcc(F(4));
+    else if (nf == 4) /* v_add_co_u32 v0, vcc, v1, v2; v_cndmask_b32 v0, v1, v2, vcc */
+        fits = field_vgpr(F(0)) &&
+               ((field_vcc(F(1)) && field_vgpr(F(3))) || (field_vgpr(F(2)) && field_vcc(F(3))));
+    else if (nf == 3)
+        fits = field_vgpr(F(0)) && field_vgpr(F(2));
+    else if (nf == 2)
+        fits = field_vgpr(F(0));
+    else
+        fits = nf == 0;
+#undef F
+    return fits ? "_e32" : "_e64";
+}
+
 static bool is_plain_number(const char *t, size_t len)
 {
     size_t k = t[0] == '-' ? 1 : 0;
@@ -448,6 +537,13 @@ int treg_asm_read_insn(const treg_asm_insn_ctx *ps, const char *stmt, size_t len
         return fail_at(ps, TREG_E_FORMAT, "unknown mnemonic '%.*s'", QUOTE(mn_len), stmt);
     insn_scan sc;
     memset(&sc, 0, sizeof sc);
+    /* Hand-written text's bare v_mov_b32: named and laid out as assembled. */
+    const char *suffix = bare_valu_suffix(mn, mn_len, stmt, mn_len, len, ps->gfx10_plus);
+    if (suffix) {
+        family = suffix[2] == '3' ? TREG_ENC_VALU32 : TREG_ENC_VALU64;
+        int rc = push_edit(ps, &sc, mn_len, mn_len, suffix, false);
+        if (rc) return rc;
+    }
     /* VOPD: two halves joined by "::", one encoding */
     size_t split = len;
     for (size_t i = mn_len; i + 1 < len; i++)

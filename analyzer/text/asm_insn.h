@@ -18,6 +18,7 @@ typedef struct treg_asm_insn_ctx {
     uint32_t line;
     uint64_t insn_off; /* where the instruction starts: relocations are PC-relative */
     treg_error *err;
+    bool gfx10_plus; /* the .amdgcn_target's generation: which mnemonics have _e32 forms */
 } treg_asm_insn_ctx;
 
 typedef struct treg_asm_insn {

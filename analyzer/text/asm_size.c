@@ -159,3 +159,29 @@ unsigned treg_asm_size(int family, bool literal)
         return 4;
     }
 }
+
+static const struct {
+    const char *name;
+    unsigned gens; /* 1: GFX9, 2: GFX10+ */
+} vop32_names[] = {
+#define VOP32(name, gens) {name, gens},
+#include "text/asm_vop32.def"
+#undef VOP32
+};
+
+bool treg_asm_has_vop32(const char *mn, size_t len, bool gfx10_plus)
+{
+    size_t lo = 0, hi = sizeof vop32_names / sizeof vop32_names[0];
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const char *n = vop32_names[mid].name;
+        int c = strncmp(mn, n, len);
+        if (c == 0) c = n[len] ? -1 : 0; /* mn is a prefix of n: it sorts first */
+        if (c == 0) return (vop32_names[mid].gens & (gfx10_plus ? 2u : 1u)) != 0;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return false;
+}

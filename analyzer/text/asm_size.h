@@ -30,4 +30,9 @@ int treg_asm_family(const char *mn, size_t len);
  * literal constant. */
 unsigned treg_asm_size(int family, bool literal);
 
+/* Whether the bare VALU mnemonic mn[0..len) (no _e32/_e64 suffix) also has
+ * a 32-bit VOP1/VOP2/VOPC form on the targets of its generation (GFX9 and
+ * Hygon's, or GFX10+; asm_vop32.def, from LLVM's disassembler). */
+bool treg_asm_has_vop32(const char *mn, size_t len, bool gfx10_plus);
+
 #endif
