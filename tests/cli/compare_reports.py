@@ -16,7 +16,7 @@ import sys
 # the extra SGPRs were reserved (the text's .amdhsa_reserve_* directives, the
 # binary's code): the SGPRs themselves are compared.
 SOURCE_ONLY = {"instruction_source", "text_instructions", "file", "decoded_as", "target_note",
-               "asm_note", "trailer_occupancy", "sgpr_reserved_by"}
+               "asm_note", "trailer_occupancy", "sgpr_reserved_by", "sgpr_note"}
 BRANCH = re.compile(r"^(s_branch|s_cbranch_\w+|s_call_b64)\b")
 
 

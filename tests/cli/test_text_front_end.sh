@@ -89,6 +89,31 @@ while IFS= read -r s; do
 done < <(find "$fx" \( -name '*.s' -o -name '*.amdgcn' \) -not -path '*/bad/*' | sort)
 ((fixture_kernels > 0)) || fail "no fixture text found under $fx"
 
+# --- hand-written text: bare VALU mnemonics ---------------------------------
+# v_mov_b32 with no _e32: the assembler picks the shortest legal encoding
+# (4 bytes where VOP1/VOP2/VOPC can hold the operands, 8 where a modifier, an
+# SGPR in vsrc1 or a non-VCC carry needs VOP3); the text's rows must name and
+# place every instruction as the assembled code object does.
+bare=$TREG_SOURCE_ROOT/tests/cli/data/bare_mnemonics.s
+mkdir -p "$out/bare"
+"$MC" -triple=amdgcn-amd-amdhsa -mcpu=gfx906 -mattr=-xnack -filetype=obj "$bare" -o "$out/bare/b.o" 2>"$out/mc.err" &&
+  "$LLD" -shared "$out/bare/b.o" -o "$out/bare/b.hsaco" 2>>"$out/mc.err" ||
+  fail "bare_mnemonics.s: $MC/$LLD could not assemble it: $(head -c 300 "$out/mc.err")"
+cp "$bare" "$out/bare/b.s"
+before=$failures
+same "$out/bare/b.s" "$out/bare/b.hsaco" "hand-written bare mnemonics"
+((failures == before)) || fail "bare mnemonics: the text's layout is not the assembler's (see above)"
+python3 - "$out/text.json" <<'PY' || fail "bare mnemonics: unknown instructions or wrong encodings"
+import json, sys
+k = json.load(open(sys.argv[1]))["reports"][0]["kernels"][0]
+assert k["unknown_instructions"] == 0, k["unknown_instructions"]
+rows = {r["address"]: r["text"].split()[0] for r in k["rows"]}
+# 4-byte forms: v_mov_b32 v1, v0 at 0, the literal move at 4 (8 bytes), then v_add_f32 at 12
+assert rows[0] == "v_mov_b32_e32" and rows[4] == "v_mov_b32_e32" and rows[12] == "v_add_f32_e32", rows
+assert k["code_bytes"] == 112, k["code_bytes"]
+PY
+echo "$prog: ok: hand-written bare mnemonics laid out and named as llvm-mc assembles them (112 bytes)"
+
 # --- bad text ---------------------------------------------------------------
 # bad NAME EXPECTED-PATTERN: analyzing $out/NAME fails with one line that
 # names the file and line and matches the pattern.
