@@ -16,6 +16,7 @@
 #include "text/asm_expr.h"
 #include "text/asm_insn.h"
 #include "text/asm_lex.h"
+#include "text/asm_macro.h"
 #include "text/asm_meta.h"
 #include "text/asm_size.h"
 #include "util/error.h"
@@ -1201,6 +1202,18 @@ int treg_asm_parse(treg_arena *a, const char *text, size_t len, const char *name
     treg_symtab_init(&ps.lb.chains, a);
     ps.lb.next_scope = -1;
     if (!text && len) return treg_fail(err, TREG_E_ARG, "no text");
+    /* Hand-written kernels use the assembler's macros and conditionals:
+     * expanded first (text/asm_macro.h), and read as LLVM's own output is;
+     * messages name the lines as written. */
+    treg_asm_expanded expanded = {0};
+    if (len && treg_asm_macro_needed(text, len)) {
+        int xrc = treg_asm_macro_expand(a, text, len, ps.file, &expanded, err);
+        if (xrc) return xrc;
+        text = expanded.text;
+        len = expanded.len;
+        ps.text_len = len;
+    }
+    uint32_t nread = 0; /* lines of text read */
     bool in_block_comment = false;
     const char *block_end = NULL; /* inside .amdhsa_kernel / .amdgpu_metadata */
     const char *block_start = NULL;
@@ -1212,7 +1225,8 @@ int treg_asm_parse(treg_arena *a, const char *text, size_t len, const char *name
     while (pos < len && rc == TREG_OK) {
         size_t e = pos;
         while (e < len && text[e] != '\n') e++;
-        ps.line++;
+        nread++;
+        ps.line = expanded.nruns ? treg_asm_macro_origin(&expanded, nread) : nread;
         const char *raw = text + pos;
         size_t raw_len = e - pos;
         pos = e + 1;
