@@ -653,7 +653,7 @@ static int parse_args(expander *x, const macro *m, const char *s, size_t len, si
     *n = nparams;
     x->args_text.len = 0;
     if ((rc = ensure_args(x, nparams))) return rc;
-    memset(x->args, 0, nparams * sizeof *x->args);
+    if (nparams) memset(x->args, 0, nparams * sizeof *x->args);
     size_t pos = 0;
     for (size_t p = 0; !nparams || p < nparams; p++) {
         skip_blanks(s, len, &pos);

@@ -5,6 +5,8 @@
 #   fuzz_analyze  the whole pipeline, treg_analyze on the input bytes
 #   fuzz_asm      the assembly text front end (seeds: every .amdgcn and .s of the
 #                 corpus and the fixtures, and tests/cli/data)
+#   fuzz_asm_macro  the assembler's macro layer, alone and through the text front end
+#                 (seeds: tests/fuzz/seeds/asm_macro and tests/cli/data's macro kernels)
 #   fuzz_ttgir    Triton's TTGIR reader (seeds: every .ttgir of tests/data and the corpus)
 #   fuzz_gate     tregd's token gate: request heads parsed and rewritten before
 #                 evhttp (seeds: a few heads written here)
@@ -37,7 +39,7 @@ seconds=${2:-60}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=${TREG_CORPUS:-$src/tests/data}
 cc=${CC:-clang-22}
-read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze fuzz_asm fuzz_ttgir fuzz_container fuzz_render fuzz_gate fuzz_web}"
+read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze fuzz_asm fuzz_asm_macro fuzz_ttgir fuzz_container fuzz_render fuzz_gate fuzz_web}"
 read -r -a extra <<<"${FUZZ_ARGS:-}"
 
 cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER="$cc" -DTREG_FUZZ=ON \
@@ -75,6 +77,13 @@ find "$corpus" "$fixtures" "$src/tests/cli/data" \( -name '*.amdgcn' -o -name '*
   -print0 2>/dev/null | while IFS= read -r -d '' f; do
   cp -f "$f" "$asm_seeds/$(echo "$f" | md5sum | cut -c1-16).s"
 done
+
+# Macro seeds: short texts, one per feature and bound (tests/fuzz/seeds/asm_macro),
+# and the kernels written with macros in tests/cli/data.
+macro_seeds=$build/fuzz-seeds-asm-macro
+mkdir -p "$macro_seeds"
+cp -f "$src"/tests/fuzz/seeds/asm_macro/*.s "$macro_seeds/"
+find "$src/tests/cli/data" -name '*macros*.s' -exec cp -f {} "$macro_seeds/" \;
 
 # TTGIR seeds: the repository's real ones and the corpus's.
 ttgir_seeds=$build/fuzz-seeds-ttgir
@@ -133,6 +142,9 @@ for t in "${targets[@]}"; do
   elif [[ $t == fuzz_asm ]]; then
     seed_dir=$asm_seeds
     maxlen=262144
+  elif [[ $t == fuzz_asm_macro ]]; then
+    seed_dir=$macro_seeds
+    maxlen=65536 # expansions may grow 16 times, at least to 1 MiB
   elif [[ $t == fuzz_ttgir ]]; then
     seed_dir=$ttgir_seeds
     maxlen=262144
