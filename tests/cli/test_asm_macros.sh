@@ -17,8 +17,10 @@
 # (compare_reports.py, as text and code object are compared); LLVM's own
 # assembler expands the macro text into the hand-written instructions too
 # (llvm-mc-22, with gfx90a's v_mfma in the v_mmac's place, where it is
-# installed); an error inside an expansion names the line that made it, and
-# a bound passed is one line naming the file, the line and the bound.
+# installed); an error inside an expansion names the line that made it; LLVM's
+# own output read through the macro layer gives the report it gives without
+# (tests/data's Triton .amdgcn texts); a bound passed is one line naming the
+# file, the line and the bound.
 set -uo pipefail
 prog=test_asm_macros.sh
 # shellcheck source=tests/cli/lib.sh
@@ -106,6 +108,30 @@ sed "${last_line}s/s_endpgm/xyzzy_s/" "$macros" >"$out/bad2.s"
 grep -q "bad2.s:$last_line: unknown mnemonic 'xyzzy_s'" "$out/bad2.txt" ||
   fail "an error after the expansions does not name line $last_line: $(cat "$out/bad2.txt")"
 echo "$prog: ok: errors name the lines as written (line $rept_line for the expanded tile, $last_line after it)"
+
+# LLVM's own output through the macro layer: tests/data's Triton .amdgcn
+# texts (their .loc lines, inlined-call comments, trailers, metadata) with
+# an empty .if appended, which makes them go through it, give the reports
+# they give on the direct path (each beside its entry's other files, the
+# .ttgir the report also reads).
+texts=0
+for f in "$TREG_SOURCE_ROOT"/tests/data/triton-cache/*/*.amdgcn; do
+  [[ -f $f ]] || continue
+  texts=$((texts + 1))
+  entry=$out/llvm/$(basename "$(dirname "$f")")
+  mkdir -p "$entry"
+  cp "$(dirname "$f")"/* "$entry/"
+  chmod u+w "$entry"/*
+  printf '.if 1\n.endif\n' >>"$entry/$(basename "$f")"
+  "$TREG_ANALYZE" --format json "$f" >"$out/direct.json" 2>"$out/direct.err" ||
+    fail "$f: $(head -c 300 "$out/direct.err")"
+  "$TREG_ANALYZE" --format json "$entry/$(basename "$f")" >"$out/expanded.json" 2>"$out/expanded.err" ||
+    fail "$f through the macro layer: $(head -c 300 "$out/expanded.err")"
+  diff=$(python3 "$here/compare_reports.py" "$out/direct.json" "$out/expanded.json" --max 5) ||
+    fail "$f: the macro layer changes its report: $diff"
+done
+((texts > 0)) || fail "no .amdgcn under $TREG_SOURCE_ROOT/tests/data/triton-cache"
+echo "$prog: ok: $texts Triton .amdgcn texts give the same report through the macro layer"
 
 # A bound: a macro that calls itself stops at 20 levels, in one line.
 printf '.macro again\n\tagain\n.endm\n\tagain\n' | cat "$macros" - >"$out/deep.s"

@@ -1,8 +1,8 @@
 /* The assembler's macro layer (text/asm_macro.h) on short texts written the
- * way Tensile-style Hygon kernels write them, each expanded text compared
- * with what LLVM's AsmParser makes of it (llvm-mc -show-inst-operands agrees
- * on every case here): arguments and defaults, \@, conditionals on .set
- * symbols, .rept with a .set counter, .irp/.irpc, macros calling macros,
+ * way Tensile-style Hygon kernels write them, each expanded text given in
+ * full: arguments and defaults, \@, conditionals on .set symbols, .rept
+ * with a .set counter, .irp/.irpc, macros calling macros (the instructions
+ * of these cases are the ones llvm-mc-22 assembles from the same texts),
  * symbolic register brackets; then every bound and unterminated block as
  * one line naming the file and the line, and the line map through
  * treg_asm_parse.  The whole-kernel proof (macros and the same kernel
