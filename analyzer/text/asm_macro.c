@@ -1132,7 +1132,7 @@ static int conditional(expander *x, int d, const char *s, size_t len)
             x->state.ignore = false;
             return TREG_OK;
         }
-        int rc = cond_test(x, D_IF, s, len, &x->state.met);
+        int rc = cond_test(x, d, s, len, &x->state.met);
         x->state.ignore = !x->state.met;
         return rc;
     }
@@ -1192,7 +1192,7 @@ static int directive(expander *x, const char *w, size_t wl, size_t len, const ch
             if ((ch == ')' || ch == ']') && depth) depth--;
             if (ch == ',' && !depth) break;
         }
-        const char *name = args, *expr = args + c + 1;
+        const char *name = args, *expr = c < alen ? args + c + 1 : args + alen;
         size_t nl = c, el = c < alen ? alen - c - 1 : 0;
         trim(&name, &nl);
         for (size_t e = 0, d2 = 0; e < el; e++) { /* up to a second comma */

@@ -187,6 +187,8 @@ static void test_conditionals(void **state)
                "s_nop 6\n");
     refused(".if later\n.endif\n.set later, 1\n",
             "m.s:1: .if 'later' is not a constant expression");
+    refused(".if 0\n.elseif nosuch\n.endif\n",
+            "m.s:2: .elseif 'nosuch' is not a constant expression");
     refused(".else\n", "m.s:1: .else without .if");
     refused(".endif\n", "m.s:1: .endif without .if");
     /* .exitm leaves the macro and the conditionals it opened */
