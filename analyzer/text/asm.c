@@ -629,10 +629,20 @@ static int directive_align(parser *ps, const char *d, size_t dlen, const char *s
 
 /* ---- instructions ---- */
 
+/* Whether the text's .amdgcn_target is GFX10 or later (four digits: gfx1100);
+ * without one, GFX9, as every DTK target is. */
+static bool gfx10_plus(const parser *ps)
+{
+    size_t plen;
+    const char *proc = ps->target_id ? treg_target_id_processor(ps->target_id, &plen) : NULL;
+    return proc && plen >= 7;
+}
+
 /* Reads one instruction statement (text/asm_insn.h) into an item. */
 static int read_insn(parser *ps, const char *stmt, size_t len, bool labels_ok, item *it)
 {
-    treg_asm_insn_ctx c = {ps->a, &ps->syms, ps->file, ps->line, ps->insn_off, ps->err};
+    treg_asm_insn_ctx c = {ps->a,        &ps->syms, ps->file,      ps->line,
+                           ps->insn_off, ps->err,   gfx10_plus(ps)};
     treg_asm_insn in;
     int rc = treg_asm_read_insn(&c, stmt, len, labels_ok, &in);
     if (rc) return rc;
@@ -764,9 +774,11 @@ static int directive(parser *ps, const char *s, size_t len, const char **block_e
         ps->in_text = ps->section_stack[--ps->nsection_stack];
         return TREG_OK;
     }
+    /* .align32: LLVM's bytes with a 4-byte fill (Hygon's hand-written kernels) */
     if (word_is(d, dlen, ".p2align") || word_is(d, dlen, ".p2alignl") ||
         word_is(d, dlen, ".p2alignw") || word_is(d, dlen, ".balign") ||
-        word_is(d, dlen, ".balignl") || word_is(d, dlen, ".balignw") || word_is(d, dlen, ".align"))
+        word_is(d, dlen, ".balignl") || word_is(d, dlen, ".balignw") ||
+        word_is(d, dlen, ".align") || word_is(d, dlen, ".align32"))
         return directive_align(ps, d, dlen, args, alen);
     if (word_is(d, dlen, ".fill")) return directive_fill(ps, args, alen);
     if (word_is(d, dlen, ".long") || word_is(d, dlen, ".4byte") || word_is(d, dlen, ".int") ||

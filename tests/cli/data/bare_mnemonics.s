@@ -24,6 +24,7 @@ b:
 	v_nop
 	v_cvt_f32_u32 v14, v1
 	v_mul_lo_u32 v15, v1, v2
+	.align32 16, 0xbf800000	// Hygon's kernels align MMAC groups so: s_nop words
 	s_endpgm
 .Lfunc_end0:
 	.size	b, .Lfunc_end0-b
