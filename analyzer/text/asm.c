@@ -941,56 +941,6 @@ static int statement(parser *ps, const char *s, size_t len, const char **block_e
     return instruction(ps, s, len);
 }
 
-/* Strips comments (";", "//", C block comments, "#" at line start) from one
- * line, outside quoted strings; *in_block carries a block comment over
- * lines.  Returns the code's length; *comment gets a ";" comment. */
-static size_t strip_comments(char *line, size_t len, bool *in_block, const char **comment,
-                             size_t *comment_len)
-{
-    size_t o = 0;
-    bool quote = false;
-    *comment = NULL;
-    *comment_len = 0;
-    size_t first = 0;
-    while (first < len && is_blank(line[first])) first++;
-    if (!*in_block && first < len && line[first] == '#') return 0;
-    for (size_t i = 0; i < len; i++) {
-        if (*in_block) {
-            if (line[i] == '*' && i + 1 < len && line[i + 1] == '/') {
-                *in_block = false;
-                i++;
-                line[o++] = ' ';
-            }
-            continue;
-        }
-        char c = line[i];
-        if (quote) {
-            if (c == '\\' && i + 1 < len) {
-                line[o++] = c;
-                line[o++] = line[++i];
-                continue;
-            }
-            if (c == '"') quote = false;
-            line[o++] = c;
-            continue;
-        }
-        if (c == '"') quote = true;
-        if (c == ';') {
-            *comment = line + i + 1;
-            *comment_len = len - i - 1;
-            break;
-        }
-        if (c == '/' && i + 1 < len && line[i + 1] == '/') break;
-        if (c == '/' && i + 1 < len && line[i + 1] == '*') {
-            *in_block = true;
-            i++;
-            continue;
-        }
-        line[o++] = c;
-    }
-    return o;
-}
-
 /* ---- pass 2 and the kernels ---- */
 
 static int resolve(parser *ps)
@@ -1266,7 +1216,8 @@ int treg_asm_parse(treg_arena *a, const char *text, size_t len, const char *name
         memcpy(line, raw, raw_len);
         const char *comment;
         size_t comment_len;
-        size_t code_len = strip_comments(line, raw_len, &in_block_comment, &comment, &comment_len);
+        size_t code_len =
+            treg_asm_strip_comments(line, raw_len, &in_block_comment, &comment, &comment_len);
         const char *s = line;
         trim(&s, &code_len);
         if (!code_len) {

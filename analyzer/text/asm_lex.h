@@ -18,6 +18,14 @@ int treg_asm_fail(treg_error *err, int code, const char *file, unsigned line, co
  * line fields (the parser, an instruction's context). */
 #define fail_at(ps, code, ...) treg_asm_fail((ps)->err, (code), (ps)->file, (ps)->line, __VA_ARGS__)
 
+/* Strips comments (";", "//", C block comments, "#" at line start) from one
+ * line in place, outside quoted strings; *in_block carries a block comment
+ * over lines (a blank where it was).  Returns the code's length; *comment
+ * gets a ";" comment (the trailer's and .loc chains' text).  asm.c reads
+ * statements with it, asm_macro.c expands them. */
+size_t treg_asm_strip_comments(char *line, size_t len, bool *in_block, const char **comment,
+                               size_t *comment_len);
+
 /* Text quoted in a message: at most 80 characters of it. */
 #define QUOTE(len) ((int)((len) > 80 ? 80 : (len)))
 

@@ -210,56 +210,6 @@ uint32_t treg_asm_macro_origin(const treg_asm_expanded *x, uint32_t line)
 
 /* ---- lines ---- */
 
-/* The code of a line as text/asm.c's strip_comments reads it, in place:
- * ";" and "//" comments cut, C comments a blank (*in_block carries one over
- * lines), a line whose first non-blank is "#" nothing; *comment gets a ";"
- * comment. */
-static size_t strip_comments(char *line, size_t len, bool *in_block, const char **comment,
-                             size_t *comment_len)
-{
-    size_t o = 0, first = 0;
-    bool quote = false;
-    *comment = NULL;
-    *comment_len = 0;
-    while (first < len && is_blank(line[first])) first++;
-    if (!*in_block && first < len && line[first] == '#') return 0;
-    for (size_t i = 0; i < len; i++) {
-        char c = line[i];
-        if (*in_block) {
-            if (c == '*' && i + 1 < len && line[i + 1] == '/') {
-                *in_block = false;
-                i++;
-                line[o++] = ' ';
-            }
-            continue;
-        }
-        if (quote) {
-            if (c == '\\' && i + 1 < len) {
-                line[o++] = c;
-                line[o++] = line[++i];
-                continue;
-            }
-            if (c == '"') quote = false;
-            line[o++] = c;
-            continue;
-        }
-        if (c == '"') quote = true;
-        if (c == ';') {
-            *comment = line + i + 1;
-            *comment_len = len - i - 1;
-            break;
-        }
-        if (c == '/' && i + 1 < len && line[i + 1] == '/') break;
-        if (c == '/' && i + 1 < len && line[i + 1] == '*') {
-            *in_block = true;
-            i++;
-            continue;
-        }
-        line[o++] = c;
-    }
-    return o;
-}
-
 /* raw's code, trimmed, in x->line_copy (valid until the next line). */
 static int code_of(expander *x, frame *f, const char *raw, size_t raw_len, const char **code,
                    size_t *len, const char **comment, size_t *comment_len)
@@ -267,7 +217,7 @@ static int code_of(expander *x, frame *f, const char *raw, size_t raw_len, const
     x->line_copy.len = 0;
     int rc = put(x, &x->line_copy, raw, raw_len, SCRATCH_LIMIT);
     if (rc) return rc;
-    *len = strip_comments(x->line_copy.p, raw_len, &f->in_comment, comment, comment_len);
+    *len = treg_asm_strip_comments(x->line_copy.p, raw_len, &f->in_comment, comment, comment_len);
     *code = x->line_copy.p;
     trim(code, len);
     return TREG_OK;
