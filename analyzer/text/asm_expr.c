@@ -229,15 +229,14 @@ static uint64_t parse_primary(parser *ps)
 
 static uint64_t parse_level(parser *ps, int level)
 {
-    if (level > 3) return parse_primary(ps);
+    if (level > 5) return parse_primary(ps);
     uint64_t v = parse_level(ps, level + 1);
     while (ps->status == TREG_EXPR_OK) {
         skip_blanks(ps);
-        static const char *const ops[4][7] = {
-            {"==", "!=", "<=", ">=", "<", ">", NULL},
-            {"+", "-", NULL},
-            {"|", "^", "&", NULL},
-            {"*", "/", "%", "<<", ">>", NULL},
+        /* GNU as precedence, as AsmParser's: || lowest, then &&, comparisons ... */
+        static const char *const ops[6][7] = {
+            {"||", NULL},     {"&&", NULL},          {"==", "!=", "<=", ">=", "<", ">", NULL},
+            {"+", "-", NULL}, {"|", "^", "&", NULL}, {"*", "/", "%", "<<", ">>", NULL},
         };
         const char *op = NULL;
         for (int i = 0; ops[level][i]; i++) {
@@ -249,10 +248,11 @@ static uint64_t parse_level(parser *ps, int level)
         /* "<" must not take the first character of "<<" at the lowest level,
          * nor "|" one of "||" */
         if (!op) break;
-        if (level == 0 && (strcmp(op, "<") == 0 || strcmp(op, ">") == 0) && ps->p + 1 < ps->end &&
+        if (level == 2 && (strcmp(op, "<") == 0 || strcmp(op, ">") == 0) && ps->p + 1 < ps->end &&
             ps->p[1] == op[0])
             break;
-        if ((op[0] == '|' || op[0] == '&') && ps->p + 1 < ps->end && ps->p[1] == op[0]) break;
+        if ((op[0] == '|' || op[0] == '&') && !op[1] && ps->p + 1 < ps->end && ps->p[1] == op[0])
+            break;
         ps->p += strlen(op);
         uint64_t r = parse_level(ps, level + 1);
         if (ps->status != TREG_EXPR_OK) break;
@@ -264,13 +264,13 @@ static uint64_t parse_level(parser *ps, int level)
             v -= r;
             break;
         case '|':
-            v |= r;
+            v = op[1] ? (uint64_t)(v || r) : v | r;
             break;
         case '^':
             v ^= r;
             break;
         case '&':
-            v &= r;
+            v = op[1] ? (uint64_t)(v && r) : v & r;
             break;
         case '*':
             v *= r;

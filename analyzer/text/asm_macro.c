@@ -312,46 +312,6 @@ static bool dir_is(const char *w, size_t n, const char *name)
 
 /* ---- expressions and symbols ---- */
 
-/* The first "opop" at parenthesis depth 0 in s[from..to), or to. */
-static size_t find_logical(const char *s, size_t from, size_t to, char op)
-{
-    int depth = 0;
-    for (size_t j = from; j + 1 < to; j++) {
-        if (s[j] == '(') depth++;
-        if (s[j] == ')') depth--;
-        if (!depth && s[j] == op && s[j + 1] == op) return j;
-    }
-    return to;
-}
-
-/* An absolute expression as AsmParser's: text/asm_expr.c's, with the two
- * operators it lacks, || and && (GNU precedence: the lowest, || below &&),
- * split off here, without recursion. */
-static int eval_abs(const treg_symtab *t, const char *s, size_t len, int64_t *v)
-{
-    if (find_logical(s, 0, len, '|') == len && find_logical(s, 0, len, '&') == len)
-        return treg_expr_eval(t, s, len, false, v);
-    bool any = false;
-    for (size_t start = 0;;) {
-        size_t end = find_logical(s, start, len, '|');
-        bool all = true;
-        for (size_t k = start;;) {
-            size_t stop = find_logical(s, k, end, '&');
-            int64_t f;
-            int st = treg_expr_eval(t, s + k, stop - k, false, &f);
-            if (st) return st;
-            all = all && f;
-            if (stop == end) break;
-            k = stop + 2;
-        }
-        any = any || all;
-        if (end == len) break;
-        start = end + 2;
-    }
-    *v = any;
-    return TREG_EXPR_OK;
-}
-
 static int declare(expander *x, const char *name, size_t len)
 {
     treg_sym *d = treg_symtab_get(&x->declared, name, len);
@@ -367,7 +327,7 @@ static int assign(expander *x, const char *name, size_t len, const char *expr, s
     treg_sym *s = treg_symtab_get(&x->syms, name, len);
     if (!s) return nomem(x);
     int64_t v;
-    s->defined = eval_abs(&x->syms, expr, elen, &v) == TREG_EXPR_OK;
+    s->defined = treg_expr_eval(&x->syms, expr, elen, false, &v) == TREG_EXPR_OK;
     if (s->defined) s->value = v;
     return declare(x, name, len);
 }
@@ -886,7 +846,7 @@ static int rept(expander *x, const char *s, size_t len)
 {
     uint32_t line = x->line;
     int64_t count;
-    if (eval_abs(&x->syms, s, len, &count) != TREG_EXPR_OK)
+    if (treg_expr_eval(&x->syms, s, len, false, &count) != TREG_EXPR_OK)
         return fail(x, "the .rept count '%.*s' is not a constant", QUOTE(len), s);
     if (count < 0) return fail(x, "the .rept count %lld is negative", (long long)count);
     if (count > TREG_ASM_MACRO_MAX_REPT)
@@ -1049,7 +1009,7 @@ static int cond_test(expander *x, int d, const char *s, size_t len, bool *met)
     default:
         break;
     }
-    if (eval_abs(&x->syms, s, len, &v) != TREG_EXPR_OK)
+    if (treg_expr_eval(&x->syms, s, len, false, &v) != TREG_EXPR_OK)
         return fail(x, "%s '%.*s' is not a constant expression", cond_names[d], QUOTE(len), s);
     *met = d == D_IFEQ   ? v == 0
            : d == D_IFGE ? v >= 0

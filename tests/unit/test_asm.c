@@ -399,6 +399,13 @@ static void test_expressions(void **state)
     assert_int_equal(v, -1);
     assert_int_equal(eval(&t, "0x10 + 010 + 0b11", &v), TREG_EXPR_OK);
     assert_int_equal(v, 27);
+    /* || below &&, below the comparisons, below | and & (the macro layer's .if) */
+    assert_int_equal(eval(&t, "1 == 2 || 3 > 2 && 2", &v), TREG_EXPR_OK);
+    assert_int_equal(v, 1);
+    assert_int_equal(eval(&t, "2 && 0 || 0", &v), TREG_EXPR_OK);
+    assert_int_equal(v, 0);
+    assert_int_equal(eval(&t, "4 | 1 && 6 & 1", &v), TREG_EXPR_OK);
+    assert_int_equal(v, 0);
     assert_int_equal(eval(&t, "1/0", &v), TREG_EXPR_RANGE);
     assert_int_equal(eval(&t, "1<<64", &v), TREG_EXPR_RANGE);
     assert_int_equal(eval(&t, "nosuch+1", &v), TREG_EXPR_UNDEFINED);
