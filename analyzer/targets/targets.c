@@ -76,7 +76,8 @@ static const treg_sgpr_step gfx9_sgpr_steps[] = {
     .lds_per_cu = 131072, .lds_per_workgroup = 65536, .packed_tid = packed,                        \
     .architected_flat_scratch = packed, .supports_xnack = xnack, .provisional = false,             \
     .source = src, .vgpr_file_wave64 = (file) / 2, .vgpr_granule_wave64 = (gran) / 2,              \
-    .eus_per_cu = 4, .barriers_per_cu = 32, .sgpr_steps = NULL, .flat_xnack_sgprs = false
+    .eus_per_cu = 4, .barriers_per_cu = 32, .sgpr_steps = NULL, .flat_xnack_sgprs = false,         \
+    .gfx10_encodings = true
 
 #define SRC_GFX9 "AMDGPUBaseInfo.cpp IsaInfo (GFX9 paths); GCNProcessors.td FeatureISAVersion9_0_6"
 #define SRC_GFX908                                                                                 \

@@ -48,6 +48,8 @@ typedef struct treg_target {
     unsigned barriers_per_cu;     /* multi-wave workgroups per CU (getMaxWorkGroupsPerCU) */
     const treg_sgpr_step *sgpr_steps; /* NULL when SGPRs do not limit waves (GFX10+) */
     bool flat_xnack_sgprs; /* FLAT_SCRATCH/XNACK_MASK taken from the SGPR file (GFX8/9) */
+    bool gfx10_encodings;  /* the GFX10+ instruction encodings (RDNA): which VALU mnemonics
+                              have a 32-bit form (text/asm_vop32.def's generation 2) */
 } treg_target;
 
 /* The whole table, for listing and for tests; *count receives its length. */

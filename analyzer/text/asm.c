@@ -100,6 +100,7 @@ typedef struct parser {
     size_t nstarts, starts_cap;
     line_builder lb;
     const char *target_id;
+    bool gfx10_encodings; /* the .amdgcn_target's (targets.h) */
     const char *meta_text;
     size_t meta_len;
     uint32_t meta_line;
@@ -629,20 +630,11 @@ static int directive_align(parser *ps, const char *d, size_t dlen, const char *s
 
 /* ---- instructions ---- */
 
-/* Whether the text's .amdgcn_target is GFX10 or later (four digits: gfx1100);
- * without one, GFX9, as every DTK target is. */
-static bool gfx10_plus(const parser *ps)
-{
-    size_t plen;
-    const char *proc = ps->target_id ? treg_target_id_processor(ps->target_id, &plen) : NULL;
-    return proc && plen >= 7;
-}
-
 /* Reads one instruction statement (text/asm_insn.h) into an item. */
 static int read_insn(parser *ps, const char *stmt, size_t len, bool labels_ok, item *it)
 {
-    treg_asm_insn_ctx c = {ps->a,        &ps->syms, ps->file,      ps->line,
-                           ps->insn_off, ps->err,   gfx10_plus(ps)};
+    treg_asm_insn_ctx c = {ps->a,        &ps->syms, ps->file,           ps->line,
+                           ps->insn_off, ps->err,   ps->gfx10_encodings};
     treg_asm_insn in;
     int rc = treg_asm_read_insn(&c, stmt, len, labels_ok, &in);
     if (rc) return rc;
@@ -835,7 +827,20 @@ static int directive(parser *ps, const char *s, size_t len, const char **block_e
         if (!take_string(&args, &alen, &id, &idl))
             return fail_at(ps, TREG_E_FORMAT, "malformed .amdgcn_target");
         ps->target_id = treg_arena_strndup(ps->a, id, idl);
-        return ps->target_id ? TREG_OK : treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+        if (!ps->target_id) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+        /* the encodings of its generation, from the target table; a target
+         * the table lacks reads as GFX9, as every DTK target is */
+        size_t plen;
+        const char *proc = treg_target_id_processor(ps->target_id, &plen);
+        char name[16];
+        const treg_target *t = NULL;
+        if (proc && plen < sizeof name) {
+            memcpy(name, proc, plen);
+            name[plen] = '\0';
+            t = treg_target_by_name(name);
+        }
+        ps->gfx10_encodings = t && t->gfx10_encodings;
+        return TREG_OK;
     }
     if (word_is(d, dlen, ".amdhsa_code_object_version")) {
         int64_t v;

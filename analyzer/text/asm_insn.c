@@ -216,11 +216,6 @@ static int rewrite_registers(const treg_asm_insn_ctx *ps, insn_scan *sc, const c
 
 enum { MAX_FIELDS = 8 };
 
-static bool field_is(const char *f, size_t n, const char *word)
-{
-    return strlen(word) == n && memcmp(f, word, n) == 0;
-}
-
 static bool field_vgpr(const char *f, size_t n)
 {
     return n >= 2 && f[0] == 'v' && (f[1] == '[' || (f[1] >= '0' && f[1] <= '9'));
@@ -228,7 +223,7 @@ static bool field_vgpr(const char *f, size_t n)
 
 static bool field_vcc(const char *f, size_t n)
 {
-    return field_is(f, n, "vcc") || field_is(f, n, "vcc_lo");
+    return word_is(f, n, "vcc") || word_is(f, n, "vcc_lo");
 }
 
 /* A source modifier only VOP3 encodes: -v1, |v1|, abs(), neg(), sext(). */

@@ -18,7 +18,7 @@ typedef struct treg_asm_insn_ctx {
     uint32_t line;
     uint64_t insn_off; /* where the instruction starts: relocations are PC-relative */
     treg_error *err;
-    bool gfx10_plus; /* the .amdgcn_target's generation: which mnemonics have _e32 forms */
+    bool gfx10_plus; /* the target table's gfx10_encodings: which mnemonics have _e32 forms */
 } treg_asm_insn_ctx;
 
 typedef struct treg_asm_insn {
