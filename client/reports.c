@@ -168,6 +168,7 @@ void add_report(cli *c, const Treg__V1__Report *r, int stored_before, const char
         for (size_t i = 0; i < r->n_kernels; i++) {
             const Treg__V1__Kernel *k = r->kernels[i];
             const Treg__V1__Occupancy *o = k->occupancy;
+            if (strcmp(k->kind, "function") == 0) continue; /* in its callers' figures */
             treg_print_clean(stdout, k->name);
             printf("  %s%s  VGPR %s%u/%u  waves %u/%u (", r->target, r->provisional ? "*" : "",
                    k->undecodable_words ? ">=" : "", k->vgpr ? k->vgpr->peak_live : 0,

@@ -127,6 +127,48 @@ static Treg__V1__ClassStat *what_if_class(scratch *s, uint32_t allocated, uint32
     return p;
 }
 
+/* The calls, the peaks with them, and who calls a function. */
+static void fill_calls(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_report *k)
+{
+    pk->kind = str(k->kind);
+    pk->vgpr_peak_with_calls = k->peak_with_calls[0];
+    pk->agpr_peak_with_calls = k->peak_with_calls[1];
+    pk->sgpr_peak_with_calls = k->peak_with_calls[2];
+    pk->peak_with_calls_address = k->peak_with_calls_address;
+    pk->peak_with_calls_exact = k->peak_with_calls_exact != 0;
+    pk->callee_spill_instructions = k->callee_spill_instructions;
+    pk->own_vgprs = k->own_allocated[0];
+    pk->own_agprs = k->own_allocated[1];
+    pk->own_sgprs = k->own_allocated[2];
+    pk->calls_note = str(k->calls_note);
+    char **by = k->ncalled_by ? take(s, k->ncalled_by, sizeof *by) : NULL;
+    if (by) {
+        for (size_t i = 0; i < k->ncalled_by; i++) by[i] = str(k->called_by[i]);
+        pk->called_by = by;
+        pk->n_called_by = k->ncalled_by;
+    }
+    Treg__V1__CallSite *cs;
+    MESSAGES(s, Treg__V1__CallSite, k->ncall_sites, cs, pk->call_sites);
+    if (!cs || !pk->call_sites) return;
+    pk->n_call_sites = k->ncall_sites;
+    for (size_t i = 0; i < k->ncall_sites; i++) {
+        const treg_call *c = &k->call_sites[i];
+        treg__v1__call_site__init(&cs[i]);
+        cs[i].address = c->address;
+        cs[i].callee = str(c->callee);
+        cs[i].loc = loc(s, c->loc);
+        cs[i].call_site = call_site(s, c->call_site, c->loc);
+        cs[i].held_vgprs = c->held[0];
+        cs[i].held_agprs = c->held[1];
+        cs[i].held_sgprs = c->held[2];
+        cs[i].vgpr_peak = c->peak[0];
+        cs[i].agpr_peak = c->peak[1];
+        cs[i].sgpr_peak = c->peak[2];
+        cs[i].callee_spills = c->callee_spills;
+        cs[i].recursive = c->recursive != 0;
+    }
+}
+
 static void fill_what_if(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_report *k)
 {
     pk->what_if_note = str(k->what_if_note);
@@ -417,6 +459,7 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
     pk->sgpr_note = str(k->sgpr_note);
     pk->n_peak_uniform = k->npeak_uniform;
     pk->peak_uniform = k->peak_uniform; /* only read by the packer */
+    fill_calls(s, pk, k);
     fill_what_if(s, pk, k);
 }
 

@@ -82,6 +82,7 @@ int treg_cross_add(treg_cross *x, const Treg__V1__Report *r)
     size_t col = x->ncols++;
     for (size_t i = 0; i < r->n_kernels; i++) {
         const Treg__V1__Kernel *k = r->kernels[i];
+        if (strcmp(k->kind, "function") == 0) continue; /* no occupancy of its own */
         if (grow((void **)&x->cells, &x->capcells, x->ncells, sizeof *x->cells) != 0) return -1;
         cross_cell *e = &x->cells[x->ncells];
         memset(e, 0, sizeof *e);

@@ -250,6 +250,97 @@ static void print_loops(FILE *out, const treg_text_options *o, const Treg__V1__R
     }
 }
 
+/* --- calls ------------------------------------------------------------------------ */
+
+static int is_function(const Treg__V1__Kernel *k)
+{
+    return strcmp(k->kind, "function") == 0;
+}
+
+/* LLVM counts what a kernel's callees allocate as the kernel's own: say so
+ * where it makes the allocation larger than the code's own registers. */
+static void print_own_allocation(FILE *out, const treg_text_options *o, const Treg__V1__Kernel *k)
+{
+    const Treg__V1__ClassStat *c[3] = {k->vgpr, k->agpr, k->sgpr};
+    const uint32_t own[3] = {k->own_vgprs, k->own_agprs, k->own_sgprs};
+    static const char *const names[3] = {"VGPRs", "AGPRs", "SGPRs"};
+    for (int i = 0; i < 3; i++) {
+        if (!c[i] || !own[i] || own[i] >= c[i]->allocated) continue;
+        char line[300];
+        snprintf(line, sizeof line,
+                 "%s allocated %u: %u of its own, the rest for the functions it calls (the "
+                 "allocation covers the largest of them)",
+                 names[i], c[i]->allocated, own[i]);
+        treg_text_wrap(out, o, NULL, 4, "", line);
+    }
+}
+
+static void print_callers(FILE *out, const treg_text_options *o, const Treg__V1__Kernel *k)
+{
+    char line[600] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < k->n_called_by && used < sizeof line; i++) {
+        int w = snprintf(line + used, sizeof line - used, "%s%s", i ? ", " : "", k->called_by[i]);
+        if (w > 0) used += (size_t)w;
+    }
+    treg_text_wrap(out, o, NULL, 4, "called by ", k->n_called_by ? line : "no kernel in this file");
+    treg_text_line(out, o, NULL,
+                   "    occupancy: its callers' (it runs in their waves, its registers counted in "
+                   "their allocation)");
+}
+
+/* The calls: what each callee adds to the caller's peak while it runs. */
+static void print_calls(FILE *out, const treg_text_options *o, const Treg__V1__Report *r,
+                        const Treg__V1__Kernel *k)
+{
+    if (!k->n_call_sites) return;
+    char loc[300], line[600];
+    const Treg__V1__CallSite *top = NULL;
+    for (size_t i = 0; i < k->n_call_sites; i++)
+        if (k->call_sites[i]->callee[0] && (!top || k->call_sites[i]->vgpr_peak > top->vgpr_peak))
+            top = k->call_sites[i];
+    if (top && k->vgpr_peak_with_calls > (k->vgpr ? k->vgpr->peak_live : 0)) {
+        treg_text_site(loc, sizeof loc, r, top->loc, top->call_site);
+        snprintf(line, sizeof line,
+                 "VGPR peak with calls %u%s, inside %s called at +0x%llx %s: %u VGPRs held across "
+                 "the call and %s's own",
+                 k->vgpr_peak_with_calls, k->peak_with_calls_exact ? "" : " (at most)", top->callee,
+                 (unsigned long long)top->address, loc, top->held_vgprs, top->callee);
+        treg_text_wrap(out, o, NULL, 4, "", line);
+    }
+    treg_text_line(out, o, NULL, "    calls (address, callee, held across, peak while it runs):");
+    size_t shown = 0;
+    for (size_t i = 0; i < k->n_call_sites && shown < 8; i++, shown++) {
+        const Treg__V1__CallSite *c = k->call_sites[i];
+        treg_text_site(loc, sizeof loc, r, c->loc, c->call_site);
+        if (!c->callee[0] || c->recursive) {
+            treg_text_line(out, o, NULL, "      +0x%-6llx %-24s %s", (unsigned long long)c->address,
+                           c->recursive ? c->callee : "(target not known)", loc);
+            continue;
+        }
+        char spills[64] = "", head[48];
+        if (c->callee_spills)
+            snprintf(spills, sizeof spills, "; %u spill instruction%s in it", c->callee_spills,
+                     plural(c->callee_spills));
+        snprintf(head, sizeof head, "+0x%llx ", (unsigned long long)c->address);
+        snprintf(line, sizeof line,
+                 "%s, %s: holds VGPR %u SGPR %u across; while it runs VGPR %u AGPR %u SGPR %u%s",
+                 c->callee, loc, c->held_vgprs, c->held_sgprs, c->vgpr_peak, c->agpr_peak,
+                 c->sgpr_peak, spills);
+        treg_text_wrap(out, o, c->callee_spills ? SGR_RED : NULL, 6, head, line);
+    }
+    if (k->n_call_sites > shown)
+        treg_text_line(out, o, NULL, "      (%zu more calls: --format json lists all)",
+                       k->n_call_sites - shown);
+    if (k->callee_spill_instructions) {
+        snprintf(line, sizeof line,
+                 "%u spill instruction%s in the functions it calls (each function counted once)",
+                 k->callee_spill_instructions, plural(k->callee_spill_instructions));
+        treg_text_wrap(out, o, SGR_RED, 4, "", line);
+    }
+    if (k->calls_note[0]) treg_text_wrap(out, o, NULL, 4, "note: ", k->calls_note);
+}
+
 static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1__Report *r,
                           const Treg__V1__Kernel *k)
 {
@@ -289,7 +380,11 @@ static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1_
                  k->sgpr_note ? k->sgpr_note : "");
         treg_text_wrap(out, o, NULL, 4, "", whole);
     }
-    print_occupancy(out, o, oc, k->total_vgprs > 0);
+    print_own_allocation(out, o, k);
+    if (is_function(k))
+        print_callers(out, o, k);
+    else
+        print_occupancy(out, o, oc, k->total_vgprs > 0);
     char lds_parts[64] = ""; /* Triton's dynamic LDS, when there is any */
     if (k->dynamic_lds_bytes)
         snprintf(lds_parts, sizeof lds_parts, " (%u B static, %u B dynamic)", k->lds_bytes,
@@ -308,10 +403,15 @@ static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1_
     if (k->spill_cost)
         snprintf(cost, sizeof cost, ", spill cost %llu", (unsigned long long)k->spill_cost);
     char line[400];
-    snprintf(line, sizeof line, "scratch %u B, %u spill instruction%s%s%s, LDS %llu B%s",
-             k->scratch_bytes, k->spill_instructions, plural(k->spill_instructions), kinds, cost,
-             (unsigned long long)k->lds_bytes + k->dynamic_lds_bytes, lds_parts);
+    if (is_function(k)) /* its scratch is a frame on its caller's stack */
+        snprintf(line, sizeof line, "%u spill instruction%s%s%s (to its frame on the stack)",
+                 k->spill_instructions, plural(k->spill_instructions), kinds, cost);
+    else
+        snprintf(line, sizeof line, "scratch %u B, %u spill instruction%s%s%s, LDS %llu B%s",
+                 k->scratch_bytes, k->spill_instructions, plural(k->spill_instructions), kinds,
+                 cost, (unsigned long long)k->lds_bytes + k->dynamic_lds_bytes, lds_parts);
     treg_text_wrap(out, o, k->spill_instructions ? SGR_RED : NULL, 4, "", line);
+    print_calls(out, o, r, k);
     print_loops(out, o, r, k);
     if (k->vgpr) {
         treg_text_site(loc, sizeof loc, r, k->vgpr->peak_loc, k->vgpr->peak_call_site);
@@ -334,7 +434,8 @@ static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1_
         if (g->vgpr + g->agpr == 0) continue; /* SGPR-only groups: not the VGPR story */
         shown++;
         if (!g->site || g->site->file < 0) {
-            snprintf(loc, sizeof loc, "(kernel entry)");
+            snprintf(loc, sizeof loc,
+                     is_function(k) ? "(its entry: arguments, saved registers)" : "(kernel entry)");
         } else {
             /* the library line that holds most of it, when some is inlined */
             const Treg__V1__Attribution *via = NULL;
@@ -499,9 +600,10 @@ void treg_render_views(FILE *out, const Treg__V1__Report *r, const treg_text_opt
     for (size_t i = 0; i < r->n_kernels; i++) {
         const Treg__V1__Kernel *k = r->kernels[i];
         treg_text_line(out, o, SGR_BOLD,
-                       "  kernel %s: %u instruction%s, %u block%s, %zu loop%s, wave%u", k->name,
-                       k->instructions, plural(k->instructions), k->basic_blocks,
-                       plural(k->basic_blocks), k->n_loops, plural(k->n_loops), k->wave_size);
+                       "  %s %s: %u instruction%s, %u block%s, %zu loop%s, wave%u",
+                       is_function(k) ? "function" : "kernel", k->name, k->instructions,
+                       plural(k->instructions), k->basic_blocks, plural(k->basic_blocks),
+                       k->n_loops, plural(k->n_loops), k->wave_size);
         if (views & TREG_VIEW_SUMMARY) {
             print_summary(out, o, r, k);
             print_what_if(out, o, r, k);

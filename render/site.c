@@ -104,6 +104,9 @@ int treg_site_add(treg_site *s, const Treg__V1__Report *r, treg_error *err)
     if (treg_render_html_file(path, one, 1, s->src, r->file_name, err) != 0) return -1;
     for (size_t i = 0; i < r->n_kernels; i++) {
         const Treg__V1__Kernel *k = r->kernels[i];
+        /* a device function runs in its callers' waves: on their page, not
+         * ranked by occupancy in the index */
+        if (strcmp(k->kind, "function") == 0) continue;
         if (s->n == s->cap) {
             size_t cap = s->cap ? 2 * s->cap : 64;
             site_row *g = realloc(s->rows, cap * sizeof *g);

@@ -172,6 +172,7 @@ int st_index_rows(store *s, const char *key, const char *inputs, const Treg__V1_
     if (rc == 0) rc = st_run(s, ST_DROP_KERNELS, a, 1, NULL); /* a[0]: the key */
     for (size_t i = 0; i < r->n_kernels && rc == 0; i++) {
         const Treg__V1__Kernel *k = r->kernels[i];
+        if (strcmp(k->kind, "function") == 0) continue; /* listed with its callers' report */
         const Treg__V1__ClassStat *v = k->vgpr, *ag = k->agpr, *sg = k->sgpr;
         const Treg__V1__Occupancy *o = k->occupancy;
         db_arg f[] = {DB_TEXT_ARG(key),

@@ -53,7 +53,8 @@ static uint32_t last_writer(const treg_insn_effect *fx, uint32_t first, uint32_t
     return TREG_NONE;
 }
 
-/* The target address of the computed jump "s_setpc_b64 s[R:R+1]" at i,
+/* The target address of the computed jump "s_setpc_b64 s[R:R+1]" (or the
+ * call "s_swappc_b64 s[30:31], s[R:R+1]", computed the same way) at i,
  * when its block computes the pair as LLVM's branch relaxation does
  * (SIInstrInfo::insertIndirectBranch):
  *     s_getpc_b64 s[R:R+1]           ; the address after this instruction
@@ -66,7 +67,7 @@ static bool computed_jump(const treg_insn *insns, const treg_insn_effect *fx, co
                           uint32_t i, uint64_t *dest)
 {
     const treg_insn_effect *e = &fx[i];
-    if (e->pc != TREG_PC_SETPC) return false;
+    if (e->pc != TREG_PC_SETPC && e->ctrl != TREG_CTRL_CALL) return false;
     unsigned r = TREG_NO_REG;
     for (unsigned k = 0; k < e->nops; k++)
         if (e->ops[k].role == TREG_USE && e->ops[k].count == 2 &&
@@ -94,6 +95,30 @@ static bool computed_jump(const treg_insn *insns, const treg_insn_effect *fx, co
     uint64_t offset = ((uint64_t)(uint32_t)fx[hi].imm << 32) | (uint32_t)fx[lo].imm;
     *dest = insns[pc].addr + insns[pc].size + offset; /* wraps like the hardware's adds */
     return true;
+}
+
+/* Every call and where it goes: s_swappc_b64's pair computed as a long
+ * branch's (s_getpc_b64, s_add_u32, s_addc_u32: LLVM's call sequence), or
+ * s_call_b64's PC-relative word offset. */
+static int call_sites(treg_arena *a, const treg_insn *insns, const treg_insn_effect *fx,
+                      const uint8_t *leader, size_t n, treg_cfg *g, treg_error *err)
+{
+    if (!g->calls) return TREG_OK;
+    g->call_sites = treg_arena_calloc(a, g->calls, sizeof *g->call_sites);
+    if (!g->call_sites) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < n && g->ncall_sites < g->calls; i++) {
+        if (fx[i].ctrl != TREG_CTRL_CALL) continue;
+        treg_cfg_call *c = &g->call_sites[g->ncall_sites++];
+        c->insn = (uint32_t)i;
+        bool pair = false;
+        for (unsigned k = 0; k < fx[i].nops; k++)
+            pair |= fx[i].ops[k].role == TREG_USE && fx[i].ops[k].count == 2;
+        if (pair)
+            c->resolved = computed_jump(insns, fx, leader, (uint32_t)i, &c->dest);
+        else if ((c->resolved = fx[i].branch_words != 0))
+            c->dest = insns[i].addr + 4 + (uint64_t)((int64_t)fx[i].branch_words * 4);
+    }
+    return TREG_OK;
 }
 
 static uint32_t intersect(const treg_block *b, uint32_t x, uint32_t y)
@@ -238,6 +263,9 @@ int treg_cfg_build(treg_arena *a, const treg_insn *insns, const treg_insn_effect
         else
             g->unresolved_jumps++;
     }
+
+    int crc = call_sites(a, insns, fx, leader, n, g, err);
+    if (crc) return crc;
 
     uint32_t nb = 0;
     for (size_t i = 0; i < n; i++) nb += leader[i];

@@ -5,10 +5,13 @@
  * (s_getpc_b64, s_add_u32, s_addc_u32, s_setpc_b64: LLVM's branch
  * relaxation, when a target is out of s_branch's 16-bit reach).  An
  * s_setpc_b64 whose target cannot be proven that way ends its block with
- * no successor, and is counted. */
+ * no successor, and is counted.  Calls (s_swappc_b64, computed the same
+ * way; s_call_b64) fall through, their targets listed for the caller's
+ * call graph (report/calls.c). */
 #ifndef TREG_FLOW_CFG_H
 #define TREG_FLOW_CFG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +41,13 @@ typedef struct treg_loopinfo {
     uint16_t depth;  /* 1 for outermost */
 } treg_loopinfo;
 
+/* A call instruction and, when the code proves it, the address it calls. */
+typedef struct treg_cfg_call {
+    uint32_t insn;
+    bool resolved;
+    uint64_t dest;
+} treg_cfg_call;
+
 typedef struct treg_cfg {
     treg_block *blocks;
     uint32_t nblocks;
@@ -47,6 +57,8 @@ typedef struct treg_cfg {
     treg_loopinfo *loops;
     uint32_t nloops;
     uint32_t calls;
+    treg_cfg_call *call_sites; /* one per call, in address order */
+    uint32_t ncall_sites;
     uint32_t long_branches;    /* s_setpc_b64 followed to its computed target */
     uint32_t unresolved_jumps; /* s_setpc_b64 whose target is unknown: no successor */
 } treg_cfg;

@@ -86,7 +86,7 @@ static unsigned drop_reads_of_nothing(treg_insn_effect *e, const treg_regset *de
         /* The write, if any, stays whole; the read becomes runs. */
         if (op.role & TREG_DEF) {
             if (n == TREG_MAX_OPERANDS) return 0;
-            out[n++] = (treg_operand){op.reg, op.count, TREG_DEF, op.half, 0};
+            out[n++] = (treg_operand){op.reg, op.count, TREG_DEF, op.half, 0, op.call};
         }
         unsigned run_start = op.reg, run_len = 0;
         uint8_t run_half = 0;
@@ -97,7 +97,7 @@ static unsigned drop_reads_of_nothing(treg_insn_effect *e, const treg_regset *de
                 for (unsigned u = 1; u <= 2; u++) {
                     if (!(want & u)) continue;
                     bool drop = !treg_regset_has_part(defined, r, (treg_half)u) &&
-                                (spill_data || operand_defined || old_value);
+                                (spill_data || operand_defined || old_value || op.call);
                     if (!drop) keep |= u;
                 }
                 if (keep != want) lost++;
@@ -109,8 +109,8 @@ static unsigned drop_reads_of_nothing(treg_insn_effect *e, const treg_regset *de
             }
             if (run_len) {
                 if (n == TREG_MAX_OPERANDS) return 0;
-                out[n++] = (treg_operand){(uint16_t)run_start, (uint16_t)run_len, TREG_USE,
-                                          run_half, op.old};
+                out[n++] = (treg_operand){
+                    (uint16_t)run_start, (uint16_t)run_len, TREG_USE, run_half, op.old, op.call};
             }
             run_len = keep ? 1 : 0;
             run_start = r;

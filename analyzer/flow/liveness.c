@@ -85,9 +85,11 @@ static inline void occupied_set(const treg_insn_effect *e, const treg_regset *fu
     *out = *full;
     treg_regset_union(out, part);
     treg_regset_fold(out);
-    for (unsigned k = 0; k < e->nops; k++)
+    for (unsigned k = 0; k < e->nops; k++) {
+        if (e->ops[k].call && (e->ops[k].role & TREG_DEF)) continue;
         for (unsigned r = e->ops[k].reg; r < (unsigned)e->ops[k].reg + e->ops[k].count; r++)
             treg_regset_add(out, r);
+    }
 }
 
 static void count_occupied(const treg_insn_effect *e, const treg_regset *full,
@@ -191,6 +193,45 @@ void treg_liveness_occupied_at(const treg_liveness *lv, const treg_cfg *g,
     for (uint32_t j = g->blocks[b].last; j > i; j--)
         step_back(&fx[j], exec_partial[j], &full, &part);
     occupied_set(&fx[i], &full, &part, occupied);
+}
+
+void treg_liveness_live_at(const treg_liveness *lv, const treg_cfg *g, const treg_insn_effect *fx,
+                           const uint8_t *exec_partial, uint32_t i, bool before, treg_regset *live)
+{
+    uint32_t b = g->block_of[i];
+    treg_regset full, part;
+    live_out_of(lv, b, &full, &part);
+    for (uint32_t j = g->blocks[b].last; j > i; j--)
+        step_back(&fx[j], exec_partial[j], &full, &part);
+    if (before) step_back(&fx[i], exec_partial[i], &full, &part);
+    *live = full;
+    treg_regset_union(live, &part);
+    treg_regset_fold(live);
+}
+
+void treg_liveness_dead_defs(const treg_liveness *lv, const treg_cfg *g, const treg_insn_effect *fx,
+                             const uint8_t *exec_partial, const treg_regset *among,
+                             treg_regset *dead)
+{
+    treg_regset_clear(dead);
+    for (uint32_t b = 0; b < g->nblocks; b++) {
+        if (g->blocks[b].rpo == TREG_NONE) continue;
+        treg_regset full, part, live;
+        live_out_of(lv, b, &full, &part);
+        for (uint32_t j = g->blocks[b].last + 1; j-- > g->blocks[b].first;) {
+            const treg_insn_effect *e = &fx[j];
+            live = full;
+            treg_regset_union(&live, &part);
+            treg_regset_fold(&live);
+            for (unsigned k = 0; k < e->nops; k++) {
+                if (!(e->ops[k].role & TREG_DEF) || e->ops[k].call) continue;
+                for (unsigned r = e->ops[k].reg; r < (unsigned)e->ops[k].reg + e->ops[k].count; r++)
+                    if (treg_regset_has(among, r) && !treg_regset_has(&live, r))
+                        treg_regset_add(dead, r);
+            }
+            step_back(e, exec_partial[j], &full, &part);
+        }
+    }
 }
 
 void treg_liveness_each_occupied(const treg_liveness *lv, const treg_cfg *g,

@@ -9,6 +9,7 @@
 #ifndef TREG_FLOW_LIVENESS_H
 #define TREG_FLOW_LIVENESS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "flow/cfg.h"
@@ -30,6 +31,17 @@ int treg_liveness_run(treg_arena *a, const treg_cfg *g, const treg_insn_effect *
 void treg_liveness_occupied_at(const treg_liveness *lv, const treg_cfg *g,
                                const treg_insn_effect *fx, const uint8_t *exec_partial, uint32_t i,
                                treg_regset *occupied);
+
+/* The registers live just after instruction i (before: just before it),
+ * in either set, as whole registers. */
+void treg_liveness_live_at(const treg_liveness *lv, const treg_cfg *g, const treg_insn_effect *fx,
+                           const uint8_t *exec_partial, uint32_t i, bool before, treg_regset *live);
+
+/* The registers among `among` that some reachable instruction writes and
+ * no instruction reads after it (a call's reach aside). */
+void treg_liveness_dead_defs(const treg_liveness *lv, const treg_cfg *g, const treg_insn_effect *fx,
+                             const uint8_t *exec_partial, const treg_regset *among,
+                             treg_regset *dead);
 
 /* Every instruction's occupied set, the one occupied[] counts, in one
  * backward walk: visit(ctx, i, set) for i = n - 1 down to 0.  Blocks are

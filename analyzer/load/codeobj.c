@@ -276,6 +276,14 @@ static size_t section_at(loader *l, uint64_t addr)
     return 0;
 }
 
+static bool is_code_section(loader *l, size_t shndx)
+{
+    GElf_Shdr sh;
+    Elf_Scn *scn = elf_getscn(l->elf, shndx);
+    return scn && gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+           (sh.sh_flags & SHF_EXECINSTR);
+}
+
 static bool has_accum_offset(unsigned mach)
 {
     for (size_t i = 0; i < sizeof accum_offset_machs / sizeof accum_offset_machs[0]; i++)
@@ -436,6 +444,92 @@ static int load_kernels(loader *l, treg_codeobj *out)
     }
     if (out->nkernels == 0) return treg_fail(l->err, TREG_E_NOKERNEL, "no kernel symbols");
     qsort(out->kernels, out->nkernels, sizeof *out->kernels, cmp_kernel);
+    return TREG_OK;
+}
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* Whether a kernel starts at addr (its own symbol, found by its descriptor). */
+static bool is_kernel_at(const treg_codeobj *co, uint64_t addr)
+{
+    size_t lo = 0, hi = co->nkernels;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (co->kernels[mid].addr < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < co->nkernels && co->kernels[lo].addr == addr;
+}
+
+/* The functions that are not kernels: every STT_FUNC symbol with code in an
+ * executable section of a linked object (a relocatable one's calls are
+ * relocations still to apply), at an address no kernel starts at, one per
+ * address.  A symbol without a size ends where the next function symbol
+ * starts, found in one sorted list (not a scan per symbol: a file of many
+ * such symbols costs n log n). */
+static int load_functions(loader *l, treg_codeobj *out)
+{
+    if (l->e_type == ET_REL) return TREG_OK;
+    size_t n = 0;
+    for (size_t i = 1; i < l->nsyms; i++) {
+        symbol s;
+        if (get_symbol(l, i, &s) && s.type == STT_FUNC && s.shndx) n++;
+    }
+    if (n == 0) return TREG_OK;
+    uint64_t *starts = treg_arena_calloc(l->arena, n, sizeof *starts);
+    if (!starts) return treg_fail(l->err, TREG_E_NOMEM, "out of memory");
+    size_t nstarts = 0;
+    for (size_t i = 1; i < l->nsyms && nstarts < n; i++) {
+        symbol s;
+        if (get_symbol(l, i, &s) && s.type == STT_FUNC && s.shndx) starts[nstarts++] = s.value;
+    }
+    qsort(starts, nstarts, sizeof *starts, cmp_u64);
+    size_t cap = nstarts;
+    if (cap > (size_t)TREG_MAX_FUNCTIONS) cap = TREG_MAX_FUNCTIONS;
+    out->functions = treg_arena_calloc(l->arena, cap, sizeof *out->functions);
+    if (!out->functions) return treg_fail(l->err, TREG_E_NOMEM, "out of memory");
+    size_t examined = 0;
+    for (size_t i = 1; i < l->nsyms && out->nfunctions < cap; i++) {
+        symbol s;
+        const uint8_t *code;
+        uint64_t avail;
+        if (!get_symbol(l, i, &s) || s.type != STT_FUNC || !s.shndx || !s.name[0]) continue;
+        if (++examined > 4 * (size_t)TREG_MAX_FUNCTIONS) break;
+        if (!is_code_section(l, s.shndx) || is_kernel_at(out, s.value)) continue;
+        if (symbol_bytes(l, s.shndx, s.value, &code, &avail) != 0) continue;
+        uint64_t size = s.size;
+        if (size == 0) {
+            size_t lo = 0, hi = nstarts; /* the first start past s.value */
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (starts[mid] <= s.value)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            size = lo < nstarts && starts[lo] - s.value < avail ? starts[lo] - s.value : avail;
+        }
+        if (size == 0 || size > avail) continue; /* no code, or past its section: not ours */
+        bool seen = false;
+        for (size_t j = 0; j < out->nfunctions && !seen; j++)
+            seen = out->functions[j].addr == s.value;
+        if (seen) continue;
+        treg_kernel_sym *f = &out->functions[out->nfunctions];
+        if (!(f->name = treg_arena_strdup(l->arena, s.name)))
+            return treg_fail(l->err, TREG_E_NOMEM, "out of memory");
+        f->addr = s.value;
+        f->size = size;
+        f->code = code;
+        treg_kernel_meta_init(&f->meta);
+        out->nfunctions++;
+    }
+    qsort(out->functions, out->nfunctions, sizeof *out->functions, cmp_kernel);
     return TREG_OK;
 }
 
@@ -786,6 +880,7 @@ int treg_codeobj_load(treg_arena *a, const uint8_t *bytes, size_t len, treg_code
 
     rc = scan_sections(&l);
     if (rc == TREG_OK) rc = load_kernels(&l, out);
+    if (rc == TREG_OK) rc = load_functions(&l, out);
     if (rc == TREG_OK) {
         for (size_t i = 0; i < out->nkernels; i++) treg_kernel_meta_init(&out->kernels[i].meta);
         const uint8_t *desc;

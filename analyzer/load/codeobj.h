@@ -100,7 +100,17 @@ typedef struct treg_codeobj {
     const char *target_gfx; /* "gfx90a" part of target_id, or NULL */
     treg_kernel_sym *kernels; /* sorted by addr */
     size_t nkernels;
+    /* The other functions of the code (an STT_FUNC symbol, or a text's
+     * .type @function label, with no descriptor): device functions the
+     * kernels call, such as DTK's __softfloat_f64_*.  kd and meta are
+     * empty (kd all zero, meta absent); sorted by addr, one per address. */
+    treg_kernel_sym *functions;
+    size_t nfunctions;
 } treg_codeobj;
+
+/* The most functions a code object's report takes: past it the rest are
+ * left out (and a caller's call to one of them counts as unresolved). */
+enum { TREG_MAX_FUNCTIONS = 4096 };
 
 /* Parses bytes (not copied; must outlive *out). Errors: TREG_E_FORMAT for
  * anything that is not a well-formed ELF64 little-endian object,

@@ -36,6 +36,8 @@ typedef struct treg_operand {
     uint8_t role;     /* enum treg_role */
     uint8_t half : 2; /* enum treg_half: one 16-bit half of each register (true16, d16) */
     uint8_t old : 1;  /* a read of a destination's old value (a tied operand) */
+    uint8_t call : 1; /* a call's reach into its callee (flow/calls.h): a write of one
+                         occupies its register only where the value lives on */
 } treg_operand;
 
 enum treg_ctrl {

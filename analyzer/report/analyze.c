@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "decode/disasm.h"
+#include "flow/calls.h"
 #include "flow/cfg.h"
 #include "flow/defined.h"
 #include "flow/exec.h"
@@ -173,6 +174,14 @@ static const treg_asm_kernel *text_kernel(const pipeline *p, const char *name, u
     return p->text ? treg_asm_kernel_named(p->text, name, start) : NULL;
 }
 
+/* The text's descriptor of kernel `name` (its .amdhsa_kernel block), or NULL. */
+static const treg_kd *text_descriptor(const pipeline *p, const char *name)
+{
+    for (size_t i = 0; i < p->text->co.nkernels; i++)
+        if (strcmp(p->text->co.kernels[i].name, name) == 0) return &p->text->co.kernels[i].kd;
+    return NULL;
+}
+
 /* Decoded instructions, with the text's at the offsets where LLVM decoded
  * nothing.  Both lay the kernel out from its first byte, so an offset names
  * the same instruction in both; a text instruction replaces the words it
@@ -221,9 +230,9 @@ static int merge_text(pipeline *p, const treg_kernel_sym *ks, const treg_asm_ker
 /* *text_kd: the descriptor the kernel's assembly text declares, when the
  * text was read beside a code object (its .amdhsa_reserve_* directives
  * say what the binary's descriptor cannot). */
-static int kernel_instructions(pipeline *p, const treg_kernel_sym *ks, treg_kernel_report *k,
-                               treg_insn **insns, size_t *n, const treg_kd **text_kd,
-                               treg_error *err)
+static int kernel_instructions(pipeline *p, const treg_kernel_sym *ks, bool function,
+                               treg_kernel_report *k, treg_insn **insns, size_t *n,
+                               const treg_kd **text_kd, treg_error *err)
 {
     uint64_t tstart = 0;
     if (p->text_only) {
@@ -252,7 +261,7 @@ static int kernel_instructions(pipeline *p, const treg_kernel_sym *ks, treg_kern
     const treg_asm_kernel *tk = text_kernel(p, ks->name, &tstart);
     if (!tk) return TREG_OK;
     k->metadata.occupancy = tk->trailer.occupancy;
-    *text_kd = &p->text->co.kernels[tk - p->text->kernels].kd;
+    if (!function) *text_kd = text_descriptor(p, ks->name);
     if ((rc = merge_text(p, ks, tk, tstart, insns, n, &k->text_instructions, err))) return rc;
     if (k->text_instructions) k->instruction_source = "code object + assembly";
     return TREG_OK;
@@ -292,7 +301,15 @@ typedef struct kernel_run {
     uint32_t *trips;
     uint64_t *weight;
     treg_uniform uni;
+    /* calls (flow/calls.h) */
+    bool function;       /* a device function, not a kernel */
+    int32_t *callee;     /* per g.call_sites: the run it calls, -1 when none */
+    uint8_t state;       /* enum run_state */
+    treg_callee summary; /* for its callers, once finished */
+    treg_regset *held;   /* per g.call_sites: registers held across it */
 } kernel_run;
+
+enum run_state { RUN_NEW, RUN_PREPARED, RUN_ON_STACK, RUN_DONE, RUN_FAILED };
 
 /* The kernel's name, place and the metadata's own figures. */
 static void kernel_header(kernel_run *kr)
@@ -343,30 +360,100 @@ static int model(kernel_run *kr, treg_error *err)
     return TREG_OK;
 }
 
-/* CFG, EXEC, what the entry sets, allocation, reads of nothing, liveness. */
-static int flow(kernel_run *kr, treg_error *err)
+/* The CFG, and with it the calls and where they go. */
+static int cfg(kernel_run *kr, treg_error *err)
 {
-    treg_arena *A = kr->p->arena;
     treg_kernel_report *k = kr->k;
     int rc;
-    if ((rc = treg_cfg_build(A, kr->insns, kr->fx, kr->n, &kr->g, err))) return rc;
+    if ((rc = treg_cfg_build(kr->p->arena, kr->insns, kr->fx, kr->n, &kr->g, err))) return rc;
     k->basic_blocks = kr->g.nblocks;
     k->calls = kr->g.calls;
     k->long_branches = kr->g.long_branches;
     k->unresolved_jumps = kr->g.unresolved_jumps;
+    /* A function's s_setpc_b64 s[30:31] is its return (the address its
+     * caller's s_swappc_b64 left there), not a jump to an unknown place. */
+    for (size_t i = 0; kr->function && i < kr->n; i++) {
+        const treg_insn_effect *e = &kr->fx[i];
+        if (e->pc != TREG_PC_SETPC || kr->g.blocks[kr->g.block_of[i]].nsucc) continue;
+        for (unsigned o = 0; o < e->nops; o++)
+            if (e->ops[o].role == TREG_USE && e->ops[o].reg == TREG_REG_S0 + 30 &&
+                e->ops[o].count == 2 && k->unresolved_jumps)
+                k->unresolved_jumps--;
+    }
+    return TREG_OK;
+}
+
+/* The callees' allocation folded into the caller's, as LLVM's resource
+ * usage does (max over what it calls), and each call's reads and writes
+ * from its callee (flow/calls.h). */
+static void fold_callees(kernel_run *kr, kernel_run *runs)
+{
+    treg_kernel_report *k = kr->k;
+    k->own_allocated[0] = kr->al.arch_vgprs;
+    k->own_allocated[1] = kr->al.agprs;
+    k->own_allocated[2] = kr->al.sgprs;
+    unsigned numbered = kr->al.numbered_sgprs;
+    for (uint32_t c = 0; c < kr->g.ncall_sites; c++) {
+        if (kr->callee[c] < 0 || runs[kr->callee[c]].state != RUN_DONE) continue;
+        const kernel_run *f = &runs[kr->callee[c]];
+        if (f->al.arch_vgprs > kr->al.arch_vgprs) kr->al.arch_vgprs = f->al.arch_vgprs;
+        if (f->al.agprs > kr->al.agprs) kr->al.agprs = f->al.agprs;
+        if (f->al.numbered_sgprs > numbered) numbered = f->al.numbered_sgprs;
+        if (!treg_call_apply(&f->summary, !kr->p->target->architected_flat_scratch,
+                             &kr->fx[kr->g.call_sites[c].insn]))
+            kr->callee[c] = -1;
+    }
+    kr->al.sgprs += numbered - kr->al.numbered_sgprs;
+    kr->al.numbered_sgprs = numbered;
+}
+
+/* EXEC, what the entry sets, allocation, reads of nothing, liveness. */
+static int flow(kernel_run *kr, kernel_run *runs, treg_error *err)
+{
+    treg_arena *A = kr->p->arena;
+    treg_kernel_report *k = kr->k;
+    int rc;
     if ((rc = treg_exec_analyze(A, &kr->g, kr->fx, kr->n, &kr->partial, err))) return rc;
-    /* every kernel has a descriptor: the loader finds kernels by it */
-    treg_entry_live(&kr->ks->kd, kr->p->target, &kr->entry);
+    /* A kernel's entry sets what its descriptor enables; a function's
+     * arguments are its caller's: every register counts as set at its entry,
+     * and what it reads before writing is live there. */
+    bool returns = false;
+    if (kr->function) {
+        memset(&kr->entry.live, 0xff, sizeof kr->entry.live);
+        treg_regset_del(&kr->entry.live, TREG_REG_S0 + 30);
+        treg_regset_del(&kr->entry.live, TREG_REG_S0 + 31);
+        for (size_t i = 0; i < kr->n; i++)
+            if (!kr->g.blocks[kr->g.block_of[i]].nsucc && treg_call_mark_return(&kr->fx[i]))
+                returns = true;
+    } else
+        treg_entry_live(&kr->ks->kd, kr->p->target, &kr->entry);
     /* Allocation first: the compiler counts every register an operand
      * names, read or not, so it is measured before the reads of nothing go. */
     bool xnack = kr->p->co->xnack == 1 || kr->p->co->xnack == 3;
     treg_allocation(kr->fx, kr->n, kr->p->target, xnack, kr->text_kd ? kr->text_kd : &kr->ks->kd,
                     &kr->al);
+    fold_callees(kr, runs);
     unsigned undef_reads;
     if ((rc = treg_drop_undefined_operands(A, &kr->g, kr->fx, &kr->entry.live, &undef_reads,
                                            &kr->never_defined, err)))
         return rc;
     k->undef_operand_reads = undef_reads;
+    if ((rc = treg_liveness_run(A, &kr->g, kr->fx, kr->n, kr->partial, &kr->entry.live, &kr->lv,
+                                err)) ||
+        !returns)
+        return rc;
+    /* A function's results: written, never read after, in the return
+     * registers; each return reads them, as LLVM's return has them. */
+    treg_regset dead;
+    treg_liveness_dead_defs(&kr->lv, &kr->g, kr->fx, kr->partial, &kr->entry.live, &dead);
+    if (treg_regset_empty(&dead)) return TREG_OK;
+    for (size_t i = 0; i < kr->n; i++)
+        if (!kr->g.blocks[kr->g.block_of[i]].nsucc && kr->fx[i].pc == TREG_PC_SETPC)
+            treg_call_return_values(&dead, &kr->fx[i]);
+    if ((rc = treg_drop_undefined_operands(A, &kr->g, kr->fx, &kr->entry.live, &undef_reads,
+                                           &kr->never_defined, err)))
+        return rc;
+    k->undef_operand_reads += undef_reads;
     return treg_liveness_run(A, &kr->g, kr->fx, kr->n, kr->partial, &kr->entry.live, &kr->lv, err);
 }
 
@@ -391,6 +478,13 @@ static void occupancy_figures(kernel_run *kr)
     char note[300];
     treg_sgpr_note(&kr->al, k->metadata.sgpr_count, note, sizeof note);
     k->sgpr_note = note[0] ? treg_arena_strdup(p->arena, note) : NULL;
+    if (kr->function) { /* its occupancy is its callers' */
+        k->occupancy.limited_by = "callers";
+        k->occupancy.launch_limited_by = "callers";
+        k->occupancy.max_waves = t->max_waves_per_simd;
+        k->occupancy.lds_limit_bytes = t->lds_per_workgroup;
+        return;
+    }
     k->accum_offset = kd->accum_offset;
     k->scratch_bytes = kd->private_segment_fixed_size;
     k->lds_bytes = kd->group_segment_fixed_size;
@@ -454,8 +548,9 @@ static int rows_and_peaks(kernel_run *kr, treg_error *err)
     const treg_cfg *g = &kr->g;
     size_t n = kr->n;
     int rc;
-    if ((rc = treg_spills_classify(A, kr->fx, n, k->scratch_bytes, &kr->ks->meta, &kr->spill_kind,
-                                   err)))
+    /* a function's scratch is its frame on the stack its caller set up */
+    uint32_t scratch = kr->function ? 1 : k->scratch_bytes;
+    if ((rc = treg_spills_classify(A, kr->fx, n, scratch, &kr->ks->meta, &kr->spill_kind, err)))
         return rc;
     const uint8_t *spill_kind = kr->spill_kind;
     treg_row *rows = kr->rows = treg_arena_calloc(A, n ? n : 1, sizeof *rows);
@@ -631,28 +726,42 @@ static int explain(kernel_run *kr, treg_error *err)
     return categories_note(p, k, attribution_spent, err);
 }
 
-/* One kernel, stage after stage; each stage only reads what the ones
- * before it made. */
-static int analyze_kernel(pipeline *p, const treg_kernel_sym *ks, treg_kernel_report *k,
-                          treg_error *err)
+/* A kernel or function up to its CFG: enough to see what it calls. */
+static int prepare(kernel_run *kr, treg_error *err)
 {
-    kernel_run kr = {.p = p, .ks = ks, .k = k};
     int rc;
-    kernel_header(&kr);
-    if ((rc = kernel_instructions(p, ks, k, &kr.insns, &kr.n, &kr.text_kd, err))) return rc;
-    k->instructions = (uint32_t)kr.n;
-    if ((rc = model(&kr, err)) || (rc = flow(&kr, err))) return rc;
-    occupancy_figures(&kr);
-    if ((rc = rows_and_peaks(&kr, err))) return rc;
-    undefined_reads(&kr);
-    if ((rc = costs(&kr, err)) || (rc = explain(&kr, err))) return rc;
+    kernel_header(kr);
+    kr->k->kind = kr->function ? "function" : "kernel";
+    if ((rc = kernel_instructions(kr->p, kr->ks, kr->function, kr->k, &kr->insns, &kr->n,
+                                  &kr->text_kd, err)))
+        return rc;
+    kr->k->instructions = (uint32_t)kr->n;
+    if ((rc = model(kr, err)) || (rc = cfg(kr, err))) return rc;
+    kr->state = RUN_PREPARED;
+    return TREG_OK;
+}
+
+/* The rest of the stages, its callees finished before it; each stage only
+ * reads what the ones before it made. */
+static int finish(kernel_run *kr, kernel_run *runs, treg_error *err)
+{
+    pipeline *p = kr->p;
+    treg_kernel_report *k = kr->k;
+    int rc;
+    if ((rc = flow(kr, runs, err))) return rc;
+    occupancy_figures(kr);
+    if ((rc = rows_and_peaks(kr, err))) return rc;
+    undefined_reads(kr);
+    if ((rc = costs(kr, err)) || (rc = explain(kr, err))) return rc;
     if (p->keep_rows) {
-        if ((rc = treg_row_registers(p->arena, kr.fx, kr.rows, kr.n, err)) ||
-            (rc = treg_live_ranges(p->arena, &kr.g, &kr.lv, kr.fx, kr.partial, kr.n, k, err)))
+        if ((rc = treg_row_registers(p->arena, kr->fx, kr->rows, kr->n, err)) ||
+            (rc = treg_live_ranges(p->arena, &kr->g, &kr->lv, kr->fx, kr->partial, kr->n, k, err)))
             return rc;
-        k->rows = kr.rows;
-        k->nrows = kr.n;
+        k->rows = kr->rows;
+        k->nrows = kr->n;
     }
+    treg_callee_summary(&kr->lv, &kr->g, kr->fx, kr->partial, kr->n, &kr->summary);
+    kr->state = RUN_DONE;
     return TREG_OK;
 }
 
@@ -667,6 +776,304 @@ static void note_add(char *note, size_t cap, size_t *used, const char *fmt, ...)
     int n = vsnprintf(note + *used, cap - *used, fmt, ap);
     va_end(ap);
     if (n > 0) *used = *used + (size_t)n < cap ? *used + (size_t)n : cap - 1;
+}
+
+/* ---- Calls between the code's functions ------------------------------ */
+
+/* What the call graph stage shares: the runs (selected kernels, then every
+ * function in address order), their nodes for the peaks with calls, and
+ * the instructions left to visit for those peaks. */
+typedef struct call_graph {
+    treg_arena *arena;
+    kernel_run *runs;
+    size_t nruns, first_function;
+    treg_call_node *nodes;
+    uint64_t budget;
+    uint32_t *mark; /* per run: the stamp of the last walk that reached it */
+    uint32_t *stack;
+    uint32_t stamp;
+} call_graph;
+
+/* Instructions the peaks with calls may visit in all, per report. */
+enum { CALL_PEAK_BUDGET = 20 * 1000 * 1000 };
+
+/* The function run that starts at addr, or -1. */
+static int32_t function_at(const call_graph *cg, uint64_t addr)
+{
+    size_t lo = cg->first_function, hi = cg->nruns;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cg->runs[mid].ks->addr < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < cg->nruns && cg->runs[lo].ks->addr == addr ? (int32_t)lo : -1;
+}
+
+/* Each call's callee among the runs; -1 when its target is unknown, is no
+ * function, or failed to analyze. */
+static int link_calls(call_graph *cg, kernel_run *kr, treg_error *err)
+{
+    uint32_t nc = kr->g.ncall_sites;
+    kr->callee = treg_arena_calloc(kr->p->arena, nc ? nc : 1, sizeof *kr->callee);
+    kr->held = treg_arena_calloc(kr->p->arena, nc ? nc : 1, sizeof *kr->held);
+    if (!kr->callee || !kr->held) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    for (uint32_t c = 0; c < nc; c++) {
+        const treg_cfg_call *site = &kr->g.call_sites[c];
+        int32_t f = site->resolved ? function_at(cg, site->dest) : -1;
+        kr->callee[c] = f >= 0 && cg->runs[f].state != RUN_FAILED ? f : -1;
+    }
+    return TREG_OK;
+}
+
+/* Spill instructions in the runs reachable from `from` (itself included
+ * when self), each counted once. */
+static uint32_t spills_reached(call_graph *cg, int32_t from, bool self)
+{
+    uint32_t stamp = ++cg->stamp, n = 0, sum = 0;
+    cg->mark[from] = stamp;
+    cg->stack[n++] = (uint32_t)from;
+    while (n) {
+        const kernel_run *r = &cg->runs[cg->stack[--n]];
+        if (r != &cg->runs[from] || self)
+            sum =
+                sum + r->k->spill_instructions < sum ? UINT32_MAX : sum + r->k->spill_instructions;
+        for (uint32_t c = 0; c < r->g.ncall_sites; c++) {
+            int32_t f = r->callee ? r->callee[c] : -1;
+            if (f < 0 || cg->mark[f] == stamp || cg->runs[f].state != RUN_DONE) continue;
+            cg->mark[f] = stamp;
+            cg->stack[n++] = (uint32_t)f;
+        }
+    }
+    return sum;
+}
+
+/* A finished run's calls for the report, its peaks with calls, and its
+ * node for its own callers. */
+static int call_figures(call_graph *cg, int32_t idx, treg_error *err)
+{
+    kernel_run *kr = &cg->runs[idx];
+    treg_kernel_report *k = kr->k;
+    treg_call_node *node = &cg->nodes[idx];
+    *node = (treg_call_node){.lv = &kr->lv,
+                             .g = &kr->g,
+                             .fx = kr->fx,
+                             .exec_partial = kr->partial,
+                             .n = kr->n,
+                             .callee = kr->callee,
+                             .held = kr->held};
+    k->peak_with_calls[0] = k->vgpr.peak_live;
+    k->peak_with_calls[1] = k->agpr.peak_live;
+    k->peak_with_calls[2] = k->sgpr.peak_live;
+    k->peak_with_calls_exact = 1;
+    uint32_t nc = kr->g.ncall_sites, unknown = 0, recursive = 0;
+    const char *recursive_name = NULL;
+    k->call_sites = treg_arena_calloc(kr->p->arena, nc ? nc : 1, sizeof *k->call_sites);
+    if (!k->call_sites) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    for (uint32_t c = 0; c < nc; c++) {
+        uint32_t i = kr->g.call_sites[c].insn;
+        treg_call *out = &k->call_sites[k->ncall_sites++];
+        out->address = kr->rows[i].address;
+        out->loc = kr->rows[i].loc;
+        out->call_site = kr->rows[i].call_site;
+        treg_call_held(node, c, &kr->held[c]);
+        treg_regcount h = treg_regset_count(&kr->held[c]);
+        out->held[0] = h.vgpr;
+        out->held[1] = h.agpr;
+        out->held[2] = h.sgpr;
+        int32_t f = kr->callee[c];
+        if (f < 0 && kr->g.call_sites[c].resolved) {
+            int32_t at = function_at(cg, kr->g.call_sites[c].dest);
+            if (at >= 0) out->callee = cg->runs[at].ks->name;
+        }
+        if (f < 0) {
+            unknown++;
+            continue;
+        }
+        out->callee = cg->runs[f].ks->name;
+        if (cg->runs[f].state != RUN_DONE) { /* up the chain: a recursive call */
+            out->recursive = 1;
+            recursive++;
+            recursive_name = out->callee;
+            kr->callee[c] = -1;
+            continue;
+        }
+        bool exact = true;
+        treg_call_peak(cg->nodes, f, &kr->held[c], 1, &cg->budget, &exact, out->peak);
+        if (!exact) k->peak_with_calls_exact = 0;
+        out->callee_spills = spills_reached(cg, f, true);
+        if (kr->rows[i].flags & TREG_ROW_UNREACHABLE) continue;
+        for (int cl = 0; cl < 3; cl++)
+            if (out->peak[cl] > k->peak_with_calls[cl]) {
+                k->peak_with_calls[cl] = out->peak[cl];
+                if (cl == 0) k->peak_with_calls_address = out->address;
+            }
+    }
+    k->callee_spill_instructions = spills_reached(cg, idx, false);
+    for (int cl = 0; cl < 3; cl++) node->alone[cl] = k->peak_with_calls[cl];
+    char note[400] = "";
+    size_t used = 0;
+    if (unknown)
+        note_add(note, sizeof note, &used,
+                 "%u of %u calls go where the code does not show (an indirect call, or a "
+                 "function not in this file): what they run is not counted. ",
+                 unknown, nc);
+    if (recursive)
+        note_add(note, sizeof note, &used,
+                 "%u recursive call%s (to %s): counted once, not per level of recursion. ",
+                 recursive, recursive == 1 ? "" : "s", recursive_name);
+    if (!k->peak_with_calls_exact)
+        note_add(note, sizeof note, &used,
+                 "The calls nest past the work budget: the deepest are counted as an upper bound "
+                 "(the registers held plus the callee's own peak). ");
+    while (used && note[used - 1] == ' ') note[--used] = '\0';
+    if (used && !(k->calls_note = treg_arena_strdup(kr->p->arena, note)))
+        return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    return TREG_OK;
+}
+
+static int finish_run(call_graph *cg, int32_t idx, treg_error *err)
+{
+    kernel_run *kr = &cg->runs[idx];
+    int rc = finish(kr, cg->runs, err);
+    if (rc) return rc;
+    return call_figures(cg, idx, err);
+}
+
+/* Every prepared run finished, callees before callers: a depth-first walk
+ * of the call graph, each run finished when the walk leaves it.  A call to
+ * a run still on the walk's stack is recursion: that call is not counted. */
+static int finish_all(call_graph *cg, treg_error *err)
+{
+    struct frame {
+        uint32_t run, next;
+    } *stack = treg_arena_calloc(cg->arena, cg->nruns ? cg->nruns : 1, sizeof *stack);
+    if (!stack) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    for (size_t root = 0; root < cg->nruns; root++) {
+        if (cg->runs[root].state != RUN_PREPARED) continue;
+        size_t depth = 0;
+        stack[depth++] = (struct frame){(uint32_t)root, 0};
+        cg->runs[root].state = RUN_ON_STACK;
+        while (depth) {
+            struct frame *top = &stack[depth - 1];
+            kernel_run *kr = &cg->runs[top->run];
+            if (top->next < kr->g.ncall_sites) {
+                int32_t f = kr->callee[top->next++];
+                if (f >= 0 && cg->runs[f].state == RUN_PREPARED) {
+                    cg->runs[f].state = RUN_ON_STACK;
+                    stack[depth++] = (struct frame){(uint32_t)f, 0};
+                }
+                continue;
+            }
+            int rc = finish_run(cg, (int32_t)top->run, err);
+            if (rc) return rc;
+            depth--;
+        }
+    }
+    return TREG_OK;
+}
+
+/* For each function, the report's entries that call it. */
+static int callers(call_graph *cg, treg_error *err)
+{
+    treg_arena *A = cg->arena;
+    for (size_t i = 0; i < cg->nruns; i++) {
+        const kernel_run *kr = &cg->runs[i];
+        if (kr->state != RUN_DONE) continue;
+        for (uint32_t c = 0; c < kr->g.ncall_sites; c++) {
+            int32_t f = kr->callee[c];
+            if (f < 0) continue;
+            treg_kernel_report *fk = cg->runs[f].k;
+            bool seen = false;
+            for (size_t j = 0; j < fk->ncalled_by && !seen; j++)
+                seen = strcmp(fk->called_by[j], kr->ks->name) == 0;
+            if (seen) continue;
+            const char **grown = treg_arena_grow(A, fk->called_by, fk->ncalled_by,
+                                                 fk->ncalled_by + 1, sizeof *fk->called_by);
+            if (!grown) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+            fk->called_by = grown;
+            fk->called_by[fk->ncalled_by++] = kr->ks->name;
+        }
+    }
+    return TREG_OK;
+}
+
+/* Every kernel the options select and every function, callees before
+ * callers; the report holds the kernels, then the functions they call (all
+ * of them, without a kernel pattern; else those it matches too). */
+static int analyze_all(pipeline *p, treg_report *r, const regex_t *re, treg_error *err)
+{
+    treg_arena *A = p->arena;
+    const treg_codeobj *co = p->co;
+    size_t cap = co->nkernels + co->nfunctions;
+    call_graph cg = {.arena = A, .budget = CALL_PEAK_BUDGET};
+    cg.runs = treg_arena_calloc(A, cap ? cap : 1, sizeof *cg.runs);
+    treg_kernel_report *reports = treg_arena_calloc(A, cap ? cap : 1, sizeof *reports);
+    cg.nodes = treg_arena_calloc(A, cap ? cap : 1, sizeof *cg.nodes);
+    cg.mark = treg_arena_calloc(A, cap ? cap : 1, sizeof *cg.mark);
+    cg.stack = treg_arena_calloc(A, cap ? cap : 1, sizeof *cg.stack);
+    if (!cg.runs || !reports || !cg.nodes || !cg.mark || !cg.stack)
+        return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    int rc;
+    for (size_t i = 0; i < co->nkernels; i++) {
+        if (re && regexec(re, co->kernels[i].name, 0, NULL, 0) != 0) continue;
+        kernel_run *kr = &cg.runs[cg.nruns];
+        *kr = (kernel_run){.p = p, .ks = &co->kernels[i], .k = &reports[cg.nruns]};
+        if ((rc = prepare(kr, err))) return rc;
+        cg.nruns++;
+    }
+    size_t nselected = cg.nruns;
+    bool any = nselected > 0; /* a pattern may name only functions */
+    for (size_t i = 0; re && i < co->nfunctions && !any; i++)
+        any = regexec(re, co->functions[i].name, 0, NULL, 0) == 0;
+    if (!any)
+        return treg_fail(err, TREG_E_NOKERNEL, "no kernel matches '%s'",
+                         p->opt->kernel_regex ? p->opt->kernel_regex : "");
+    cg.first_function = cg.nruns;
+    /* A function that cannot be read costs its callers' calls, not the
+     * report: they count it among the calls not followed. */
+    for (size_t i = 0; i < co->nfunctions; i++) {
+        kernel_run *kr = &cg.runs[cg.nruns];
+        *kr = (kernel_run){
+            .p = p, .ks = &co->functions[i], .k = &reports[cg.nruns], .function = true};
+        treg_error ferr = {0, ""};
+        if ((rc = prepare(kr, &ferr)) == TREG_E_NOMEM) return treg_fail(err, rc, "out of memory");
+        if (rc) kr->state = RUN_FAILED;
+        cg.nruns++;
+    }
+    for (size_t i = 0; i < cg.nruns; i++)
+        if (cg.runs[i].state == RUN_PREPARED && (rc = link_calls(&cg, &cg.runs[i], err))) return rc;
+    if ((rc = finish_all(&cg, err)) || (rc = callers(&cg, err))) return rc;
+
+    /* the functions the selected kernels reach */
+    uint32_t stamp = ++cg.stamp, depth = 0;
+    for (size_t i = 0; i < nselected; i++) {
+        cg.mark[i] = stamp;
+        cg.stack[depth++] = (uint32_t)i;
+    }
+    while (depth) {
+        const kernel_run *kr = &cg.runs[cg.stack[--depth]];
+        for (uint32_t c = 0; c < kr->g.ncall_sites && kr->callee; c++) {
+            int32_t f = kr->callee[c];
+            if (f < 0 || cg.mark[f] == stamp) continue;
+            cg.mark[f] = stamp;
+            cg.stack[depth++] = (uint32_t)f;
+        }
+    }
+    r->kernels = treg_arena_calloc(A, cap ? cap : 1, sizeof *r->kernels);
+    if (!r->kernels) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < cg.nruns; i++) {
+        const kernel_run *kr = &cg.runs[i];
+        if (kr->state != RUN_DONE) continue;
+        bool wanted = i < nselected || !re || cg.mark[i] == stamp ||
+                      regexec(re, kr->ks->name, 0, NULL, 0) == 0;
+        if (wanted) r->kernels[r->nkernels++] = *kr->k;
+    }
+    if (nselected == 0 && r->nkernels == 0)
+        return treg_fail(err, TREG_E_NOKERNEL, "no kernel matches '%s'",
+                         p->opt->kernel_regex ? p->opt->kernel_regex : "");
+    return TREG_OK;
 }
 
 /* The line table's inlined calls as the report's frames, and which of its
@@ -825,21 +1232,7 @@ int treg_analyze(const uint8_t *bytes, size_t len, const treg_options *opt, treg
         }
         have_re = true;
     }
-    r->kernels = treg_arena_calloc(arena, co->nkernels ? co->nkernels : 1, sizeof *r->kernels);
-    if (!r->kernels) {
-        rc = treg_fail(err, TREG_E_NOMEM, "out of memory");
-        goto fail;
-    }
-    for (size_t i = 0; i < co->nkernels; i++) {
-        if (have_re && regexec(&re, co->kernels[i].name, 0, NULL, 0) != 0) continue;
-        if ((rc = analyze_kernel(&p, &co->kernels[i], &r->kernels[r->nkernels], err))) goto fail;
-        r->nkernels++;
-    }
-    if (r->nkernels == 0) {
-        rc = treg_fail(err, TREG_E_NOKERNEL, "no kernel matches '%s'",
-                       opt->kernel_regex ? opt->kernel_regex : "");
-        goto fail;
-    }
+    if ((rc = analyze_all(&p, r, have_re ? &re : NULL, err))) goto fail;
     if (have_re) regfree(&re);
     treg_disasm_close(p.disasm);
     *out = r;

@@ -29,6 +29,9 @@ static uint32_t operand_regs(const treg_insn_effect *e, unsigned role, uint32_t 
         const treg_operand *op = &e->ops[k];
         unsigned f = op->reg, x = (unsigned)op->reg + op->count;
         if (!(op->role & role)) continue;
+        /* a call's writes into its callee occupy only where they live on,
+         * and the rows after it show those (flow/calls.h) */
+        if (op->call && role == TREG_DEF) continue;
         if (x > TREG_REG_SPECIAL0) x = TREG_REG_SPECIAL0;
         if (f >= x) continue;
         unsigned j = m++;

@@ -978,9 +978,15 @@ static int cmp_name(const void *x, const void *y)
 const treg_asm_kernel *treg_asm_kernel_named(const treg_asm *a, const char *name, uint64_t *start)
 {
     struct treg_asm_name key = {name, 0};
+    size_t named = a->co.nkernels + a->co.nfunctions;
     const struct treg_asm_name *hit =
-        a->co.nkernels ? bsearch(&key, a->by_name, a->co.nkernels, sizeof key, cmp_name) : NULL;
+        named ? bsearch(&key, a->by_name, named, sizeof key, cmp_name) : NULL;
     if (!hit) return NULL;
+    if (hit->index >= a->co.nkernels) {
+        size_t f = hit->index - a->co.nkernels;
+        *start = a->co.functions[f].addr;
+        return &a->functions[f];
+    }
     *start = a->co.kernels[hit->index].addr;
     return &a->kernels[hit->index];
 }
@@ -1070,6 +1076,44 @@ static int kernel_insns(parser *ps, uint64_t start, uint64_t end, treg_asm_kerne
     return TREG_OK;
 }
 
+/* The functions that are not kernels: each .type @function label without
+ * an .amdhsa_kernel (DTK's __softfloat_f64_*, a noinline device function),
+ * in address order (labels come in it), at most TREG_MAX_FUNCTIONS. */
+static int build_functions(parser *ps, treg_asm *out, size_t *budget)
+{
+    treg_codeobj *co = &out->co;
+    size_t n = 0;
+    for (size_t i = 0; i < ps->nstarts; i++) {
+        const treg_sym *s = treg_symtab_find(&ps->syms, ps->starts[i].name, ps->starts[i].len);
+        n += s && s->function && !s->kernel && s->start == i;
+    }
+    if (n > TREG_MAX_FUNCTIONS) n = TREG_MAX_FUNCTIONS;
+    if (!n) return TREG_OK;
+    co->functions = treg_arena_calloc(ps->a, n, sizeof *co->functions);
+    out->functions = treg_arena_calloc(ps->a, n, sizeof *out->functions);
+    if (!co->functions || !out->functions) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < ps->nstarts && co->nfunctions < n; i++) {
+        const func_start *f = &ps->starts[i];
+        const treg_sym *s = treg_symtab_find(&ps->syms, f->name, f->len);
+        if (!s || !s->function || s->kernel || s->start != i) continue;
+        uint64_t end = function_end(ps, i);
+        if (end <= f->off) continue; /* no code */
+        treg_kernel_sym *sym = &co->functions[co->nfunctions];
+        if (!(sym->name = treg_arena_strndup(ps->a, f->name, f->len)))
+            return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+        sym->addr = f->off;
+        sym->size = end - f->off;
+        treg_kernel_meta_init(&sym->meta);
+        treg_asm_kernel *k = &out->functions[co->nfunctions];
+        k->trailer = f->trailer;
+        k->line = f->line;
+        int rc = kernel_insns(ps, sym->addr, end, k, budget);
+        if (rc) return rc;
+        if (k->ninsns) co->nfunctions++;
+    }
+    return TREG_OK;
+}
+
 static int build_kernels(parser *ps, treg_asm *out)
 {
     treg_asm_meta_kernel *meta = NULL;
@@ -1108,6 +1152,7 @@ static int build_kernels(parser *ps, treg_asm *out)
             return treg_fail(ps->err, TREG_E_NOKERNEL,
                              "%s:%u: kernel %s has a descriptor but no code (no label '%s:')",
                              ps->file, kb->line, kb->name, kb->name);
+        ((treg_sym *)ksym)->kernel = true;
         const func_start *f = &ps->starts[ksym->start];
         treg_kernel_sym *sym = &co->kernels[co->nkernels];
         sym->name = kb->name;
@@ -1136,11 +1181,17 @@ static int build_kernels(parser *ps, treg_asm *out)
         ks[i] = pairs[i].text;
     }
     out->kernels = ks;
-    out->by_name = treg_arena_calloc(ps->a, co->nkernels, sizeof *out->by_name);
+    int rc = build_functions(ps, out, &budget);
+    if (rc) return rc;
+    size_t named = co->nkernels + co->nfunctions;
+    out->by_name = treg_arena_calloc(ps->a, named, sizeof *out->by_name);
     if (!out->by_name) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
     for (size_t i = 0; i < co->nkernels; i++)
         out->by_name[i] = (struct treg_asm_name){co->kernels[i].name, (uint32_t)i};
-    qsort(out->by_name, co->nkernels, sizeof *out->by_name, cmp_name);
+    for (size_t i = 0; i < co->nfunctions; i++)
+        out->by_name[co->nkernels + i] =
+            (struct treg_asm_name){co->functions[i].name, (uint32_t)(co->nkernels + i)};
+    qsort(out->by_name, named, sizeof *out->by_name, cmp_name);
     return TREG_OK;
 }
 

@@ -47,10 +47,11 @@ typedef struct treg_asm {
     /* kernels[i].code is NULL; xnack/sramecc come from the target id's
      * features (absent = "any"); mach is 0: text has no ELF header. */
     treg_codeobj co;
-    treg_asm_kernel *kernels; /* parallel to co.kernels */
+    treg_asm_kernel *kernels;   /* parallel to co.kernels */
+    treg_asm_kernel *functions; /* parallel to co.functions */
     treg_linetab lines;
     unsigned code_object_version;  /* .amdhsa_code_object_version, 0 when absent */
-    struct treg_asm_name *by_name; /* co.kernels' names, sorted, for treg_asm_kernel_named */
+    struct treg_asm_name *by_name; /* co.kernels' and co.functions' names, sorted */
 } treg_asm;
 
 /* Parses text[0..len); name is the file name the errors give ("k.amdgcn").

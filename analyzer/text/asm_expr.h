@@ -22,6 +22,7 @@ typedef struct treg_sym {
     bool label; /* a code address: value is an offset into the text section */
     /* What the front end knows of the name besides its value: */
     bool function;    /* .type NAME, @function, or an .amdhsa_kernel */
+    bool kernel;      /* an .amdhsa_kernel's (set when the kernels are built) */
     uint32_t start;   /* its label's index among the front end's function starts */
     uint32_t meta;    /* its entry in the metadata block */
     const char *size; /* its .size expression (a copy), or NULL */

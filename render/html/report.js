@@ -39,7 +39,11 @@
     const kernel = (k) => {
       const o = k.occupancy, pv = k.peak_vgpr, ps = site(pv), rows = k.rows;
       return {
-        name: k.name, wave: k.wave_size, insns: k.instructions, blocks: k.basic_blocks,
+        name: k.name, kind: k.kind || 'kernel', wave: k.wave_size, insns: k.instructions,
+        blocks: k.basic_blocks, called_by: k.called_by || [], calls_note: k.calls_note || '',
+        calls: (k.call_sites || []).map((c) => [c.address, c.callee || '', c.held_vgprs, c.vgpr_peak,
+          c.callee_spills]),
+        vgpr_with_calls: k.vgpr_peak_with_calls || 0,
         code_bytes: k.code_bytes, vgpr: cls(k.vgpr), agpr: cls(k.agpr), sgpr: cls(k.sgpr),
         total_vgprs: k.total_vgprs, scratch: k.scratch_bytes, spill_insns: k.spill_instructions,
         lds: k.lds_bytes, dyn_lds: k.dynamic_lds_bytes, undefined_reads: k.undefined_reads,
@@ -224,8 +228,19 @@
     document.title = k.name + ' — treg';
     sub.textContent = [r.target + (r.decoded_as && r.decoded_as !== r.target ? ' (decoded as ' + r.decoded_as + ')' : ''),
       r.entry ? 'entry ' + r.entry : '',
-      'kernel ' + k.name, r.hash ? 'sha256 ' + r.hash : '', 'treg ' + r.analyzer].filter(Boolean).join(' · ');
+      (k.kind === 'function' ? 'function ' : 'kernel ') + k.name, r.hash ? 'sha256 ' + r.hash : '',
+      'treg ' + r.analyzer].filter(Boolean).join(' · ');
     if (r.note) view.append(el('div', 'note', r.note));
+    if (k.kind === 'function')
+      view.append(el('div', 'note', 'A device function called by ' + (k.called_by.join(', ') || 'no kernel here') +
+        ': it runs in its callers\' waves, its registers counted in their allocation.'));
+    if (k.calls && k.calls.length) {
+      const said = k.calls.slice(0, 8).map((c) => '+0x' + c[0].toString(16) + ' ' + (c[1] || '(target not known)') +
+        (c[1] ? ': holds ' + c[2] + ' VGPRs across, ' + c[3] + ' while it runs' +
+          (c[4] ? ', ' + c[4] + ' spill instructions in it' : '') : ''));
+      view.append(el('div', 'note', 'Calls (VGPR peak with them ' + k.vgpr_with_calls + '): ' + said.join('; ') +
+        (k.calls.length > 8 ? '; ' + (k.calls.length - 8) + ' more' : '') + (k.calls_note ? '. ' + k.calls_note : '')));
+    }
     if (r.lines_note) view.append(el('div', 'note', r.lines_note));
 
     const src = sourceOf(r);

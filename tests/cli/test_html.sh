@@ -165,6 +165,8 @@ d = json.load(open(sys.argv[1]))
 groups, order = {}, []
 for r in d["reports"]:
     for k in r["kernels"]:
+        if k["kind"] == "function":  # on its callers' page, not ranked in the index
+            continue
         key = (k["name"], r["source_files"][0] if r["source_files"] else "")
         if key not in groups:
             order.append(key)

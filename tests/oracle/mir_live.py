@@ -322,7 +322,9 @@ def compare(args):
         stem = build(args.llir, args.arch, work)
         kernels = run_treg(args.treg, stem)
         with open(stem + ".mir", errors="replace") as f:
-            functions = [fn for fn in mm.parse_mir(f.read()) if fn.is_kernel]
+            # kernels, and the device functions they call (treg reports each
+            # as kind "function", analyzed with its arguments live at entry)
+            functions = [fn for fn in mm.parse_mir(f.read()) if fn.blocks]
     except (Failed, OSError, ValueError) as e:
         print(f"FAILED: {e}", file=sys.stderr)
         return 2
@@ -330,7 +332,12 @@ def compare(args):
     for fn in functions:
         base = {"kernel": fn.name, "arch": args.arch, "llir": args.llir, "work": stem}
         if fn.name not in kernels:
-            results.append({**base, "error": "treg-analyze reports no such kernel"})
+            what = "kernel" if fn.is_kernel else "function"
+            results.append({**base, "error": f"treg-analyze reports no such {what}"})
+            continue
+        kind = kernels[fn.name].get("kind") or "kernel"
+        if kind != ("kernel" if fn.is_kernel else "function"):
+            results.append({**base, "error": f"treg-analyze reports it as a {kind}"})
             continue
         r, table = analyse(fn, kernels[fn.name], args.mode, args.worst)
         if r["aligned"] < r["mir_instrs"] // 2:

@@ -129,12 +129,15 @@ _FLAG_WORDS = ("implicit-def", "implicit", "def", "dead", "killed", "undef", "in
 _OPERAND = re.compile(r"((?:(?:%s) )*)\$(\w+)|%%bb\.(\d+)" % "|".join(_FLAG_WORDS))
 _DEFS = re.compile(r"(?:(?:[a-z-]+ )*\$\w+)(?:, (?:[a-z-]+ )*\$\w+)*")
 _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
+# A call's register mask (CustomRegMask($sgpr32, ...) or a named one): the
+# registers the callee preserves, neither read nor written by the call.
+_REGMASK = re.compile(r"CustomRegMask\([^)]*\)|\bcsr_[a-z0-9_]+")
 _OPCODE = re.compile(r"[A-Z][A-Za-z0-9_]*")
 
 
 def parse_instr(line):
     """An Instr from one MIR body line ('$v1, dead $vcc = V_ADD_CO_U32_e64 ...')."""
-    text = _QUOTED.sub('""', line).split(" :: ", 1)[0]
+    text = _REGMASK.sub("", _QUOTED.sub('""', line)).split(" :: ", 1)[0]
     lhs, eq, rhs = text.partition(" = ")
     if not eq or not _DEFS.fullmatch(lhs):
         lhs, rhs = "", text

@@ -33,20 +33,25 @@ static long trailer_value(const char *text, const char *end, const char *key)
 }
 
 /* The "; Kernel info:" block that follows ".amdhsa_kernel NAME". */
-static int read_trailer(const char *path, const char *kernel, trailer *t)
+static int read_trailer(const char *path, const char *kernel, bool function, trailer *t)
 {
     size_t len;
     char *text = (char *)tu_read_file(path, &len);
     if (!text) return -1;
+    /* a kernel's comes after its descriptor, a device function's after its
+     * code ("; Function info:", without an occupancy) */
     char key[600];
-    snprintf(key, sizeof key, ".amdhsa_kernel %s\n", kernel);
+    snprintf(key, sizeof key, function ? "\n%s:" : ".amdhsa_kernel %s\n", kernel);
     const char *start = strstr(text, key);
-    start = start ? strstr(start, "; Kernel info:") : NULL;
+    const char *heading = function ? "; Function info:" : "; Kernel info:";
+    start = start ? strstr(start, heading) : NULL;
     if (!start) {
         free(text);
         return -1;
     }
-    const char *end = strstr(start + 1, "; Kernel info:");
+    const char *end = strstr(start + 1, "; Kernel info:"),
+               *next_fn = strstr(start + 1, "; Function info:");
+    if (!end || (next_fn && next_fn < end)) end = next_fn;
     if (!end) end = text + len;
     t->vgprs = trailer_value(start, end, "NumVgprs: ");
     t->agprs = trailer_value(start, end, "NumAgprs: ");
@@ -96,12 +101,15 @@ static void check_entry(const char *hsaco, const char *asm_path, const char *jso
     for (size_t i = 0; i < r->nkernels; i++) {
         const treg_kernel_report *k = &r->kernels[i];
         trailer tr = {-1, -1, -1, -1, -1};
-        if (read_trailer(asm_path, k->name, &tr) != 0)
+        bool function = k->kind && strcmp(k->kind, "function") == 0;
+        if (read_trailer(asm_path, k->name, function, &tr) != 0)
             fail_msg("%s: no trailer for kernel %s in %s", hsaco, k->name, asm_path);
         t->kernels++;
         long agprs = tr.agprs < 0 ? 0 : tr.agprs;
         bool v = k->vgpr.allocated == tr.vgprs, a = k->agpr.allocated == agprs,
-             s = k->sgpr.allocated == tr.sgprs, o = k->occupancy.waves_per_simd == tr.occupancy;
+             s = k->sgpr.allocated == tr.sgprs,
+             o = function ? k->occupancy.waves_per_simd == 0 && tr.occupancy == -1
+                          : k->occupancy.waves_per_simd == tr.occupancy;
         t->vgpr_ok += v;
         t->agpr_ok += a;
         t->sgpr_ok += s;

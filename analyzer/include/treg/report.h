@@ -161,6 +161,21 @@ typedef struct treg_class_stat {
     treg_loc peak_call_site;
 } treg_class_stat;
 
+/* A call (s_swappc_b64) and what its callee adds to the caller's peak. */
+typedef struct treg_call {
+    uint64_t address;   /* of the call, from the caller's entry */
+    const char *callee; /* the function it calls, or NULL when the code does not show it */
+    treg_loc loc;
+    treg_loc call_site;
+    /* The caller's registers live across the call (vgpr, agpr, sgpr), and
+     * the most occupied while the callee runs: those and the callee's own
+     * (its callees' too) as one set. */
+    uint32_t held[3];
+    uint32_t peak[3];
+    uint32_t callee_spills; /* spill instructions in the callee and what it calls */
+    int recursive;          /* the callee is being analyzed up the chain: not counted */
+} treg_call;
+
 typedef struct treg_unknown_mnemonic {
     const char *mnemonic;
     uint32_t count;
@@ -273,6 +288,25 @@ typedef struct treg_kernel_report {
         int32_t vgpr_count, agpr_count, sgpr_count, vgpr_spill_count, sgpr_spill_count;
         int32_t occupancy; /* the assembly's "; Occupancy:" trailer (text only) */
     } metadata;
+
+    /* "kernel", or "function": a device function the kernels call (no
+     * descriptor), analyzed with every register defined at its entry; its
+     * occupancy is its callers' (occupancy left 0). */
+    const char *kind;
+    treg_call *call_sites; /* one per call instruction, in address order */
+    size_t ncall_sites;
+    /* The peaks (vgpr, agpr, sgpr) with each resolved callee counted while
+     * it runs; the call of the VGPR one, when a callee raises it. */
+    uint32_t peak_with_calls[3];
+    uint64_t peak_with_calls_address;
+    int peak_with_calls_exact; /* 0: past the work budget, some callee counted as an upper bound */
+    uint32_t callee_spill_instructions; /* in the functions it calls, each counted once */
+    /* The allocation's own part: the registers this code names, before
+     * its callees' are folded in (vgpr, agpr, sgpr as allocated counts). */
+    uint32_t own_allocated[3];
+    const char **called_by; /* functions: the report's entries that call it */
+    size_t ncalled_by;
+    const char *calls_note; /* why a call's callee is not counted, or NULL */
 
     treg_row *rows;
     size_t nrows;
