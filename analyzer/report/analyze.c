@@ -307,6 +307,7 @@ typedef struct kernel_run {
     uint8_t state;       /* enum run_state */
     treg_callee summary; /* for its callers, once finished */
     treg_regset *held;   /* per g.call_sites: registers held across it */
+    bool undecoded;      /* words nobody decoded, in it or in what it calls */
 } kernel_run;
 
 enum run_state { RUN_NEW, RUN_PREPARED, RUN_ON_STACK, RUN_DONE, RUN_FAILED };
@@ -868,7 +869,7 @@ static int call_figures(call_graph *cg, int32_t idx, treg_error *err)
     k->peak_with_calls[2] = k->sgpr.peak_live;
     k->peak_with_calls_exact = 1;
     uint32_t nc = kr->g.ncall_sites, unknown = 0, recursive = 0;
-    const char *recursive_name = NULL;
+    const char *recursive_name = NULL, *undecoded_name = NULL;
     k->call_sites = treg_arena_calloc(kr->p->arena, nc ? nc : 1, sizeof *k->call_sites);
     if (!k->call_sites) return treg_fail(err, TREG_E_NOMEM, "out of memory");
     for (uint32_t c = 0; c < nc; c++) {
@@ -899,6 +900,7 @@ static int call_figures(call_graph *cg, int32_t idx, treg_error *err)
             kr->callee[c] = -1;
             continue;
         }
+        if (cg->runs[f].undecoded && !undecoded_name) undecoded_name = out->callee;
         bool exact = true;
         treg_call_peak(cg->nodes, f, &kr->held[c], 1, &cg->budget, &exact, out->peak);
         if (!exact) k->peak_with_calls_exact = 0;
@@ -912,7 +914,7 @@ static int call_figures(call_graph *cg, int32_t idx, treg_error *err)
     }
     k->callee_spill_instructions = spills_reached(cg, idx, false);
     for (int cl = 0; cl < 3; cl++) node->alone[cl] = k->peak_with_calls[cl];
-    char note[400] = "";
+    char note[600] = "";
     size_t used = 0;
     if (unknown)
         note_add(note, sizeof note, &used,
@@ -923,6 +925,12 @@ static int call_figures(call_graph *cg, int32_t idx, treg_error *err)
         note_add(note, sizeof note, &used,
                  "%u recursive call%s (to %s): counted once, not per level of recursion. ",
                  recursive, recursive == 1 ? "" : "s", recursive_name);
+    kr->undecoded = k->undecodable_words > 0 || undecoded_name;
+    if (undecoded_name)
+        note_add(note, sizeof note, &used,
+                 "%s (or a function it calls) holds words nobody could decode: the peak with "
+                 "calls may be short. ",
+                 undecoded_name);
     if (!k->peak_with_calls_exact)
         note_add(note, sizeof note, &used,
                  "The calls nest past the work budget: the deepest are counted as an upper bound "

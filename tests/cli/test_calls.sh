@@ -184,6 +184,56 @@ for e in (k, f):
     check(e["undefined_reads"] == 0, f"{e['name']}: undefined reads")
 PY
 done
+# As DTK ships it for gfx928: a code object with a word the linked LLVM
+# cannot decode inside the function (v_add_f64's VOP3 opcode set to one
+# gfx906 lacks, the ELF's machine 0 and the note's target gfx928, as
+# test_hygon_assembly.sh makes them) and the .amdgcn beside it: the text
+# supplies the function's word, and every figure is the one above.
+mkdir -p "$out/entry"
+python3 - "$out/sf.hsaco" "$out/entry/k.hsaco" <<'PY' || fail "patching the code object failed"
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+def swap(old, new):
+    assert b.count(old) == 1, old.hex()
+    i = b.find(old)
+    b[i:i + len(new)] = new
+swap(struct.pack("<II", 0xD2800006, 0x00020500), struct.pack("<II", 0xD3C04006, 0x00020500))
+assert b[48] == 0x2f, hex(b[48])  # EF_AMDGPU_MACH gfx906
+b[48] = 0
+swap(b"amdgcn-amd-amdhsa--gfx906", b"amdgcn-amd-amdhsa--gfx928")
+open(sys.argv[2], "wb").write(b)
+PY
+mkdir -p "$out/alone"
+cp "$out/entry/k.hsaco" "$out/alone/"
+"$TREG_ANALYZE" --format json "$out/alone/k.hsaco" >"$out/sf-alone.json" 2>"$out/sf.err" ||
+  fail "gfx928 code object alone: $(cat "$out/sf.err")"
+python3 - "$out/sf-alone.json" <<'PY' || fail "gfx928 code object alone: the function is not marked"
+import json, sys
+ks = {k["name"]: k for r in json.load(open(sys.argv[1]))["reports"] for k in r["kernels"]}
+f = ks["__softfloat_f64_add"]
+assert f["undecodable_words"] == 1 and f["lower_bound"], (f["undecodable_words"], f["lower_bound"])
+assert "__softfloat_f64_add (or a function it calls) holds words nobody could decode" in \
+    ks["k"]["calls_note"], ks["k"]["calls_note"]
+PY
+cp "$out/sf.amdgcn" "$out/entry/k.amdgcn"
+"$TREG_ANALYZE" --format json "$out/entry/k.hsaco" >"$out/sf-mixed.json" 2>"$out/sf.err" ||
+  fail "gfx928 code object + assembly: $(cat "$out/sf.err")"
+python3 - "$out/sf-mixed.json" "$out/sf-binary.json" <<'PY' || fail "gfx928 code object + assembly (above)"
+import json, sys
+def entries(path):
+    return {k["name"]: k for r in json.load(open(path))["reports"] for k in r["kernels"]}
+mixed, plain = entries(sys.argv[1]), entries(sys.argv[2])
+f = mixed["__softfloat_f64_add"]
+assert f["instruction_source"] == "code object + assembly" and f["text_instructions"] == 1, \
+    (f["instruction_source"], f["text_instructions"])
+assert f["undecodable_words"] == 0 and not f["lower_bound"], "the word is supplied"
+for name in plain:
+    for key in ("vgpr", "sgpr"):
+        assert mixed[name][key]["peak_live"] == plain[name][key]["peak_live"], (name, key)
+    assert [r["vgpr"] for r in mixed[name]["rows"]] == [r["vgpr"] for r in plain[name]["rows"]], name
+assert mixed["k"]["vgpr_peak_with_calls"] == 8 and mixed["k"]["callee_spill_instructions"] == 2
+PY
+
 grep -q '^  function __softfloat_f64_add: ' "$out/sf.txt" || fail "text: no function header"
 grep -q 'called by k$' "$out/sf.txt" || fail "text: no 'called by k'"
 grep -q 'VGPR peak with calls 8, inside __softfloat_f64_add called at' "$out/sf.txt" ||
