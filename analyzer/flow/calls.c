@@ -125,15 +125,35 @@ bool treg_call_apply(const treg_callee *callee, bool scratch_rsrc, treg_insn_eff
     return true;
 }
 
-void treg_call_held(const treg_call_node *node, uint32_t c, treg_regset *held)
+typedef struct held_walk {
+    const treg_call_node *node;
+    treg_regset *held;
+    uint32_t next; /* call sites left, from the last: the walk goes backward */
+} held_walk;
+
+static void held_visit(void *ctx, uint32_t i, const treg_regset *live_after)
 {
-    uint32_t i = node->g->call_sites[c].insn;
-    treg_liveness_live_at(node->lv, node->g, node->fx, node->exec_partial, i, false, held);
-    const treg_insn_effect *e = &node->fx[i];
-    for (unsigned k = 0; k < e->nops; k++)
-        if (e->ops[k].role & TREG_DEF)
-            for (unsigned r = e->ops[k].reg; r < (unsigned)e->ops[k].reg + e->ops[k].count; r++)
-                treg_regset_del(held, r);
+    held_walk *w = ctx;
+    const treg_cfg *g = w->node->g;
+    while (w->next && g->call_sites[w->next - 1].insn >= i) {
+        uint32_t c = --w->next;
+        if (g->call_sites[c].insn != i) continue;
+        treg_regset *h = &w->held[c];
+        *h = *live_after;
+        const treg_insn_effect *e = &w->node->fx[i];
+        for (unsigned k = 0; k < e->nops; k++)
+            if (e->ops[k].role & TREG_DEF)
+                for (unsigned r = e->ops[k].reg; r < (unsigned)e->ops[k].reg + e->ops[k].count; r++)
+                    treg_regset_del(h, r);
+    }
+}
+
+void treg_call_held_all(const treg_call_node *node, treg_regset *held)
+{
+    if (!node->g->ncall_sites) return;
+    held_walk w = {node, held, node->g->ncall_sites};
+    treg_liveness_each_live_after(node->lv, node->g, node->fx, node->exec_partial, node->n,
+                                  held_visit, &w);
 }
 
 typedef struct walk {
@@ -198,12 +218,12 @@ bool treg_call_mark_return(treg_insn_effect *e)
     return false;
 }
 
-bool treg_call_return_values(const treg_regset *dead, treg_insn_effect *ret)
+bool treg_call_return_values(uint32_t results, treg_insn_effect *ret)
 {
     treg_regset v;
     treg_regset_clear(&v);
-    treg_regset_add_range(&v, TREG_REG_V0, 32);
-    intersect(&v, dead);
+    for (unsigned r = 0; r < 32; r++)
+        if (results & (1u << r)) treg_regset_add(&v, TREG_REG_V0 + r);
     if (treg_regset_empty(&v)) return true;
     range r[RANGES_MAX];
     unsigned free = TREG_MAX_OPERANDS - ret->nops;

@@ -58,11 +58,12 @@ bool treg_call_apply(const treg_callee *callee, bool scratch_rsrc, treg_insn_eff
  * and restored it around calls of its own. */
 bool treg_call_mark_return(treg_insn_effect *e);
 
-/* The results a function returns: the registers of v0-v31 (the calling
- * convention's return registers) that it writes and never reads after,
- * given as ret; each return then reads them.  false when they do not fit
- * a return's operands (then left as it was). */
-bool treg_call_return_values(const treg_regset *dead, treg_insn_effect *ret);
+/* The results a function returns, read by its return ret: `results` has
+ * bit r for vr, the registers of v0-v31 (the calling convention's return
+ * registers) whose last write before an exit nothing reads
+ * (treg_liveness_unread_at_exit).  false when they do not fit the
+ * return's operands (then left as it was). */
+bool treg_call_return_values(uint32_t results, treg_insn_effect *ret);
 
 /* One function in the call graph, for the peaks with calls. */
 typedef struct treg_call_node {
@@ -76,9 +77,9 @@ typedef struct treg_call_node {
     uint32_t alone[3];       /* its own peak with calls, nothing held (filled callees first) */
 } treg_call_node;
 
-/* The caller's registers held across call site c of node: live after the
- * call and not written by it. */
-void treg_call_held(const treg_call_node *node, uint32_t c, treg_regset *held);
+/* held[c]: the caller's registers held across call site c of node, live
+ * after the call and not written by it; every site in one backward walk. */
+void treg_call_held_all(const treg_call_node *node, treg_regset *held);
 
 /* The most registers occupied (vgpr, agpr, sgpr) at any instruction of node
  * `at`, its callees' included, with `held` occupied throughout; calls

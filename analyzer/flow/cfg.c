@@ -53,8 +53,7 @@ static uint32_t last_writer(const treg_insn_effect *fx, uint32_t first, uint32_t
     return TREG_NONE;
 }
 
-/* The target address of the computed jump "s_setpc_b64 s[R:R+1]" (or the
- * call "s_swappc_b64 s[30:31], s[R:R+1]", computed the same way) at i,
+/* The target address of the computed jump "s_setpc_b64 s[R:R+1]" at i,
  * when its block computes the pair as LLVM's branch relaxation does
  * (SIInstrInfo::insertIndirectBranch):
  *     s_getpc_b64 s[R:R+1]           ; the address after this instruction
@@ -67,7 +66,7 @@ static bool computed_jump(const treg_insn *insns, const treg_insn_effect *fx, co
                           uint32_t i, uint64_t *dest)
 {
     const treg_insn_effect *e = &fx[i];
-    if (e->pc != TREG_PC_SETPC && e->ctrl != TREG_CTRL_CALL) return false;
+    if (e->pc != TREG_PC_SETPC) return false;
     unsigned r = TREG_NO_REG;
     for (unsigned k = 0; k < e->nops; k++)
         if (e->ops[k].role == TREG_USE && e->ops[k].count == 2 &&
@@ -97,26 +96,72 @@ static bool computed_jump(const treg_insn *insns, const treg_insn_effect *fx, co
     return true;
 }
 
-/* Every call and where it goes: s_swappc_b64's pair computed as a long
- * branch's (s_getpc_b64, s_add_u32, s_addc_u32: LLVM's call sequence), or
- * s_call_b64's PC-relative word offset. */
+/* Every call and where it goes: s_swappc_b64's pair computed as LLVM's
+ * call sequence does (s_getpc_b64 sR:R+1; s_add_u32 sR, sR, lo; s_addc_u32
+ * sR+1, sR+1, hi, the pair then reused by any number of calls), or
+ * s_call_b64's PC-relative word offset.  One forward walk: the SGPRs whose
+ * value that sequence made known, forgotten at each block's start and at
+ * any other write, so many calls cost no more than one. */
 static int call_sites(treg_arena *a, const treg_insn *insns, const treg_insn_effect *fx,
                       const uint8_t *leader, size_t n, treg_cfg *g, treg_error *err)
 {
     if (!g->calls) return TREG_OK;
     g->call_sites = treg_arena_calloc(a, g->calls, sizeof *g->call_sites);
     if (!g->call_sites) return treg_fail(err, TREG_E_NOMEM, "out of memory");
-    for (size_t i = 0; i < n && g->ncall_sites < g->calls; i++) {
-        if (fx[i].ctrl != TREG_CTRL_CALL) continue;
-        treg_cfg_call *c = &g->call_sites[g->ncall_sites++];
-        c->insn = (uint32_t)i;
-        bool pair = false;
-        for (unsigned k = 0; k < fx[i].nops; k++)
-            pair |= fx[i].ops[k].role == TREG_USE && fx[i].ops[k].count == 2;
-        if (pair)
-            c->resolved = computed_jump(insns, fx, leader, (uint32_t)i, &c->dest);
-        else if ((c->resolved = fx[i].branch_words != 0))
-            c->dest = insns[i].addr + 4 + (uint64_t)((int64_t)fx[i].branch_words * 4);
+    uint32_t val[TREG_NUM_S];
+    bool known[TREG_NUM_S], carry = false, carry_known = false;
+    memset(known, 0, sizeof known);
+    for (size_t i = 0; i < n; i++) {
+        const treg_insn_effect *e = &fx[i];
+        if (leader[i]) {
+            memset(known, 0, sizeof known);
+            carry_known = false;
+        }
+        unsigned def = TREG_NO_REG, use = TREG_NO_REG, pair = TREG_NO_REG;
+        for (unsigned k = 0; k < e->nops; k++) {
+            unsigned r = e->ops[k].reg;
+            if (treg_reg_class(r) != TREG_CLASS_S) continue;
+            if ((e->ops[k].role & TREG_DEF) && def == TREG_NO_REG) def = r - TREG_REG_S0;
+            if (e->ops[k].role == TREG_USE && use == TREG_NO_REG) use = r - TREG_REG_S0;
+            if (e->ops[k].role == TREG_USE && e->ops[k].count == 2) pair = r - TREG_REG_S0;
+        }
+        if (e->ctrl == TREG_CTRL_CALL && g->ncall_sites < g->calls) {
+            treg_cfg_call *c = &g->call_sites[g->ncall_sites++];
+            c->insn = (uint32_t)i;
+            if (pair != TREG_NO_REG && pair + 1 < TREG_NUM_S && known[pair] && known[pair + 1]) {
+                c->resolved = true;
+                c->dest = ((uint64_t)val[pair + 1] << 32) | val[pair];
+            } else if (pair == TREG_NO_REG && e->branch_words != 0) {
+                c->resolved = true;
+                c->dest = insns[i].addr + 4 + (uint64_t)((int64_t)e->branch_words * 4);
+            }
+        }
+        bool made = false; /* this instruction's result is known */
+        if (e->pc == TREG_PC_GETPC && def != TREG_NO_REG && def + 1 < TREG_NUM_S) {
+            uint64_t pc = insns[i].addr + insns[i].size;
+            val[def] = (uint32_t)pc;
+            val[def + 1] = (uint32_t)(pc >> 32);
+            known[def] = known[def + 1] = made = true;
+        } else if (e->pc == TREG_PC_ADD && def != TREG_NO_REG && def == use && known[def]) {
+            uint64_t sum = (uint64_t)val[def] + (uint32_t)e->imm;
+            val[def] = (uint32_t)sum;
+            carry = sum >> 32;
+            carry_known = made = true;
+        } else if (e->pc == TREG_PC_ADDC && def != TREG_NO_REG && def == use && known[def] &&
+                   carry_known) {
+            val[def] = val[def] + (uint32_t)e->imm + (carry ? 1 : 0);
+            carry_known = false;
+            made = true;
+        }
+        if (made) continue;
+        for (unsigned k = 0; k < e->nops; k++) { /* any other write: forgotten */
+            const treg_operand *op = &e->ops[k];
+            if (!(op->role & TREG_DEF)) continue;
+            for (unsigned r = op->reg; r < (unsigned)op->reg + op->count; r++) {
+                if (r == TREG_REG_SCC) carry_known = false;
+                if (treg_reg_class(r) == TREG_CLASS_S) known[r - TREG_REG_S0] = false;
+            }
+        }
     }
     return TREG_OK;
 }

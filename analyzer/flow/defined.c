@@ -51,14 +51,15 @@ static bool reads_undefined(const treg_insn_effect *e, const treg_regset *define
 }
 
 /* Drops the reads of e that read nothing (see defined.h), given the units
- * defined before it; returns the (register) reads dropped.  Operands are
- * rewritten as runs of registers with the same kept units; if that would
- * not fit, e is left as it is. */
+ * defined before it; returns the (register) reads dropped, a call's own
+ * reach into its callee aside (flow/calls.h).  Operands are rewritten as
+ * runs of registers with the same kept units; if that would not fit, e is
+ * left as it is. */
 static unsigned drop_reads_of_nothing(treg_insn_effect *e, const treg_regset *defined)
 {
     if (!reads_undefined(e, defined, NULL)) return 0; /* the common case */
     treg_operand out[TREG_MAX_OPERANDS];
-    unsigned n = 0, dropped = 0;
+    unsigned n = 0, dropped = 0, removed = 0;
     /* A spill store's data: the vector registers it stores (its address,
      * offset and resource registers are read like any other); an SGPR
      * spill into a VGPR lane: the SGPR it stores (LLVM spills a whole
@@ -116,9 +117,10 @@ static unsigned drop_reads_of_nothing(treg_insn_effect *e, const treg_regset *de
             run_start = r;
             run_half = h;
         }
-        dropped += lost;
+        removed += lost;
+        if (!op.call) dropped += lost; /* a call's reach: no read anyone wrote */
     }
-    if (!dropped) return 0;
+    if (!removed) return 0;
     for (unsigned k = 0; k < n; k++) e->ops[k] = out[k];
     e->nops = (uint8_t)n;
     return dropped;

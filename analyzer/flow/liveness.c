@@ -209,12 +209,19 @@ void treg_liveness_live_at(const treg_liveness *lv, const treg_cfg *g, const tre
     treg_regset_fold(live);
 }
 
-void treg_liveness_dead_defs(const treg_liveness *lv, const treg_cfg *g, const treg_insn_effect *fx,
-                             const uint8_t *exec_partial, const treg_regset *among,
-                             treg_regset *dead)
+int treg_liveness_unread_at_exit(treg_arena *a, const treg_liveness *lv, const treg_cfg *g,
+                                 const treg_insn_effect *fx, const uint8_t *exec_partial,
+                                 uint32_t *out, treg_error *err)
 {
-    treg_regset_clear(dead);
-    for (uint32_t b = 0; b < g->nblocks; b++) {
+    *out = 0;
+    uint32_t nb = g->nblocks;
+    uint32_t *gen = treg_arena_calloc(a, nb ? nb : 1, sizeof *gen);
+    uint32_t *kill = treg_arena_calloc(a, nb ? nb : 1, sizeof *kill);
+    uint32_t *at_end = treg_arena_calloc(a, nb ? nb : 1, sizeof *at_end);
+    if (!gen || !kill || !at_end) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    /* per block: the registers its last write leaves unread (gen), and
+     * those it writes at all (kill) */
+    for (uint32_t b = 0; b < nb; b++) {
         if (g->blocks[b].rpo == TREG_NONE) continue;
         treg_regset full, part, live;
         live_out_of(lv, b, &full, &part);
@@ -224,14 +231,35 @@ void treg_liveness_dead_defs(const treg_liveness *lv, const treg_cfg *g, const t
             treg_regset_union(&live, &part);
             treg_regset_fold(&live);
             for (unsigned k = 0; k < e->nops; k++) {
-                if (!(e->ops[k].role & TREG_DEF) || e->ops[k].call) continue;
-                for (unsigned r = e->ops[k].reg; r < (unsigned)e->ops[k].reg + e->ops[k].count; r++)
-                    if (treg_regset_has(among, r) && !treg_regset_has(&live, r))
-                        treg_regset_add(dead, r);
+                const treg_operand *op = &e->ops[k];
+                if (!(op->role & TREG_DEF)) continue;
+                for (unsigned r = op->reg; r < (unsigned)op->reg + op->count && r < 32; r++) {
+                    uint32_t bit = 1u << r;
+                    /* a call's write is its callee's result: unread, it
+                     * is not this function's */
+                    if (!(kill[b] & bit) && !op->call && !treg_regset_has(&live, r)) gen[b] |= bit;
+                    kill[b] |= bit;
+                }
             }
             step_back(e, exec_partial[j], &full, &part);
         }
     }
+    /* forward: which of them reach each block's end on some path */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t k = 0; k < g->nreachable; k++) {
+            uint32_t b = g->rpo[k], in = 0;
+            for (uint32_t p = 0; p < g->blocks[b].npreds; p++) in |= at_end[g->blocks[b].preds[p]];
+            uint32_t end = gen[b] | (in & ~kill[b]);
+            if (end != at_end[b]) {
+                at_end[b] = end;
+                changed = true;
+            }
+        }
+    }
+    for (uint32_t b = 0; b < nb; b++)
+        if (g->blocks[b].rpo != TREG_NONE && g->blocks[b].nsucc == 0) *out |= at_end[b];
+    return TREG_OK;
 }
 
 void treg_liveness_each_occupied(const treg_liveness *lv, const treg_cfg *g,
@@ -244,6 +272,22 @@ void treg_liveness_each_occupied(const treg_liveness *lv, const treg_cfg *g,
         if (i == g->blocks[b].last) live_out_of(lv, b, &full, &part);
         occupied_set(&fx[i], &full, &part, &occupied);
         visit(ctx, (uint32_t)i, &occupied);
+        step_back(&fx[i], exec_partial[i], &full, &part);
+    }
+}
+
+void treg_liveness_each_live_after(const treg_liveness *lv, const treg_cfg *g,
+                                   const treg_insn_effect *fx, const uint8_t *exec_partial,
+                                   size_t n, treg_occupied_visit visit, void *ctx)
+{
+    treg_regset full, part, live;
+    for (size_t i = n; i-- > 0;) {
+        uint32_t b = g->block_of[i];
+        if (i == g->blocks[b].last) live_out_of(lv, b, &full, &part);
+        live = full;
+        treg_regset_union(&live, &part);
+        treg_regset_fold(&live);
+        visit(ctx, (uint32_t)i, &live);
         step_back(&fx[i], exec_partial[i], &full, &part);
     }
 }

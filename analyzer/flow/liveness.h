@@ -37,11 +37,13 @@ void treg_liveness_occupied_at(const treg_liveness *lv, const treg_cfg *g,
 void treg_liveness_live_at(const treg_liveness *lv, const treg_cfg *g, const treg_insn_effect *fx,
                            const uint8_t *exec_partial, uint32_t i, bool before, treg_regset *live);
 
-/* The registers among `among` that some reachable instruction writes and
- * no instruction reads after it (a call's reach aside). */
-void treg_liveness_dead_defs(const treg_liveness *lv, const treg_cfg *g, const treg_insn_effect *fx,
-                             const uint8_t *exec_partial, const treg_regset *among,
-                             treg_regset *dead);
+/* *out: the registers of v0-v31 (bit r for vr) whose last write on some
+ * path to an exit (a block without successors) is read by nothing after it:
+ * what a function leaves for its caller.  A call's writes (its callee's
+ * results) are not counted. */
+int treg_liveness_unread_at_exit(treg_arena *a, const treg_liveness *lv, const treg_cfg *g,
+                                 const treg_insn_effect *fx, const uint8_t *exec_partial,
+                                 uint32_t *out, treg_error *err);
 
 /* Every instruction's occupied set, the one occupied[] counts, in one
  * backward walk: visit(ctx, i, set) for i = n - 1 down to 0.  Blocks are
@@ -50,5 +52,11 @@ typedef void (*treg_occupied_visit)(void *ctx, uint32_t i, const treg_regset *oc
 void treg_liveness_each_occupied(const treg_liveness *lv, const treg_cfg *g,
                                  const treg_insn_effect *fx, const uint8_t *exec_partial, size_t n,
                                  treg_occupied_visit visit, void *ctx);
+
+/* The same walk, each instruction's live-after set (either set, whole
+ * registers) instead. */
+void treg_liveness_each_live_after(const treg_liveness *lv, const treg_cfg *g,
+                                   const treg_insn_effect *fx, const uint8_t *exec_partial,
+                                   size_t n, treg_occupied_visit visit, void *ctx);
 
 #endif

@@ -470,9 +470,10 @@ static bool is_kernel_at(const treg_codeobj *co, uint64_t addr)
 /* The functions that are not kernels: every STT_FUNC symbol with code in an
  * executable section of a linked object (a relocatable one's calls are
  * relocations still to apply), at an address no kernel starts at, one per
- * address.  A symbol without a size ends where the next function symbol
- * starts, found in one sorted list (not a scan per symbol: a file of many
- * such symbols costs n log n). */
+ * address.  Each ends at its size or where the next function or kernel
+ * starts, whichever comes first, found in one sorted list (not a scan per
+ * symbol: a file of many such symbols costs n log n): functions never
+ * overlap, so all of them together decode no more than their sections. */
 static int load_functions(loader *l, treg_codeobj *out)
 {
     if (l->e_type == ET_REL) return TREG_OK;
@@ -482,13 +483,14 @@ static int load_functions(loader *l, treg_codeobj *out)
         if (get_symbol(l, i, &s) && s.type == STT_FUNC && s.shndx) n++;
     }
     if (n == 0) return TREG_OK;
-    uint64_t *starts = treg_arena_calloc(l->arena, n, sizeof *starts);
+    uint64_t *starts = treg_arena_calloc(l->arena, n + out->nkernels, sizeof *starts);
     if (!starts) return treg_fail(l->err, TREG_E_NOMEM, "out of memory");
     size_t nstarts = 0;
     for (size_t i = 1; i < l->nsyms && nstarts < n; i++) {
         symbol s;
         if (get_symbol(l, i, &s) && s.type == STT_FUNC && s.shndx) starts[nstarts++] = s.value;
     }
+    for (size_t k = 0; k < out->nkernels; k++) starts[nstarts++] = out->kernels[k].addr;
     qsort(starts, nstarts, sizeof *starts, cmp_u64);
     size_t cap = nstarts;
     if (cap > (size_t)TREG_MAX_FUNCTIONS) cap = TREG_MAX_FUNCTIONS;
@@ -503,19 +505,19 @@ static int load_functions(loader *l, treg_codeobj *out)
         if (++examined > 4 * (size_t)TREG_MAX_FUNCTIONS) break;
         if (!is_code_section(l, s.shndx) || is_kernel_at(out, s.value)) continue;
         if (symbol_bytes(l, s.shndx, s.value, &code, &avail) != 0) continue;
-        uint64_t size = s.size;
-        if (size == 0) {
-            size_t lo = 0, hi = nstarts; /* the first start past s.value */
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (starts[mid] <= s.value)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            size = lo < nstarts && starts[lo] - s.value < avail ? starts[lo] - s.value : avail;
+        /* It ends at the next function's start at the latest, so functions
+         * never overlap and all of them decode no more than their section. */
+        size_t lo = 0, hi = nstarts; /* the first start past s.value */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (starts[mid] <= s.value)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
-        if (size == 0 || size > avail) continue; /* no code, or past its section: not ours */
+        uint64_t room = lo < nstarts && starts[lo] - s.value < avail ? starts[lo] - s.value : avail;
+        uint64_t size = s.size && s.size < room ? s.size : room;
+        if (size == 0) continue; /* no code */
         bool seen = false;
         for (size_t j = 0; j < out->nfunctions && !seen; j++)
             seen = out->functions[j].addr == s.value;

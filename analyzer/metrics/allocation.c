@@ -24,6 +24,19 @@ void treg_entry_live(const treg_kd *kd, const treg_target *t, treg_entry *out)
     treg_regset_add(&out->live, TREG_REG_EXEC_HI);
 }
 
+/* The extra SGPRs at the file's top for what is asked, and the total. */
+static void reserve(treg_alloc *out, const treg_target *t, bool vcc, bool flat, bool xnack)
+{
+    unsigned extra = treg_target_extra_sgprs(t, vcc, flat, xnack);
+    out->reserve_asked =
+        (uint8_t)((vcc ? TREG_RESERVE_VCC : 0) | (flat ? TREG_RESERVE_FLAT_SCRATCH : 0) |
+                  (xnack ? TREG_RESERVE_XNACK_MASK : 0));
+    out->reserved =
+        (uint8_t)((extra >= 2 ? TREG_RESERVE_VCC : 0) | (extra >= 4 ? TREG_RESERVE_XNACK_MASK : 0) |
+                  (extra >= 6 ? TREG_RESERVE_FLAT_SCRATCH : 0));
+    out->sgprs = out->numbered_sgprs + extra;
+}
+
 void treg_allocation(const treg_insn_effect *fx, size_t n, const treg_target *t, bool xnack_enabled,
                      const treg_kd *kd, treg_alloc *out)
 {
@@ -63,14 +76,24 @@ void treg_allocation(const treg_insn_effect *fx, size_t n, const treg_target *t,
         flat = (g & TREG_RESERVE_FLAT_SCRATCH) ? (s & TREG_RESERVE_FLAT_SCRATCH) != 0 : true;
         xnack = (g & TREG_RESERVE_XNACK_MASK) ? (s & TREG_RESERVE_XNACK_MASK) != 0 : xnack_enabled;
     }
-    unsigned extra = treg_target_extra_sgprs(t, vcc, flat, xnack);
-    out->reserve_asked =
-        (uint8_t)((vcc ? TREG_RESERVE_VCC : 0) | (flat ? TREG_RESERVE_FLAT_SCRATCH : 0) |
-                  (xnack ? TREG_RESERVE_XNACK_MASK : 0));
-    out->reserved =
-        (uint8_t)((extra >= 2 ? TREG_RESERVE_VCC : 0) | (extra >= 4 ? TREG_RESERVE_XNACK_MASK : 0) |
-                  (extra >= 6 ? TREG_RESERVE_FLAT_SCRATCH : 0));
-    out->sgprs = next_s + extra;
+    reserve(out, t, vcc, flat, xnack);
+}
+
+void treg_allocation_fold(treg_alloc *al, const treg_alloc *callee, const treg_target *t,
+                          bool xnack_enabled)
+{
+    if (callee->arch_vgprs > al->arch_vgprs) al->arch_vgprs = callee->arch_vgprs;
+    if (callee->agprs > al->agprs) al->agprs = callee->agprs;
+    if (callee->numbered_sgprs > al->numbered_sgprs) al->numbered_sgprs = callee->numbered_sgprs;
+    al->uses_vcc |= callee->uses_vcc;
+    al->uses_flat_scratch |= callee->uses_flat_scratch;
+    if (al->by_directives) /* the directives decide the reservation, whatever the code uses */
+        al->sgprs = al->numbered_sgprs +
+                    treg_target_extra_sgprs(t, (al->reserve_asked & TREG_RESERVE_VCC) != 0,
+                                            (al->reserve_asked & TREG_RESERVE_FLAT_SCRATCH) != 0,
+                                            (al->reserve_asked & TREG_RESERVE_XNACK_MASK) != 0);
+    else
+        reserve(al, t, al->uses_vcc, al->uses_flat_scratch, xnack_enabled);
 }
 
 const char *treg_reserved_name(uint8_t set, unsigned i)

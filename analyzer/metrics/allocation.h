@@ -54,6 +54,12 @@ void treg_allocation(const treg_insn_effect *fx, size_t n, const treg_target *t,
 
 /* The name of the i-th extra register in a TREG_RESERVE_* set, from the
  * bottom (VCC, XNACK_MASK, FLAT_SCRATCH), or NULL past the last. */
+/* A callee's allocation folded into its caller's, as LLVM's resource
+ * usage does: the larger of each count, VCC and FLAT_SCRATCH used where
+ * either uses them (so reserved, unless the caller's directives decide). */
+void treg_allocation_fold(treg_alloc *al, const treg_alloc *callee, const treg_target *t,
+                          bool xnack_enabled);
+
 const char *treg_reserved_name(uint8_t set, unsigned i);
 
 /* Why the compiler's own SGPR figure (its .sgpr_count / NumSgprs) differs

@@ -302,12 +302,13 @@ typedef struct kernel_run {
     uint64_t *weight;
     treg_uniform uni;
     /* calls (flow/calls.h) */
-    bool function;       /* a device function, not a kernel */
-    int32_t *callee;     /* per g.call_sites: the run it calls, -1 when none */
-    uint8_t state;       /* enum run_state */
-    treg_callee summary; /* for its callers, once finished */
-    treg_regset *held;   /* per g.call_sites: registers held across it */
-    bool undecoded;      /* words nobody decoded, in it or in what it calls */
+    bool function;         /* a device function, not a kernel */
+    int32_t *callee;       /* per g.call_sites: the run it calls, -1 when none */
+    uint8_t state;         /* enum run_state */
+    treg_callee summary;   /* for its callers, once finished */
+    treg_regset *held;     /* per g.call_sites: registers held across it */
+    bool undecoded;        /* words nobody decoded, in it or in what it calls */
+    uint32_t spills_total; /* its spill instructions and its callees', each once */
 } kernel_run;
 
 enum run_state { RUN_NEW, RUN_PREPARED, RUN_ON_STACK, RUN_DONE, RUN_FAILED };
@@ -393,19 +394,15 @@ static void fold_callees(kernel_run *kr, kernel_run *runs)
     k->own_allocated[0] = kr->al.arch_vgprs;
     k->own_allocated[1] = kr->al.agprs;
     k->own_allocated[2] = kr->al.sgprs;
-    unsigned numbered = kr->al.numbered_sgprs;
+    bool xnack = kr->p->co->xnack == 1 || kr->p->co->xnack == 3;
     for (uint32_t c = 0; c < kr->g.ncall_sites; c++) {
         if (kr->callee[c] < 0 || runs[kr->callee[c]].state != RUN_DONE) continue;
         const kernel_run *f = &runs[kr->callee[c]];
-        if (f->al.arch_vgprs > kr->al.arch_vgprs) kr->al.arch_vgprs = f->al.arch_vgprs;
-        if (f->al.agprs > kr->al.agprs) kr->al.agprs = f->al.agprs;
-        if (f->al.numbered_sgprs > numbered) numbered = f->al.numbered_sgprs;
+        treg_allocation_fold(&kr->al, &f->al, kr->p->target, xnack);
         if (!treg_call_apply(&f->summary, !kr->p->target->architected_flat_scratch,
                              &kr->fx[kr->g.call_sites[c].insn]))
             kr->callee[c] = -1;
     }
-    kr->al.sgprs += numbered - kr->al.numbered_sgprs;
-    kr->al.numbered_sgprs = numbered;
 }
 
 /* EXEC, what the entry sets, allocation, reads of nothing, liveness. */
@@ -445,12 +442,13 @@ static int flow(kernel_run *kr, kernel_run *runs, treg_error *err)
         return rc;
     /* A function's results: written, never read after, in the return
      * registers; each return reads them, as LLVM's return has them. */
-    treg_regset dead;
-    treg_liveness_dead_defs(&kr->lv, &kr->g, kr->fx, kr->partial, &kr->entry.live, &dead);
-    if (treg_regset_empty(&dead)) return TREG_OK;
+    uint32_t results;
+    if ((rc = treg_liveness_unread_at_exit(A, &kr->lv, &kr->g, kr->fx, kr->partial, &results, err)))
+        return rc;
+    if (!results) return TREG_OK;
     for (size_t i = 0; i < kr->n; i++)
         if (!kr->g.blocks[kr->g.block_of[i]].nsucc && kr->fx[i].pc == TREG_PC_SETPC)
-            treg_call_return_values(&dead, &kr->fx[i]);
+            treg_call_return_values(results, &kr->fx[i]);
     if ((rc = treg_drop_undefined_operands(A, &kr->g, kr->fx, &kr->entry.live, &undef_reads,
                                            &kr->never_defined, err)))
         return rc;
@@ -813,8 +811,12 @@ static int32_t function_at(const call_graph *cg, uint64_t addr)
 }
 
 /* Each call's callee among the runs; -1 when its target is unknown, is no
- * function, or failed to analyze. */
-static int link_calls(call_graph *cg, kernel_run *kr, treg_error *err)
+ * function, or the function failed to analyze.  A function first reached
+ * here is prepared now and put on the work list (*nwork): only what the
+ * selected code calls is analyzed.  A function that cannot be read costs
+ * its callers' calls, not the report. */
+static int link_calls(call_graph *cg, kernel_run *kr, uint32_t *work, size_t *nwork,
+                      treg_error *err)
 {
     uint32_t nc = kr->g.ncall_sites;
     kr->callee = treg_arena_calloc(kr->p->arena, nc ? nc : 1, sizeof *kr->callee);
@@ -823,23 +825,52 @@ static int link_calls(call_graph *cg, kernel_run *kr, treg_error *err)
     for (uint32_t c = 0; c < nc; c++) {
         const treg_cfg_call *site = &kr->g.call_sites[c];
         int32_t f = site->resolved ? function_at(cg, site->dest) : -1;
+        if (f >= 0 && cg->runs[f].state == RUN_NEW) {
+            treg_error ferr = {0, ""};
+            int rc = prepare(&cg->runs[f], &ferr);
+            if (rc == TREG_E_NOMEM) return treg_fail(err, rc, "out of memory");
+            if (rc) {
+                cg->runs[f].state = RUN_FAILED;
+            } else {
+                work[(*nwork)++] = (uint32_t)f;
+            }
+        }
         kr->callee[c] = f >= 0 && cg->runs[f].state != RUN_FAILED ? f : -1;
     }
     return TREG_OK;
 }
 
-/* Spill instructions in the runs reachable from `from` (itself included
- * when self), each counted once. */
-static uint32_t spills_reached(call_graph *cg, int32_t from, bool self)
+static uint32_t add_sat(uint32_t a, uint32_t b)
 {
+    return a + b < a ? UINT32_MAX : a + b;
+}
+
+/* Spill instructions in run `from` and every run it reaches, each counted
+ * once: one walk, charged to the shared budget.  Past the budget, its own
+ * and its callees' totals summed (a callee shared by two counted twice: an
+ * upper bound), and *exact becomes false. */
+static uint32_t spills_reached(call_graph *cg, int32_t from, bool *exact)
+{
+    const kernel_run *top = &cg->runs[from];
     uint32_t stamp = ++cg->stamp, n = 0, sum = 0;
     cg->mark[from] = stamp;
     cg->stack[n++] = (uint32_t)from;
     while (n) {
         const kernel_run *r = &cg->runs[cg->stack[--n]];
-        if (r != &cg->runs[from] || self)
-            sum =
-                sum + r->k->spill_instructions < sum ? UINT32_MAX : sum + r->k->spill_instructions;
+        sum = add_sat(sum, r->k->spill_instructions);
+        if (cg->budget < r->g.ncall_sites + 1u) {
+            *exact = false;
+            sum = top->k->spill_instructions;
+            uint32_t once = ++cg->stamp;
+            for (uint32_t c = 0; c < top->g.ncall_sites; c++) {
+                int32_t f = top->callee[c];
+                if (f < 0 || cg->runs[f].state != RUN_DONE || cg->mark[f] == once) continue;
+                cg->mark[f] = once;
+                sum = add_sat(sum, cg->runs[f].spills_total);
+            }
+            return sum;
+        }
+        cg->budget -= r->g.ncall_sites + 1u;
         for (uint32_t c = 0; c < r->g.ncall_sites; c++) {
             int32_t f = r->callee ? r->callee[c] : -1;
             if (f < 0 || cg->mark[f] == stamp || cg->runs[f].state != RUN_DONE) continue;
@@ -870,15 +901,16 @@ static int call_figures(call_graph *cg, int32_t idx, treg_error *err)
     k->peak_with_calls_exact = 1;
     uint32_t nc = kr->g.ncall_sites, unknown = 0, recursive = 0;
     const char *recursive_name = NULL, *undecoded_name = NULL;
+    bool exact_spills = true;
     k->call_sites = treg_arena_calloc(kr->p->arena, nc ? nc : 1, sizeof *k->call_sites);
     if (!k->call_sites) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    treg_call_held_all(node, kr->held);
     for (uint32_t c = 0; c < nc; c++) {
         uint32_t i = kr->g.call_sites[c].insn;
         treg_call *out = &k->call_sites[k->ncall_sites++];
         out->address = kr->rows[i].address;
         out->loc = kr->rows[i].loc;
         out->call_site = kr->rows[i].call_site;
-        treg_call_held(node, c, &kr->held[c]);
         treg_regcount h = treg_regset_count(&kr->held[c]);
         out->held[0] = h.vgpr;
         out->held[1] = h.agpr;
@@ -904,7 +936,7 @@ static int call_figures(call_graph *cg, int32_t idx, treg_error *err)
         bool exact = true;
         treg_call_peak(cg->nodes, f, &kr->held[c], 1, &cg->budget, &exact, out->peak);
         if (!exact) k->peak_with_calls_exact = 0;
-        out->callee_spills = spills_reached(cg, f, true);
+        out->callee_spills = cg->runs[f].spills_total;
         if (kr->rows[i].flags & TREG_ROW_UNREACHABLE) continue;
         for (int cl = 0; cl < 3; cl++)
             if (out->peak[cl] > k->peak_with_calls[cl]) {
@@ -912,7 +944,8 @@ static int call_figures(call_graph *cg, int32_t idx, treg_error *err)
                 if (cl == 0) k->peak_with_calls_address = out->address;
             }
     }
-    k->callee_spill_instructions = spills_reached(cg, idx, false);
+    kr->spills_total = spills_reached(cg, idx, &exact_spills);
+    k->callee_spill_instructions = kr->spills_total - k->spill_instructions;
     for (int cl = 0; cl < 3; cl++) node->alone[cl] = k->peak_with_calls[cl];
     char note[600] = "";
     size_t used = 0;
@@ -931,6 +964,10 @@ static int call_figures(call_graph *cg, int32_t idx, treg_error *err)
                  "%s (or a function it calls) holds words nobody could decode: the peak with "
                  "calls may be short. ",
                  undecoded_name);
+    if (!exact_spills)
+        note_add(note, sizeof note, &used,
+                 "The call graph is past the work budget: a function called along two paths may "
+                 "count twice in the callees' spills. ");
     if (!k->peak_with_calls_exact)
         note_add(note, sizeof note, &used,
                  "The calls nest past the work budget: the deepest are counted as an upper bound "
@@ -985,23 +1022,29 @@ static int finish_all(call_graph *cg, treg_error *err)
 /* For each function, the report's entries that call it. */
 static int callers(call_graph *cg, treg_error *err)
 {
-    treg_arena *A = cg->arena;
-    for (size_t i = 0; i < cg->nruns; i++) {
-        const kernel_run *kr = &cg->runs[i];
-        if (kr->state != RUN_DONE) continue;
-        for (uint32_t c = 0; c < kr->g.ncall_sites; c++) {
-            int32_t f = kr->callee[c];
-            if (f < 0) continue;
-            treg_kernel_report *fk = cg->runs[f].k;
-            bool seen = false;
-            for (size_t j = 0; j < fk->ncalled_by && !seen; j++)
-                seen = strcmp(fk->called_by[j], kr->ks->name) == 0;
-            if (seen) continue;
-            const char **grown = treg_arena_grow(A, fk->called_by, fk->ncalled_by,
-                                                 fk->ncalled_by + 1, sizeof *fk->called_by);
-            if (!grown) return treg_fail(err, TREG_E_NOMEM, "out of memory");
-            fk->called_by = grown;
-            fk->called_by[fk->ncalled_by++] = kr->ks->name;
+    uint32_t *count = treg_arena_calloc(cg->arena, cg->nruns ? cg->nruns : 1, sizeof *count);
+    if (!count) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    for (int pass = 0; pass < 2; pass++) { /* count, then fill */
+        for (size_t i = 0; i < cg->nruns; i++) {
+            const kernel_run *kr = &cg->runs[i];
+            if (kr->state != RUN_DONE) continue;
+            uint32_t stamp = ++cg->stamp; /* each callee once per caller */
+            for (uint32_t c = 0; c < kr->g.ncall_sites; c++) {
+                int32_t f = kr->callee[c];
+                if (f < 0 || cg->mark[f] == stamp) continue;
+                cg->mark[f] = stamp;
+                treg_kernel_report *fk = cg->runs[f].k;
+                if (pass == 0)
+                    count[f]++;
+                else
+                    fk->called_by[fk->ncalled_by++] = kr->ks->name;
+            }
+        }
+        for (size_t f = 0; pass == 0 && f < cg->nruns; f++) {
+            if (!count[f]) continue;
+            cg->runs[f].k->called_by =
+                treg_arena_calloc(cg->arena, count[f], sizeof *cg->runs[f].k->called_by);
+            if (!cg->runs[f].k->called_by) return treg_fail(err, TREG_E_NOMEM, "out of memory");
         }
     }
     return TREG_OK;
@@ -1039,19 +1082,32 @@ static int analyze_all(pipeline *p, treg_report *r, const regex_t *re, treg_erro
         return treg_fail(err, TREG_E_NOKERNEL, "no kernel matches '%s'",
                          p->opt->kernel_regex ? p->opt->kernel_regex : "");
     cg.first_function = cg.nruns;
-    /* A function that cannot be read costs its callers' calls, not the
-     * report: they count it among the calls not followed. */
-    for (size_t i = 0; i < co->nfunctions; i++) {
-        kernel_run *kr = &cg.runs[cg.nruns];
-        *kr = (kernel_run){
+    for (size_t i = 0; i < co->nfunctions; i++, cg.nruns++)
+        cg.runs[cg.nruns] = (kernel_run){
             .p = p, .ks = &co->functions[i], .k = &reports[cg.nruns], .function = true};
+    /* The work: the selected kernels, the functions the pattern names (all
+     * without one), and what they call, found as their calls are linked. */
+    uint32_t *work = treg_arena_calloc(A, cap ? cap : 1, sizeof *work);
+    if (!work) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    size_t nwork = 0;
+    for (size_t i = 0; i < cg.nruns; i++) {
+        kernel_run *kr = &cg.runs[i];
+        if (i < nselected) {
+            work[nwork++] = (uint32_t)i;
+            continue;
+        }
+        if (re && regexec(re, kr->ks->name, 0, NULL, 0) != 0) continue;
         treg_error ferr = {0, ""};
         if ((rc = prepare(kr, &ferr)) == TREG_E_NOMEM) return treg_fail(err, rc, "out of memory");
-        if (rc) kr->state = RUN_FAILED;
-        cg.nruns++;
+        if (rc)
+            kr->state = RUN_FAILED;
+        else
+            work[nwork++] = (uint32_t)i;
     }
-    for (size_t i = 0; i < cg.nruns; i++)
-        if (cg.runs[i].state == RUN_PREPARED && (rc = link_calls(&cg, &cg.runs[i], err))) return rc;
+    while (nwork) {
+        kernel_run *kr = &cg.runs[work[--nwork]];
+        if ((rc = link_calls(&cg, kr, work, &nwork, err))) return rc;
+    }
     if ((rc = finish_all(&cg, err)) || (rc = callers(&cg, err))) return rc;
 
     /* the functions the selected kernels reach */

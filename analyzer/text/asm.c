@@ -98,6 +98,7 @@ typedef struct parser {
     size_t nkblocks, kblocks_cap;
     func_start *starts;
     size_t nstarts, starts_cap;
+    uint64_t *fn_after; /* per start: the next function label's offset (functions_after) */
     line_builder lb;
     const char *target_id;
     bool gfx10_encodings; /* the .amdgcn_target's (targets.h) */
@@ -1002,22 +1003,46 @@ static int cmp_kernel_addr(const void *x, const void *y)
     return a->sym.addr < b->sym.addr ? -1 : a->sym.addr > b->sym.addr;
 }
 
-/* Where the function whose label is starts[i] ends: its .size, else the
- * next function's label (a .type @function or a kernel: a plain label is a
- * branch target inside it), else the end of the code. */
+/* Where the function whose label is starts[i] ends: its .size, else (or
+ * when .size runs past it) the next function's label (a .type @function
+ * or a kernel: a plain label is a branch target inside it), else the end
+ * of the code. */
 static uint64_t function_end(parser *ps, size_t i)
 {
     const func_start *f = &ps->starts[i];
     const treg_sym *s = treg_symtab_find(&ps->syms, f->name, f->len);
+    uint64_t next = ps->fn_after ? ps->fn_after[i] : ps->off;
     int64_t v;
+    /* never past the next function: functions do not overlap, so all of
+     * them together are no more instructions than the text has */
     if (s && s->size && treg_expr_eval(&ps->syms, s->size, s->size_len, true, &v) == TREG_EXPR_OK &&
-        v >= 0 && (uint64_t)v <= ps->off - f->off)
+        v >= 0 && (uint64_t)v <= next - f->off)
         return f->off + (uint64_t)v;
-    for (size_t j = i + 1; j < ps->nstarts; j++) { /* starts are in address order */
-        const treg_sym *g = treg_symtab_find(&ps->syms, ps->starts[j].name, ps->starts[j].len);
-        if (ps->starts[j].off > f->off && g && g->function) return ps->starts[j].off;
+    return next;
+}
+
+/* fn_after[i]: where the first function label past starts[i]'s offset
+ * lies (the end of the code when none): one backward pass over the starts,
+ * which are in address order, instead of a scan per function. */
+static int functions_after(parser *ps)
+{
+    if (!ps->nstarts) return TREG_OK;
+    ps->fn_after = treg_arena_calloc(ps->a, ps->nstarts, sizeof *ps->fn_after);
+    if (!ps->fn_after) return treg_fail(ps->err, TREG_E_NOMEM, "out of memory");
+    uint64_t after = ps->off; /* the first function start of the later offsets */
+    for (size_t j = ps->nstarts; j-- > 0;) {
+        size_t first = j; /* the labels at this offset: starts[first..j] */
+        while (first > 0 && ps->starts[first - 1].off == ps->starts[j].off) first--;
+        bool any = false;
+        for (size_t k = first; k <= j; k++) {
+            ps->fn_after[k] = after;
+            const treg_sym *g = treg_symtab_find(&ps->syms, ps->starts[k].name, ps->starts[k].len);
+            any |= g && g->function;
+        }
+        if (any) after = ps->starts[j].off;
+        j = first;
     }
-    return ps->off;
+    return TREG_OK;
 }
 
 /* Instructions of item it inside [start, end): indexes [*first, *last). */
@@ -1076,6 +1101,20 @@ static int kernel_insns(parser *ps, uint64_t start, uint64_t end, treg_asm_kerne
     return TREG_OK;
 }
 
+/* Whether a kernel (sorted by address) starts at off. */
+static bool at_kernel(const treg_codeobj *co, uint64_t off)
+{
+    size_t lo = 0, hi = co->nkernels;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (co->kernels[mid].addr < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < co->nkernels && co->kernels[lo].addr == off;
+}
+
 /* The functions that are not kernels: each .type @function label without
  * an .amdhsa_kernel (DTK's __softfloat_f64_*, a noinline device function),
  * in address order (labels come in it), at most TREG_MAX_FUNCTIONS. */
@@ -1096,6 +1135,9 @@ static int build_functions(parser *ps, treg_asm *out, size_t *budget)
         const func_start *f = &ps->starts[i];
         const treg_sym *s = treg_symtab_find(&ps->syms, f->name, f->len);
         if (!s || !s->function || s->kernel || s->start != i) continue;
+        if (at_kernel(co, f->off) ||
+            (co->nfunctions && co->functions[co->nfunctions - 1].addr == f->off))
+            continue; /* another name of a kernel or a function taken: one per address */
         uint64_t end = function_end(ps, i);
         if (end <= f->off) continue; /* no code */
         treg_kernel_sym *sym = &co->functions[co->nfunctions];
@@ -1116,6 +1158,8 @@ static int build_functions(parser *ps, treg_asm *out, size_t *budget)
 
 static int build_kernels(parser *ps, treg_asm *out)
 {
+    int frc = functions_after(ps);
+    if (frc) return frc;
     treg_asm_meta_kernel *meta = NULL;
     size_t nmeta = 0;
     const char *meta_target = NULL;

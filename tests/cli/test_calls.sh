@@ -241,4 +241,48 @@ grep -q 'VGPR peak with calls 8, inside __softfloat_f64_add called at' "$out/sf.
 grep -q '2 spill instructions in the functions it calls' "$out/sf.txt" ||
   fail "text: the callee's spills are not said"
 grep -q 'VGPRs allocated 41: 11 of its own' "$out/sf.txt" || fail "text: the folded allocation"
+# --- 3. Hostile shapes, bounded ---------------------------------------------------------
+# 5,000 calls in one block through one s_getpc_b64 pair (each resolved, not
+# each searched for), and 500 functions whose .size each runs to the end of
+# the code (each ends where the next begins: 501 instructions in all, as in
+# the code, in the code object and in the text alike).
+python3 - "$out" <<'PY' || fail "writing the hostile shapes failed"
+import sys
+out = sys.argv[1]
+head = ['\t.amdgcn_target "amdgcn-amd-amdhsa--gfx906"', "\t.amdhsa_code_object_version 5", "\t.text"]
+tail = ["\t.rodata", "\t.p2align 6", "\t.amdhsa_kernel k", "\t\t.amdhsa_next_free_vgpr 1",
+        "\t\t.amdhsa_next_free_sgpr 32", "\t.end_amdhsa_kernel"]
+calls = head + ["\t.type\tf,@function", "f:", "\tv_add_f32_e32 v0, v0, v0", "\ts_setpc_b64 s[30:31]",
+                ".Lfe:", "\t.size f, .Lfe-f", "\t.globl\tk", "\t.p2align\t8", "\t.type\tk,@function", "k:",
+                "\ts_getpc_b64 s[16:17]", "\ts_add_u32 s16, s16, f@rel32@lo+4",
+                "\ts_addc_u32 s17, s17, f@rel32@hi+12"]
+calls += ["\ts_swappc_b64 s[30:31], s[16:17]"] * 5000 + ["\ts_endpgm", ".Lke:", "\t.size k, .Lke-k"]
+open(out + "/calls.s", "w").write("\n".join(calls + tail) + "\n")
+nest = head + ["\t.globl\tk", "\t.p2align\t8", "\t.type\tk,@function", "k:", "\ts_endpgm", ".Lke:",
+               "\t.size k, .Lke-k"]
+for i in range(500):
+    nest += [f"\t.type\tg{i},@function", f"g{i}:", "\tv_add_f32_e32 v0, v0, v0"]
+nest += [".Lend:", "\ts_setpc_b64 s[30:31]"] + [f"\t.size g{i}, .Lend-g{i}+4" for i in range(500)]
+open(out + "/nest.s", "w").write("\n".join(nest + tail) + "\n")
+PY
+"$MC" -triple=amdgcn-amd-amdhsa -mcpu=gfx906 -filetype=obj "$out/nest.s" -o "$out/nest.o" ||
+  fail "assembling nest.s failed"
+"$LLD" -shared "$out/nest.o" -o "$out/nest.hsaco" || fail "linking nest.o failed"
+for f in calls.s nest.s nest.hsaco; do
+  "$TREG_ANALYZE" --format json --no-rows "$out/$f" >"$out/$f.json" 2>"$out/$f.err" ||
+    fail "$f: $(cat "$out/$f.err")"
+done
+python3 - "$out" <<'PY' || fail "hostile shapes (above)"
+import json, sys
+def entries(path):
+    return {k["name"]: k for r in json.load(open(path))["reports"] for k in r["kernels"]}
+c = entries(sys.argv[1] + "/calls.s.json")["k"]
+assert len(c["call_sites"]) == 5000 and all(s["callee"] == "f" for s in c["call_sites"]), \
+    "every call resolved"
+for f in ("nest.s", "nest.hsaco"):
+    e = entries(f"{sys.argv[1]}/{f}.json")
+    assert len(e) == 501, (f, len(e))
+    assert sum(k["instructions"] for k in e.values()) == 502, (f, "functions overlap")
+PY
+
 echo "$prog: ok"
