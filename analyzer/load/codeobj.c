@@ -453,8 +453,7 @@ static int cmp_u64(const void *pa, const void *pb)
     return a < b ? -1 : a > b;
 }
 
-/* Whether a kernel starts at addr (its own symbol, found by its descriptor). */
-static bool is_kernel_at(const treg_codeobj *co, uint64_t addr)
+bool treg_codeobj_kernel_at(const treg_codeobj *co, uint64_t addr)
 {
     size_t lo = 0, hi = co->nkernels;
     while (lo < hi) {
@@ -503,7 +502,7 @@ static int load_functions(loader *l, treg_codeobj *out)
         uint64_t avail;
         if (!get_symbol(l, i, &s) || s.type != STT_FUNC || !s.shndx || !s.name[0]) continue;
         if (++examined > 4 * (size_t)TREG_MAX_FUNCTIONS) break;
-        if (!is_code_section(l, s.shndx) || is_kernel_at(out, s.value)) continue;
+        if (!is_code_section(l, s.shndx) || treg_codeobj_kernel_at(out, s.value)) continue;
         if (symbol_bytes(l, s.shndx, s.value, &code, &avail) != 0) continue;
         /* It ends at the next function's start at the latest, so functions
          * never overlap and all of them decode no more than their section. */

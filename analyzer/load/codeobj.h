@@ -112,6 +112,9 @@ typedef struct treg_codeobj {
  * left out (and a caller's call to one of them counts as unresolved). */
 enum { TREG_MAX_FUNCTIONS = 4096 };
 
+/* Whether one of co's kernels (sorted by address) starts at addr. */
+bool treg_codeobj_kernel_at(const treg_codeobj *co, uint64_t addr);
+
 /* Parses bytes (not copied; must outlive *out). Errors: TREG_E_FORMAT for
  * anything that is not a well-formed ELF64 little-endian object,
  * TREG_E_MACHINE for another machine's ELF, TREG_E_NOKERNEL when no kernel

@@ -1101,20 +1101,6 @@ static int kernel_insns(parser *ps, uint64_t start, uint64_t end, treg_asm_kerne
     return TREG_OK;
 }
 
-/* Whether a kernel (sorted by address) starts at off. */
-static bool at_kernel(const treg_codeobj *co, uint64_t off)
-{
-    size_t lo = 0, hi = co->nkernels;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (co->kernels[mid].addr < off)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < co->nkernels && co->kernels[lo].addr == off;
-}
-
 /* The functions that are not kernels: each .type @function label without
  * an .amdhsa_kernel (DTK's __softfloat_f64_*, a noinline device function),
  * in address order (labels come in it), at most TREG_MAX_FUNCTIONS. */
@@ -1135,7 +1121,7 @@ static int build_functions(parser *ps, treg_asm *out, size_t *budget)
         const func_start *f = &ps->starts[i];
         const treg_sym *s = treg_symtab_find(&ps->syms, f->name, f->len);
         if (!s || !s->function || s->kernel || s->start != i) continue;
-        if (at_kernel(co, f->off) ||
+        if (treg_codeobj_kernel_at(co, f->off) ||
             (co->nfunctions && co->functions[co->nfunctions - 1].addr == f->off))
             continue; /* another name of a kernel or a function taken: one per address */
         uint64_t end = function_end(ps, i);
