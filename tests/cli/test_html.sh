@@ -121,6 +121,18 @@ page triton-attn busiest "$data/src" "$data/triton-cache/LZJ667C7JP62SNK5JTV3O4L
 page names busiest "$fx/html/names-src" "$fx/html/names/names.hsaco" '<script>alert(1)</script>' \
   '</script><script>alert(3)</script> <b>not bold</b> &amp; \u003c' '<img src=x onerror=alert(2)>.py'
 page spill busiest "$TREG_SOURCE_ROOT/tests/fixtures/src" "$fx/gfx90a/spill_kernel.hsaco"
+# A kernel calling a device function: the index lists both, choosing the
+# function names it as one, and the kernel's page says each call as the
+# JSON has it (what it holds across the call, the most while it runs).
+mapfile -t call_texts < <("$TREG_ANALYZE" --format json --no-rows "$fx/gfx90a/call_kernel.hsaco" |
+  python3 -c '
+import json, sys
+k = json.load(sys.stdin)["reports"][0]["kernels"][0]
+print("Calls (VGPR peak with them %d)" % k["vgpr_peak_with_calls"])
+for c in k["call_sites"]:
+    print("+0x%x %s: holds %d VGPRs across, %d while it runs" % (c["address"], c["callee"], c["held_vgprs"], c["vgpr_peak"]))')
+((${#call_texts[@]} == 3)) || fail "call_kernel: ${#call_texts[@]} texts from its JSON, expected 3"
+page calls busiest "$TREG_SOURCE_ROOT/tests/fixtures/src" "$fx/gfx90a/call_kernel.hsaco" "${call_texts[@]}"
 page big none - "$fx/html/big/big_kernel.hsaco"
 # 256 VGPRs on gfx1100: sixteen occupancy steps in the plot's range, too close
 # to label every one (the corpus's attn_fwd; the fixtures have none so full).
