@@ -50,6 +50,18 @@ typedef struct range {
  * of ranges, or 0 when even merged they need more than cap. */
 enum { RANGES_MAX = 512 };
 
+/* Whether two ranges may merge across the registers between them (an
+ * over-approximation): of one class of numbered registers, and never over
+ * the return address s[30:31], nor over a special register (EXEC between
+ * VCC and M0 must not become a call's write). */
+static bool mergeable(const range *a, const range *b)
+{
+    treg_regclass c = treg_reg_class(a->reg);
+    if (c != treg_reg_class(b->reg) || c == TREG_CLASS_SPECIAL) return false;
+    unsigned end = (unsigned)a->reg + a->count, ret = TREG_REG_S0 + 30;
+    return !(c == TREG_CLASS_S && end <= ret + 1 && b->reg > ret);
+}
+
 static unsigned ranges_of(const treg_regset *s, range *out, unsigned cap)
 {
     enum { MAX = RANGES_MAX };
@@ -69,7 +81,7 @@ static unsigned ranges_of(const treg_regset *s, range *out, unsigned cap)
         unsigned best = MAX, gap = UINT16_MAX;
         for (unsigned i = 0; i + 1 < n; i++) {
             unsigned g = r[i + 1].reg - (r[i].reg + r[i].count);
-            if (treg_reg_class(r[i].reg) == treg_reg_class(r[i + 1].reg) && g < gap) {
+            if (mergeable(&r[i], &r[i + 1]) && g < gap) {
                 gap = g;
                 best = i;
             }
