@@ -23,11 +23,6 @@ static void abi_sets(treg_regset *args, treg_regset *clobbers)
     treg_regset_add(clobbers, TREG_REG_SCC);
 }
 
-static void intersect(treg_regset *d, const treg_regset *s)
-{
-    for (int i = 0; i < TREG_REGSET_WORDS; i++) d->w[i] &= s->w[i];
-}
-
 void treg_callee_summary(const treg_liveness *lv, const treg_cfg *g, const treg_insn_effect *fx,
                          const uint8_t *exec_partial, size_t n, treg_callee *out)
 {
@@ -103,10 +98,10 @@ bool treg_call_apply(const treg_callee *callee, bool scratch_rsrc, treg_insn_eff
     for (unsigned k = 0; k < e->nops; k++)
         if (e->ops[k].role & TREG_DEF) treg_regset_add_range(&own, e->ops[k].reg, e->ops[k].count);
     treg_regset uses = callee->in, defs = callee->mod;
-    intersect(&uses, &args);
+    treg_regset_intersect(&uses, &args);
     if (scratch_rsrc) treg_regset_add_range(&uses, TREG_REG_S0, 4);
     treg_regset_minus(&uses, &own); /* the return address the call writes itself */
-    intersect(&defs, &clobbers);
+    treg_regset_intersect(&defs, &clobbers);
     treg_regset_minus(&defs, &own);
     unsigned free = TREG_MAX_OPERANDS - e->nops;
     range u[RANGES_MAX], d[RANGES_MAX];

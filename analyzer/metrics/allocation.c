@@ -87,11 +87,11 @@ void treg_allocation_fold(treg_alloc *al, const treg_alloc *callee, const treg_t
     if (callee->numbered_sgprs > al->numbered_sgprs) al->numbered_sgprs = callee->numbered_sgprs;
     al->uses_vcc |= callee->uses_vcc;
     al->uses_flat_scratch |= callee->uses_flat_scratch;
-    if (al->by_directives) /* the directives decide the reservation, whatever the code uses */
-        al->sgprs = al->numbered_sgprs +
-                    treg_target_extra_sgprs(t, (al->reserve_asked & TREG_RESERVE_VCC) != 0,
-                                            (al->reserve_asked & TREG_RESERVE_FLAT_SCRATCH) != 0,
-                                            (al->reserve_asked & TREG_RESERVE_XNACK_MASK) != 0);
+    /* the directives decide the reservation, whatever the code uses */
+    uint8_t d = al->reserve_asked;
+    if (al->by_directives)
+        reserve(al, t, d & TREG_RESERVE_VCC, d & TREG_RESERVE_FLAT_SCRATCH,
+                d & TREG_RESERVE_XNACK_MASK);
     else
         reserve(al, t, al->uses_vcc, al->uses_flat_scratch, xnack_enabled);
 }

@@ -130,6 +130,11 @@ static inline void treg_regset_union(treg_regset *d, const treg_regset *s)
 {
     for (int i = 0; i < TREG_REGSET_WORDS; i++) d->w[i] |= s->w[i];
 }
+static inline void treg_regset_intersect(treg_regset *d, const treg_regset *s)
+{
+    for (int i = 0; i < TREG_REGSET_WORDS; i++) d->w[i] &= s->w[i];
+}
+
 static inline void treg_regset_minus(treg_regset *d, const treg_regset *s)
 {
     for (int i = 0; i < TREG_REGSET_WORDS; i++) d->w[i] &= ~s->w[i];

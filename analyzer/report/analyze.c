@@ -174,14 +174,6 @@ static const treg_asm_kernel *text_kernel(const pipeline *p, const char *name, u
     return p->text ? treg_asm_kernel_named(p->text, name, start) : NULL;
 }
 
-/* The text's descriptor of kernel `name` (its .amdhsa_kernel block), or NULL. */
-static const treg_kd *text_descriptor(const pipeline *p, const char *name)
-{
-    for (size_t i = 0; i < p->text->co.nkernels; i++)
-        if (strcmp(p->text->co.kernels[i].name, name) == 0) return &p->text->co.kernels[i].kd;
-    return NULL;
-}
-
 /* Decoded instructions, with the text's at the offsets where LLVM decoded
  * nothing.  Both lay the kernel out from its first byte, so an offset names
  * the same instruction in both; a text instruction replaces the words it
@@ -261,7 +253,7 @@ static int kernel_instructions(pipeline *p, const treg_kernel_sym *ks, bool func
     const treg_asm_kernel *tk = text_kernel(p, ks->name, &tstart);
     if (!tk) return TREG_OK;
     k->metadata.occupancy = tk->trailer.occupancy;
-    if (!function) *text_kd = text_descriptor(p, ks->name);
+    if (!function) *text_kd = treg_asm_kd_named(p->text, ks->name);
     if ((rc = merge_text(p, ks, tk, tstart, insns, n, &k->text_instructions, err))) return rc;
     if (k->text_instructions) k->instruction_source = "code object + assembly";
     return TREG_OK;
@@ -309,6 +301,7 @@ typedef struct kernel_run {
     treg_regset *held;     /* per g.call_sites: registers held across it */
     bool undecoded;        /* words nobody decoded, in it or in what it calls */
     uint32_t spills_total; /* its spill instructions and its callees', each once */
+    uint32_t returns;      /* a function's s_setpc_b64 s[30:31] (marked by cfg) */
 } kernel_run;
 
 enum run_state { RUN_NEW, RUN_PREPARED, RUN_ON_STACK, RUN_DONE, RUN_FAILED };
@@ -362,6 +355,12 @@ static int model(kernel_run *kr, treg_error *err)
     return TREG_OK;
 }
 
+/* Whether the code runs with XNACK on ("any" or "+": codeobj.h's encoding). */
+static bool xnack_on(const pipeline *p)
+{
+    return p->co->xnack == 1 || p->co->xnack == 3;
+}
+
 /* The CFG, and with it the calls and where they go. */
 static int cfg(kernel_run *kr, treg_error *err)
 {
@@ -373,15 +372,13 @@ static int cfg(kernel_run *kr, treg_error *err)
     k->long_branches = kr->g.long_branches;
     k->unresolved_jumps = kr->g.unresolved_jumps;
     /* A function's s_setpc_b64 s[30:31] is its return (the address its
-     * caller's s_swappc_b64 left there), not a jump to an unknown place. */
-    for (size_t i = 0; kr->function && i < kr->n; i++) {
-        const treg_insn_effect *e = &kr->fx[i];
-        if (e->pc != TREG_PC_SETPC || kr->g.blocks[kr->g.block_of[i]].nsucc) continue;
-        for (unsigned o = 0; o < e->nops; o++)
-            if (e->ops[o].role == TREG_USE && e->ops[o].reg == TREG_REG_S0 + 30 &&
-                e->ops[o].count == 2 && k->unresolved_jumps)
-                k->unresolved_jumps--;
-    }
+     * caller's s_swappc_b64 left there), not a jump to an unknown place;
+     * marked here, once, for the flow stage (flow/calls.h). */
+    for (size_t i = 0; kr->function && i < kr->n; i++)
+        if (!kr->g.blocks[kr->g.block_of[i]].nsucc && treg_call_mark_return(&kr->fx[i])) {
+            kr->returns++;
+            if (k->unresolved_jumps) k->unresolved_jumps--;
+        }
     return TREG_OK;
 }
 
@@ -394,7 +391,7 @@ static void fold_callees(kernel_run *kr, kernel_run *runs)
     k->own_allocated[0] = kr->al.arch_vgprs;
     k->own_allocated[1] = kr->al.agprs;
     k->own_allocated[2] = kr->al.sgprs;
-    bool xnack = kr->p->co->xnack == 1 || kr->p->co->xnack == 3;
+    bool xnack = xnack_on(kr->p);
     for (uint32_t c = 0; c < kr->g.ncall_sites; c++) {
         if (kr->callee[c] < 0 || runs[kr->callee[c]].state != RUN_DONE) continue;
         const kernel_run *f = &runs[kr->callee[c]];
@@ -415,19 +412,15 @@ static int flow(kernel_run *kr, kernel_run *runs, treg_error *err)
     /* A kernel's entry sets what its descriptor enables; a function's
      * arguments are its caller's: every register counts as set at its entry,
      * and what it reads before writing is live there. */
-    bool returns = false;
     if (kr->function) {
         memset(&kr->entry.live, 0xff, sizeof kr->entry.live);
         treg_regset_del(&kr->entry.live, TREG_REG_S0 + 30);
         treg_regset_del(&kr->entry.live, TREG_REG_S0 + 31);
-        for (size_t i = 0; i < kr->n; i++)
-            if (!kr->g.blocks[kr->g.block_of[i]].nsucc && treg_call_mark_return(&kr->fx[i]))
-                returns = true;
     } else
         treg_entry_live(&kr->ks->kd, kr->p->target, &kr->entry);
     /* Allocation first: the compiler counts every register an operand
      * names, read or not, so it is measured before the reads of nothing go. */
-    bool xnack = kr->p->co->xnack == 1 || kr->p->co->xnack == 3;
+    bool xnack = xnack_on(kr->p);
     treg_allocation(kr->fx, kr->n, kr->p->target, xnack, kr->text_kd ? kr->text_kd : &kr->ks->kd,
                     &kr->al);
     fold_callees(kr, runs);
@@ -438,7 +431,7 @@ static int flow(kernel_run *kr, kernel_run *runs, treg_error *err)
     k->undef_operand_reads = undef_reads;
     if ((rc = treg_liveness_run(A, &kr->g, kr->fx, kr->n, kr->partial, &kr->entry.live, &kr->lv,
                                 err)) ||
-        !returns)
+        !kr->returns)
         return rc;
     /* A function's results: written, never read after, in the return
      * registers; each return reads them, as LLVM's return has them. */

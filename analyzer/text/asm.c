@@ -976,20 +976,32 @@ static int cmp_name(const void *x, const void *y)
     return strcmp(((const struct treg_asm_name *)x)->name, ((const struct treg_asm_name *)y)->name);
 }
 
-const treg_asm_kernel *treg_asm_kernel_named(const treg_asm *a, const char *name, uint64_t *start)
+/* The index of `name` among co.kernels, then co.functions; -1 when none. */
+static long name_index(const treg_asm *a, const char *name)
 {
     struct treg_asm_name key = {name, 0};
-    size_t named = a->co.nkernels + a->co.nfunctions;
-    const struct treg_asm_name *hit =
-        named ? bsearch(&key, a->by_name, named, sizeof key, cmp_name) : NULL;
-    if (!hit) return NULL;
-    if (hit->index >= a->co.nkernels) {
-        size_t f = hit->index - a->co.nkernels;
+    size_t n = a->co.nkernels + a->co.nfunctions;
+    const struct treg_asm_name *hit = n ? bsearch(&key, a->by_name, n, sizeof key, cmp_name) : NULL;
+    return hit ? (long)hit->index : -1;
+}
+
+const treg_kd *treg_asm_kd_named(const treg_asm *a, const char *name)
+{
+    long i = name_index(a, name);
+    return i >= 0 && (size_t)i < a->co.nkernels ? &a->co.kernels[i].kd : NULL;
+}
+
+const treg_asm_kernel *treg_asm_kernel_named(const treg_asm *a, const char *name, uint64_t *start)
+{
+    long i = name_index(a, name);
+    if (i < 0) return NULL;
+    if ((size_t)i >= a->co.nkernels) {
+        size_t f = (size_t)i - a->co.nkernels;
         *start = a->co.functions[f].addr;
         return &a->functions[f];
     }
-    *start = a->co.kernels[hit->index].addr;
-    return &a->kernels[hit->index];
+    *start = a->co.kernels[i].addr;
+    return &a->kernels[i];
 }
 
 typedef struct kernel_pair {

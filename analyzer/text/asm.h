@@ -61,7 +61,12 @@ typedef struct treg_asm {
 int treg_asm_parse(treg_arena *a, const char *text, size_t len, const char *name, treg_asm *out,
                    treg_error *err);
 
-/* The kernel named name and its start (co.kernels[i].addr), or NULL. */
+/* The kernel or function named name and its start (its address in the
+ * text), or NULL. */
 const treg_asm_kernel *treg_asm_kernel_named(const treg_asm *a, const char *name, uint64_t *start);
+
+/* The descriptor the text's .amdhsa_kernel block gives kernel name, or NULL
+ * (no such kernel; a function has none). */
+const treg_kd *treg_asm_kd_named(const treg_asm *a, const char *name);
 
 #endif
