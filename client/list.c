@@ -118,7 +118,9 @@ void tregc_list_text(FILE *out, const Treg__V1__ListResponse *l)
     }
     if (lower) fputs(">= at least: words no one could decode; the peaks are lower bounds\n", out);
     if (provisional)
-        fputs("* provisional target: its register file and occupancy rules are unconfirmed\n", out);
+        fputs("* provisional target: some of its figures rest on no primary source (its report "
+              "names them)\n",
+              out);
     if (cut) fputs(CUT " names cut to fit: tregc --format json list gives them whole\n", out);
     if (l->next_offset) fprintf(out, "more: tregc list --offset %u\n", l->next_offset);
 }

@@ -445,6 +445,22 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
             unk[i].count = k->unknown[i].count;
         }
     }
+    Treg__V1__OffTarget *off;
+    MESSAGES(s, Treg__V1__OffTarget, k->noff_target, off, pk->off_target);
+    if (off && pk->off_target) {
+        pk->n_off_target = k->noff_target;
+        for (size_t i = 0; i < k->noff_target; i++) {
+            const treg_off_target *ot = &k->off_target[i];
+            treg__v1__off_target__init(&off[i]);
+            off[i].mnemonic = str(ot->mnemonic);
+            off[i].count = ot->count;
+            off[i].first_address = ot->first_address;
+            off[i].family = str(ot->family);
+            off[i].shown_on = str(ot->shown_on);
+            off[i].lacks = ot->lacks != 0;
+            off[i].source = str(ot->source);
+        }
+    }
     fill_categories(s, pk, k);
     pk->sgpr_numbered = k->sgpr_numbered;
     size_t nres = 0;
@@ -500,6 +516,28 @@ int treg_pb_with_report(const treg_report *r, const treg_pb_info *info,
                  r->target_note && r->target_note[0] ? " " : "", (int)named_len, named + 2,
                  r->target, r->target);
         pr.target_note = note;
+    }
+    Treg__V1__TargetFigures figures;
+    treg__v1__target_figures__init(&figures);
+    const treg_target_figures *tf = &r->target_figures;
+    if (tf->vgpr_budget) {
+        figures.vgpr_budget = tf->vgpr_budget;
+        figures.vgprs_per_wave = tf->vgprs_per_wave;
+        figures.agprs_per_wave = tf->agprs_per_wave;
+        figures.vgpr_granule = tf->vgpr_granule;
+        figures.sgprs_per_wave = tf->sgprs_per_wave;
+        figures.sgpr_block = tf->sgpr_block;
+        figures.max_waves_per_simd = tf->max_waves_per_simd;
+        figures.lds_bytes = tf->lds_bytes;
+        figures.lds_note = str(tf->lds_note);
+        figures.source = str(tf->source);
+        figures.unverified = take(&s, tf->nunverified, sizeof(char *));
+        if (figures.unverified) {
+            figures.n_unverified = tf->nunverified;
+            for (size_t i = 0; i < tf->nunverified; i++)
+                figures.unverified[i] = str(tf->unverified[i]);
+        }
+        pr.target_figures = &figures;
     }
     pr.asm_note = str(r->asm_note);
     pr.lines_note = str(r->lines_note);

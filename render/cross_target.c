@@ -249,9 +249,10 @@ void treg_cross_text(FILE *out, treg_cross *x, const treg_text_options *o)
                            "    >= at least: words no one could decode; the peaks are lower "
                            "bounds (see the kernel's report)");
         if (provisional)
-            treg_text_line(out, o, NULL,
-                           "    * provisional target: its register file and occupancy rules are "
-                           "unconfirmed (its report's note)");
+            treg_text_line(
+                out, o, NULL,
+                "    * provisional target: some of its figures rest on no primary source "
+                "(its report names them)");
         /* Which column is which input, when a target alone does not say. */
         if (legend)
             for (size_t k = 0; k < n; k++) {

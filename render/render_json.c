@@ -473,6 +473,7 @@ static const j_rule rules[] = {
     {R(report), "llvm_ir_sha256", J_OMIT, NULL, NULL},
     {R(report), "ttgir_sha256", J_OMIT, NULL, NULL},
     {R(report), "triton", J_NONEMPTY, NULL, NULL},
+    {R(target_figures), "lds_note", J_NONEMPTY, NULL, NULL},
     {R(triton_options), "constexprs", J_NONEMPTY, NULL, NULL},
     {R(triton_options), "triton_version", J_NONEMPTY, NULL, NULL},
     {R(inline_call), "call", J_CUSTOM, NULL, j_call},

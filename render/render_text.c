@@ -202,8 +202,19 @@ static const char *limit_words(const char *by)
     return by;
 }
 
-static void print_occupancy(FILE *out, const treg_text_options *o, const Treg__V1__Occupancy *oc,
-                            int unified)
+/* The VGPRs the resident waves share per SIMD, when one wave cannot hold
+ * them all (a Hygon gfx936's 768 against 256 per wave): the occupancy line
+ * names both, so no one reads the budget as a wave's limit.  0 otherwise. */
+static uint32_t shared_budget(const Treg__V1__Report *r)
+{
+    const Treg__V1__TargetFigures *f = r->target_figures;
+    if (!f || !f->vgprs_per_wave) return 0;
+    uint32_t one_wave = f->vgprs_per_wave + f->agprs_per_wave;
+    return f->vgpr_budget > one_wave ? f->vgpr_budget : 0;
+}
+
+static void print_occupancy(FILE *out, const treg_text_options *o, const Treg__V1__Report *r,
+                            const Treg__V1__Occupancy *oc, int unified)
 {
     char line[400];
     int n = snprintf(line, sizeof line, "    occupancy %u wave%s/SIMD of %u, limited by %s",
@@ -218,6 +229,10 @@ static void print_occupancy(FILE *out, const treg_text_options *o, const Treg__V
         snprintf(line + n, sizeof line - (size_t)n, "; free %d SGPRs for %u", oc->sgprs_to_next,
                  oc->waves_per_simd + 1);
     treg_text_line(out, o, SGR_BOLD, "%s", line);
+    uint32_t budget = shared_budget(r);
+    if (budget)
+        treg_text_line(out, o, NULL, "      the waves share %u VGPRs per SIMD, %u at most per wave",
+                       budget, r->target_figures->vgprs_per_wave);
     if (oc->launch_waves_per_simd == 0 && oc->lds_limit_bytes &&
         oc->launch_lds_bytes > oc->lds_limit_bytes)
         treg_text_line(out, o, SGR_RED, "    cannot launch: needs %u B of LDS, the target has %u",
@@ -384,7 +399,7 @@ static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1_
     if (is_function(k))
         print_callers(out, o, k);
     else
-        print_occupancy(out, o, oc, k->total_vgprs > 0);
+        print_occupancy(out, o, r, oc, k->total_vgprs > 0);
     char lds_parts[64] = ""; /* Triton's dynamic LDS, when there is any */
     if (k->dynamic_lds_bytes)
         snprintf(lds_parts, sizeof lds_parts, " (%u B static, %u B dynamic)", k->lds_bytes,
@@ -535,6 +550,34 @@ static void print_what_if(FILE *out, const treg_text_options *o, const Treg__V1_
     if (k->what_if_note[0]) treg_text_wrap(out, o, NULL, 6, "what-if: ", k->what_if_note);
 }
 
+/* Instructions of a family the target is not shown to have, one line per
+ * family (its source is in the JSON and on the page). */
+static void print_off_target(FILE *out, const treg_text_options *o, const Treg__V1__Report *r,
+                             const Treg__V1__Kernel *k)
+{
+    for (size_t i = 0; i < k->n_off_target; i++) {
+        const Treg__V1__OffTarget *t = k->off_target[i];
+        bool seen = false; /* its family said already */
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = strcmp(k->off_target[j]->family, t->family) == 0;
+        if (seen) continue;
+        char line[1000];
+        int n = snprintf(line, sizeof line, "%s %s per Hygon's Triton, which has it on %s:",
+                         t->lacks ? "lacks" : "is not shown to have", t->family,
+                         t->shown_on[0] ? t->shown_on : "no target");
+        for (size_t j = i; j < k->n_off_target; j++) {
+            const Treg__V1__OffTarget *u = k->off_target[j];
+            if (strcmp(u->family, t->family) != 0 || n < 0 || (size_t)n >= sizeof line) continue;
+            n += snprintf(line + n, sizeof line - (size_t)n, "%s %s %ux at +0x%llx",
+                          j == i ? "" : ",", u->mnemonic, u->count,
+                          (unsigned long long)u->first_address);
+        }
+        char head[80];
+        snprintf(head, sizeof head, "%s%s ", t->lacks ? "WARNING: " : "note: ", r->target);
+        treg_text_wrap(out, o, t->lacks ? SGR_RED : NULL, 4, head, line);
+    }
+}
+
 static void print_warnings(FILE *out, const treg_text_options *o, const Treg__V1__Report *r,
                            const Treg__V1__Kernel *k)
 {
@@ -568,6 +611,7 @@ static void print_warnings(FILE *out, const treg_text_options *o, const Treg__V1
     if (k->unknown_instructions)
         treg_text_line(out, o, NULL, "    note: %u instructions used the generic operand rule",
                        k->unknown_instructions);
+    print_off_target(out, o, r, k);
 }
 
 void treg_render_views(FILE *out, const Treg__V1__Report *r, const treg_text_options *o)
@@ -595,6 +639,11 @@ void treg_render_views(FILE *out, const Treg__V1__Report *r, const treg_text_opt
     }
     fputs(o->color ? "\033[0m\n" : "\n", out);
     if (r->target_note[0]) treg_text_wrap(out, o, NULL, 2, "note: ", r->target_note);
+    const Treg__V1__TargetFigures *figures = r->target_figures;
+    for (size_t i = 0; figures && i < figures->n_unverified; i++)
+        treg_text_wrap(out, o, NULL, 2, "provisional: ", figures->unverified[i]);
+    if (figures && figures->lds_note[0])
+        treg_text_wrap(out, o, NULL, 2, "note: ", figures->lds_note);
     if (r->asm_note[0]) treg_text_wrap(out, o, NULL, 2, "note: ", r->asm_note);
     if (r->lines_note[0]) treg_text_wrap(out, o, NULL, 2, "note: ", r->lines_note);
     for (size_t i = 0; i < r->n_kernels; i++) {

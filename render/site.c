@@ -317,8 +317,9 @@ static int write_index(FILE *out, const treg_site *s, const char *title)
     }
     free(done);
     free(members);
-    fputs("<div class=\"legend\">* provisional target: its register file and occupancy rules are "
-          "not confirmed. VGPR: allocated (hover: the peak).</div>\n</main>\n<script>",
+    fputs("<div class=\"legend\">* provisional target: some of its figures rest on no primary "
+          "source (its report names them). VGPR: allocated (hover: the "
+          "peak).</div>\n</main>\n<script>",
           out);
     fputs(index_js, out);
     fputs("</script>\n</body>\n</html>\n", out);

@@ -193,8 +193,9 @@ int web_list_page(const store_summary *rows, size_t n, const char *team, const c
             fputs("</code></td></tr>\n", f);
         }
     }
-    fputs("</tbody></table>\n<p class=\"note\">* provisional target: its register file and "
-          "occupancy rules are unconfirmed. &ge; a lower bound: words no one could decode.</p>\n",
+    fputs("</tbody></table>\n<p class=\"note\">* provisional target: some of its figures "
+          "rest on no primary source (its report names them). &ge; a lower bound: words no one "
+          "could decode.</p>\n",
           f);
     if (more) {
         fputs("<p><a href=\"/?kernel=", f);

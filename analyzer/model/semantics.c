@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "util/glob.h"
 
 /* Short names the table is written in (see semantics_table.def). */
 enum { I_VCC = 1, I_EXEC = 2, I_SCC = 4, I_M0 = 8 };
@@ -155,29 +156,6 @@ static int cmp_counted(const char *s, size_t len, const char *z)
     return z[len] == '\0' ? 0 : -1;
 }
 
-/* '*' matches any run of characters; everything else matches itself. */
-static bool glob_match(const char *pat, const char *s, size_t len)
-{
-    const char *star = NULL;
-    size_t star_at = 0, i = 0;
-    while (i < len) {
-        if (*pat == '*') {
-            star = pat++;
-            star_at = i;
-        } else if (*pat && *pat == s[i]) {
-            pat++;
-            i++;
-        } else if (star) {
-            pat = star + 1;
-            i = ++star_at;
-        } else {
-            return false;
-        }
-    }
-    while (*pat == '*') pat++;
-    return *pat == '\0';
-}
-
 static const sem_row *find_row_uncached(const char *mn, size_t len)
 {
     size_t lo = 0, hi = COUNT_OF(exact_rows);
@@ -198,7 +176,7 @@ static const sem_row *find_row_uncached(const char *mn, size_t len)
         if (pat[0] != mn[0]) continue;
         if (pat[1] != c1 && pat[1] != '*') continue;
         if (pat[1] != '*' && pat[2] != c2 && pat[2] != '*') continue;
-        if (glob_match(pat, mn, len)) return &glob_rows[i];
+        if (treg_glob_match(pat, mn, len)) return &glob_rows[i];
     }
     return NULL;
 }
@@ -347,7 +325,7 @@ static int parse_register(const treg_model_ctx *ctx, const char *ident, size_t l
 static void apply_modifier(scan_state *st, const char *tok, size_t len)
 {
     for (size_t i = 0; i < COUNT_OF(modifiers); i++) {
-        if (modifiers[i].pattern[0] != tok[0] || !glob_match(modifiers[i].pattern, tok, len))
+        if (modifiers[i].pattern[0] != tok[0] || !treg_glob_match(modifiers[i].pattern, tok, len))
             continue;
         st->mod_iuse |= modifiers[i].iuse;
         switch (modifiers[i].effect) {

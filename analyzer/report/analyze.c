@@ -32,6 +32,7 @@
 #include "metrics/spills.h"
 #include "model/semantics.h"
 #include "report/ranges.h"
+#include "targets/families.h"
 #include "targets/targets.h"
 #include "text/asm.h"
 #include "util/arena.h"
@@ -165,6 +166,41 @@ static int note_unknown(pipeline *p, treg_kernel_report *k, const treg_insn_effe
     k->unknown[k->nunknown].count = 1;
     if (!k->unknown[k->nunknown].mnemonic) return treg_fail(err, TREG_E_NOMEM, "out of memory");
     k->nunknown++;
+    return TREG_OK;
+}
+
+/* An instruction whose family the target is not shown to have: counted
+ * under its mnemonic, with the family's words (targets/families.h). */
+static int note_off_target(pipeline *p, treg_kernel_report *k, const treg_insn_effect *e,
+                           uint64_t offset, size_t *cap, treg_error *err)
+{
+    const treg_isa_family *f = treg_isa_family_of(e->mnemonic, e->mnemonic_len);
+    if (!f) return TREG_OK;
+    enum treg_family_status st = treg_isa_family_status(f, p->target->name);
+    if (st == TREG_FAMILY_HAS) return TREG_OK;
+    for (size_t j = 0; j < k->noff_target; j++)
+        if (strlen(k->off_target[j].mnemonic) == e->mnemonic_len &&
+            memcmp(k->off_target[j].mnemonic, e->mnemonic, e->mnemonic_len) == 0) {
+            k->off_target[j].count++;
+            return TREG_OK;
+        }
+    if (k->noff_target == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 4;
+        k->off_target =
+            treg_arena_grow(p->arena, k->off_target, k->noff_target, ncap, sizeof *k->off_target);
+        if (!k->off_target) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+        *cap = ncap;
+    }
+    treg_off_target *o = &k->off_target[k->noff_target];
+    if (!(o->mnemonic = treg_arena_strndup(p->arena, e->mnemonic, e->mnemonic_len)))
+        return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    o->count = 1;
+    o->first_address = offset;
+    o->family = f->name;
+    o->shown_on = f->has;
+    o->lacks = st == TREG_FAMILY_LACKS;
+    o->source = f->source;
+    k->noff_target++;
     return TREG_OK;
 }
 
@@ -332,7 +368,7 @@ static int model(kernel_run *kr, treg_error *err)
     if (!fx) return treg_fail(err, TREG_E_NOMEM, "out of memory");
     kr->fx = fx;
     treg_model_ctx mctx = {k->wave_size};
-    size_t unknown_cap = 0;
+    size_t unknown_cap = 0, off_target_cap = 0;
     for (size_t i = 0; i < kr->n; i++) {
         treg_error merr = {0, ""};
         if (insns[i].undecodable && !k->undecodable_words++)
@@ -351,6 +387,9 @@ static int model(kernel_run *kr, treg_error *err)
             int rc = note_unknown(kr->p, k, &fx[i], &unknown_cap, err);
             if (rc) return rc;
         }
+        int rc =
+            note_off_target(kr->p, k, &fx[i], insns[i].addr - kr->ks->addr, &off_target_cap, err);
+        if (rc) return rc;
     }
     return TREG_OK;
 }
@@ -1153,6 +1192,36 @@ static int inline_frames(pipeline *p, treg_report *r, treg_error *err)
     return TREG_OK;
 }
 
+/* The row's figures as the report states them, each unverified one with
+ * its reason. */
+static int target_figures(treg_arena *A, const treg_target *t, treg_target_figures *f)
+{
+    f->vgpr_budget = t->vgpr_file;
+    f->vgprs_per_wave = t->addressable_vgprs;
+    f->agprs_per_wave = t->addressable_agprs;
+    f->vgpr_granule = t->vgpr_granule;
+    f->sgprs_per_wave = t->addressable_sgprs;
+    f->sgpr_block = t->sgpr_block;
+    f->max_waves_per_simd = t->max_waves_per_simd;
+    f->lds_bytes = t->lds_per_workgroup;
+    f->lds_note = t->lds_note;
+    f->source = t->source;
+    size_t n = 0;
+    while (t->unverified && t->unverified[n].figure) n++;
+    if (!n) return 0;
+    if (!(f->unverified = treg_arena_calloc(A, n, sizeof *f->unverified))) return -1;
+    for (size_t i = 0; i < n; i++) {
+        const treg_unverified *u = &t->unverified[i];
+        size_t len = strlen(u->figure) + 2 + strlen(u->why) + 1;
+        char *line = treg_arena_calloc(A, len, 1);
+        if (!line) return -1;
+        snprintf(line, len, "%s: %s", u->figure, u->why);
+        f->unverified[i] = line;
+    }
+    f->nunverified = n;
+    return 0;
+}
+
 static int resolve_target(pipeline *p, treg_report *r, treg_error *err)
 {
     const treg_codeobj *co = p->co;
@@ -1163,6 +1232,9 @@ static int resolve_target(pipeline *p, treg_report *r, treg_error *err)
     const treg_target *by_mach = p->text_only ? NULL : treg_target_by_mach(co->mach);
     const treg_target *t = by_name ? by_name : by_mach;
     if (!t) {
+        const char *why = treg_target_without_figures(co->target_gfx);
+        if (why)
+            return treg_fail(err, TREG_E_TARGET, "target %s not analyzed: %s", co->target_gfx, why);
         if (co->target_gfx)
             return treg_fail(err, TREG_E_TARGET, "unknown target %s (EF_AMDGPU_MACH 0x%x)",
                              co->target_gfx, co->mach);
@@ -1182,7 +1254,9 @@ static int resolve_target(pipeline *p, treg_report *r, treg_error *err)
     p->target = t;
     r->target = t->name;
     r->target_id = co->target_id;
-    r->provisional = t->provisional;
+    r->provisional = treg_target_provisional(t);
+    if (target_figures(p->arena, t, &r->target_figures))
+        return treg_fail(err, TREG_E_NOMEM, "out of memory");
     char note[512] = "";
     size_t used = 0;
     if (!p->text_only && by_name && co->mach != TREG_MACH_NONE && by_mach != by_name) {
@@ -1210,10 +1284,11 @@ static int resolve_target(pipeline *p, treg_report *r, treg_error *err)
                      p->opt->asm_text ? "are read from the assembly text"
                                       : "may be missing or mis-decoded");
     }
-    if (t->provisional)
-        note_add(note, sizeof note, &used,
-                 "Register file and occupancy figures for %s are provisional (unverified). ",
-                 t->name);
+    if (r->provisional) {
+        note_add(note, sizeof note, &used, "Provisional for %s: ", t->name);
+        for (const treg_unverified *u = t->unverified; u->figure; u++)
+            note_add(note, sizeof note, &used, "%s%s", u->figure, u[1].figure ? "; " : ". ");
+    }
     while (used && note[used - 1] == ' ') note[--used] = '\0';
     if (used && !(r->target_note = treg_arena_strdup(p->arena, note)))
         return treg_fail(err, TREG_E_NOMEM, "out of memory");

@@ -32,10 +32,9 @@ static const treg_sgpr_step gfx9_sgpr_steps[] = {
     .family = fam, .wave_size = 64, .max_waves_per_simd = 10, .vgpr_file = 256,                    \
     .addressable_vgprs = 256, .addressable_agprs = agprs, .unified_agprs = false,                  \
     .vgpr_granule = 4, .sgpr_file = 800, .addressable_sgprs = 102, .sgpr_granule = 16,             \
-    .lds_per_cu = 65536, .lds_per_workgroup = 65536, .packed_tid = false,                          \
-    .architected_flat_scratch = false, .supports_xnack = true, .provisional = false,               \
-    .source = src, .eus_per_cu = 4, .barriers_per_cu = 16, .sgpr_steps = gfx9_sgpr_steps,          \
-    .flat_xnack_sgprs = true
+    .sgpr_block = 8, .lds_per_cu = 65536, .lds_per_workgroup = 65536, .packed_tid = false,         \
+    .architected_flat_scratch = false, .supports_xnack = true, .source = src, .eus_per_cu = 4,     \
+    .barriers_per_cu = 16, .sgpr_steps = gfx9_sgpr_steps, .flat_xnack_sgprs = true
 
 /* CDNA2/3/4 (gfx90a, gfx94x, gfx950), FeatureGFX90AInsts: getMaxWavesPerEU 8
  * (isGFX90A); getTotalNumVGPRs and getAddressableNumVGPRs 512 (arch VGPRs,
@@ -45,13 +44,13 @@ static const treg_sgpr_step gfx9_sgpr_steps[] = {
  * (FeatureArchitectedFlatScratch) on gfx940+ only: it makes
  * getNumExtraSGPRs 6 on every kernel. LDS 64 KiB, 160 KiB on gfx950
  * (FeatureLocalMemorySize163840, FeatureAddressableLocalMemorySize163840):
- * one work-group may take all of it. */
+ * one work-group may take all of it.  The SGPR block as GFX9's. */
 #define FAMILY_CDNA(fam, lds, archflat, src)                                                       \
     .family = fam, .wave_size = 64, .max_waves_per_simd = 8, .vgpr_file = 512,                     \
     .addressable_vgprs = 256, .addressable_agprs = 256, .unified_agprs = true, .vgpr_granule = 8,  \
-    .sgpr_file = 800, .addressable_sgprs = 102, .sgpr_granule = 16, .lds_per_cu = lds,             \
-    .lds_per_workgroup = lds, .packed_tid = true, .architected_flat_scratch = archflat,            \
-    .supports_xnack = true, .provisional = false, .source = src, .eus_per_cu = 4,                  \
+    .sgpr_file = 800, .addressable_sgprs = 102, .sgpr_granule = 16, .sgpr_block = 8,               \
+    .lds_per_cu = lds, .lds_per_workgroup = lds, .packed_tid = true,                               \
+    .architected_flat_scratch = archflat, .supports_xnack = true, .source = src, .eus_per_cu = 4,  \
     .barriers_per_cu = 16, .sgpr_steps = gfx9_sgpr_steps, .flat_xnack_sgprs = true
 
 /* RDNA (GFX10+), default wave32 (GCNSubtarget turns +wavefrontsize32 on for
@@ -60,7 +59,8 @@ static const treg_sgpr_step gfx9_sgpr_steps[] = {
  * getTotalNumVGPRs 1024 (wave32) / 512 (wave64), 1536 / 768 with
  * Feature1_5xVGPRs; getVGPRAllocGranule 8 / 4 on GFX10.1, 16 / 8 from
  * GFX10.3, 24 / 12 with Feature1_5xVGPRs; getAddressableNumSGPRs 106 and
- * getSGPRAllocGranule = that (Major >= 10); SGPRs never limit waves
+ * getSGPRAllocGranule = that (Major >= 10), no SGPR block in the
+ * descriptor (SIProgramInfo leaves SGPRBlocks 0 on GFX10+); SGPRs never limit waves
  * (getOccupancyWithNumSGPRs returns MaxWaves for Gen >= GFX10), so
  * sgpr_file is 0; getLocalMemorySize 64 KiB doubled in WGP mode, of which
  * one work-group addresses 64 KiB (FeatureAddressableLocalMemorySize65536);
@@ -73,11 +73,10 @@ static const treg_sgpr_step gfx9_sgpr_steps[] = {
     .family = fam, .wave_size = 32, .max_waves_per_simd = waves, .vgpr_file = file,                \
     .addressable_vgprs = 256, .addressable_agprs = 0, .unified_agprs = false,                      \
     .vgpr_granule = gran, .sgpr_file = 0, .addressable_sgprs = 106, .sgpr_granule = 106,           \
-    .lds_per_cu = 131072, .lds_per_workgroup = 65536, .packed_tid = packed,                        \
-    .architected_flat_scratch = packed, .supports_xnack = xnack, .provisional = false,             \
-    .source = src, .vgpr_file_wave64 = (file) / 2, .vgpr_granule_wave64 = (gran) / 2,              \
-    .eus_per_cu = 4, .barriers_per_cu = 32, .sgpr_steps = NULL, .flat_xnack_sgprs = false,         \
-    .gfx10_encodings = true
+    .sgpr_block = 0, .lds_per_cu = 131072, .lds_per_workgroup = 65536, .packed_tid = packed,       \
+    .architected_flat_scratch = packed, .supports_xnack = xnack, .source = src,                    \
+    .vgpr_file_wave64 = (file) / 2, .vgpr_granule_wave64 = (gran) / 2, .eus_per_cu = 4,            \
+    .barriers_per_cu = 32, .sgpr_steps = NULL, .flat_xnack_sgprs = false, .gfx10_encodings = true
 
 #define SRC_GFX9 "AMDGPUBaseInfo.cpp IsaInfo (GFX9 paths); GCNProcessors.td FeatureISAVersion9_0_6"
 #define SRC_GFX908                                                                                 \
@@ -96,33 +95,112 @@ static const treg_sgpr_step gfx9_sgpr_steps[] = {
 #define SRC_RDNA4_15X                                                                              \
     "AMDGPUBaseInfo.cpp IsaInfo (Feature1_5xVGPRs paths); GCNProcessors.td FeatureISAVersion12"
 
-/* Hygon DCU figures: none published.  What is known (AMDGPU-NOTES.md):
- * gfx926 (K100) is GCN5-derived; gfx928 (K100-AI) reports 40 waves per CU of
- * 4 SIMDs in rocminfo (so 10 per SIMD, not CDNA's 8) and 64 KiB LDS, and
- * Hygon's Triton compiles it with -support-512-vgprs; gfx936 (BW) with
- * -support-768-vgprs.  Granules, SGPR figures and the sizes of the files
- * those options unlock are guesses in the GCN5 mould, marked provisional.
+/* Hygon DCU, as Hygon's own Triton builds for it (HYGON-AI/triton-das;
+ * AMDGPU-NOTES.md "Hygon's six targets" has each fact with file@commit:line).
+ * Six targets: gfx926 (K100), gfx928 (K100-AI), gfx936 (BW), gfx938, gfx92a,
+ * gfx946.  What the fork settles for all of them: wave 64; no AGPRs (MMAC
+ * accumulators are ordinary VGPRs, no .amdhsa_accum_offset); one wave
+ * addresses at most 256 VGPRs (the descriptor's 6-bit VGPR field in blocks
+ * of 4; WDRA's max_regs = 256); the VGPR option the compiler passes sets the
+ * per-SIMD budget the resident waves share, so
+ *     waves = min(10, floor(budget / roundup(VGPRs, 4)))
+ * which the compiler's own "; Occupancy:" trailers in the fork's gfx936 test
+ * inputs fit (179 -> 4, 191 -> 4, 218 -> 3, 65 -> 10 at budget 768) and no
+ * 256-wide file would; VGPRBlocks = ceil(V/4) - 1 and SGPRBlocks =
+ * ceil(S/8) - 1 in the same trailers.  The SGPR limits are GFX9's: no
+ * Hygon figure is limited by SGPRs, so they stay unverified.
  *
- * decode_as for gfx928/gfx936 is "gfx906", not "gfx942": Hygon's ISA is of
- * the Vega20 (gfx906) lineage plus Hygon-only matrix instructions
- * (v_mmac_* with ordinary-VGPR accumulators, ds_read_m*, s_set_vgpr_size);
- * public DTK listings use GFX9 cache bits (glc/slc), which a gfx942
- * disassembler would print as sc0/sc1/nt, and no AGPR or packed-TID
- * encodings.  Triton-HCU's deduceISAFamily groups gfx928/gfx936 with gfx90a
- * (CDNA2) for its code-generation choices (matrix layouts), which says
- * nothing about encodings.  Decoding as gfx906 fails on the Hygon-only
- * instructions either way; DTK's own llvm-objdump (/opt/dtk/aillvm) is the
- * decoder to prefer where present. */
-#define FAMILY_HYGON(file, src)                                                                    \
-    .family = "Hygon", .wave_size = 64, .max_waves_per_simd = 10, .vgpr_file = file,               \
-    .addressable_vgprs = file, .addressable_agprs = 0, .unified_agprs = false, .vgpr_granule = 4,  \
-    .sgpr_file = 800, .addressable_sgprs = 102, .sgpr_granule = 16, .lds_per_cu = 65536,           \
-    .lds_per_workgroup = 65536, .packed_tid = false, .architected_flat_scratch = false,            \
-    .supports_xnack = true, .provisional = true, .source = src, .eus_per_cu = 4,                   \
-    .barriers_per_cu = 16, .sgpr_steps = gfx9_sgpr_steps, .flat_xnack_sgprs = true
-#define SRC_HYGON                                                                                  \
-    "unverified: Hygon publishes no register figures; GCN5 figures assumed "                       \
-    "(AMDGPU-NOTES.md Targets)"
+ * decode_as is "gfx906" for all: Hygon's ISA is of the Vega20 (gfx906)
+ * lineage plus Hygon-only instructions (v_mmac_*, ds_read_m*, matrix_*,
+ * s_set_vgpr_size ...); public DTK listings use GFX9 cache bits (glc/slc),
+ * which a gfx942 disassembler would print as sc0/sc1/nt, and no AGPR or
+ * packed-TID encodings.  The Hygon-only words come from the .amdgcn that
+ * Hygon's Triton assembles every .hsaco from. */
+#define FAMILY_HYGON(budget, lds, src, unver)                                                      \
+    .family = "Hygon", .wave_size = 64, .max_waves_per_simd = 10, .vgpr_file = budget,             \
+    .addressable_vgprs = 256, .addressable_agprs = 0, .unified_agprs = false, .vgpr_granule = 4,   \
+    .sgpr_file = 800, .addressable_sgprs = 102, .sgpr_granule = 16, .sgpr_block = 8,               \
+    .lds_per_cu = lds, .lds_per_workgroup = lds, .packed_tid = false,                              \
+    .architected_flat_scratch = false, .supports_xnack = true, .source = src, .unverified = unver, \
+    .eus_per_cu = 4, .barriers_per_cu = 16, .sgpr_steps = gfx9_sgpr_steps,                         \
+    .flat_xnack_sgprs = true
+
+/* The fork's files, each at the commit read (paths in HYGON-AI/triton-das). */
+#define HYGON_VGPR_OPTION "third_party/hcu/backend/compiler.py@03c05f32:410-431"
+#define HYGON_TRAILERS    "test/TritonGPU/hcu/Inputs/*.amdgcn@8069cbc3"
+#define HYGON_LDS_PROFILE "third_party/hcu/include/TritonHCU/BufferLdsConfig.h@72163bf1:100-143"
+#define HYGON_ALLOCATOR   "third_party/amd/lib/TritonAMDGPUToLLVM/TargetInfo.cpp@5d02e1a8:87-95"
+#define HYGON_WASP        "third_party/hcu/backend/wasp.py@bb697091:77-104"
+#define HYGON_SRC(extra)                                                                           \
+    "HYGON-AI/triton-das: the VGPR option " HYGON_VGPR_OPTION "; the gfx936 trailers (NumVgprs, "  \
+    "Occupancy, SGPRBlocks, VGPRBlocks) " HYGON_TRAILERS                                           \
+    "; 256 VGPRs per wave: WDRA's max_regs " HYGON_WASP "; " extra
+
+/* The figures no Hygon source shows, per target. */
+/* clang-format off */
+#define UNVERIFIED_SGPR_LIMITS \
+    {"102 SGPRs per wave and GFX9's SGPR occupancy steps", \
+     "GFX9's; no figure from Hygon's compiler is limited by SGPRs"}
+#define UNVERIFIED_GRANULES \
+    {"VGPR granule 4, SGPR block 8", "gfx936's (its trailers); none of this target's seen"}
+#define UNVERIFIED_WAVES \
+    {"10 waves per SIMD", "gfx936's (its trailers: 65 VGPRs -> Occupancy 10); none of this " \
+     "target's seen"}
+#define UNVERIFIED_BUDGET(n, option) \
+    {"VGPR budget " #n " per SIMD", \
+     "from " option " (" HYGON_VGPR_OPTION "); no occupancy figure of this target's confirms it"}
+#define UNVERIFIED_END {NULL, NULL}
+/* clang-format on */
+
+static const treg_unverified gfx926_unverified[] = {
+    {"VGPR budget 256 per SIMD",
+     "GCN5's: Hygon's Triton passes gfx926 no VGPR option (" HYGON_VGPR_OPTION
+     ") and no gfx926 occupancy figure is public"},
+    {"10 waves per SIMD", "GCN5's; no gfx926 figure seen"},
+    UNVERIFIED_GRANULES,
+    UNVERIFIED_SGPR_LIMITS,
+    UNVERIFIED_END,
+};
+static const treg_unverified gfx928_unverified[] = {
+    UNVERIFIED_BUDGET(512, "-support-512-vgprs"),
+    UNVERIFIED_GRANULES,
+    UNVERIFIED_SGPR_LIMITS,
+    UNVERIFIED_END,
+};
+static const treg_unverified gfx936_unverified[] = {
+    UNVERIFIED_SGPR_LIMITS,
+    UNVERIFIED_END,
+};
+static const treg_unverified gfx938_unverified[] = {
+    UNVERIFIED_BUDGET(768, "-support-768-vgprs"),
+    UNVERIFIED_WAVES,
+    UNVERIFIED_GRANULES,
+    UNVERIFIED_SGPR_LIMITS,
+    UNVERIFIED_END,
+};
+static const treg_unverified gfx92a_unverified[] = {
+    UNVERIFIED_BUDGET(512, "-support-512-vgprs"),
+    UNVERIFIED_WAVES,
+    UNVERIFIED_GRANULES,
+    UNVERIFIED_SGPR_LIMITS,
+    UNVERIFIED_END,
+};
+/* gfx946's budget is WDRA's: each SIMD holds one wave of every role, and
+ * the roles' VGPR quotas add up to at most 512 (wasp.py). */
+static const treg_unverified gfx946_unverified[] = {
+    UNVERIFIED_WAVES,
+    UNVERIFIED_GRANULES,
+    UNVERIFIED_SGPR_LIMITS,
+    UNVERIFIED_END,
+};
+
+/* gfx92a and gfx946: the fork's hardware profile and Triton's own LDS
+ * allocator (which maps both to CDNA4) disagree; the row holds the
+ * hardware profile's, the smaller. */
+#define LDS_NOTE_CDNA4_ALLOCATOR(kib)                                                              \
+    "LDS " #kib " KiB per the fork's hardware profile (" HYGON_LDS_PROFILE                         \
+    "), used here; Triton's allocator there allows 160 KiB (" HYGON_ALLOCATOR                      \
+    ", CDNA4's): a kernel between the two compiles but cannot launch"
 
 static const treg_target targets[] = {
     /* GFX9: EF_AMDGPU_MACH values from llvm/include/llvm/BinaryFormat/ELF.h. */
@@ -237,15 +315,45 @@ static const treg_target targets[] = {
     {.name = "gfx926",
      .mach = 0,
      .decode_as = "gfx906",
-     FAMILY_HYGON(256, SRC_HYGON "; K100, GCN5-derived")},
+     FAMILY_HYGON(256, 65536,
+                  HYGON_SRC("K100 (kongming); LDS 64 KiB: Triton's allocator " HYGON_ALLOCATOR),
+                  gfx926_unverified)},
     {.name = "gfx928",
      .mach = 0,
      .decode_as = "gfx906",
-     FAMILY_HYGON(512, SRC_HYGON "; K100-AI, 512-entry file from -support-512-vgprs")},
+     FAMILY_HYGON(512, 65536,
+                  HYGON_SRC("K100-AI (zhongda), -support-512-vgprs; 10 waves per SIMD and "
+                            "64 KiB LDS: rocminfo of a K100-AI (40 waves per CU of 4 SIMDs); "
+                            "LDS 64 KiB: " HYGON_ALLOCATOR),
+                  gfx928_unverified)},
     {.name = "gfx936",
      .mach = 0,
      .decode_as = "gfx906",
-     FAMILY_HYGON(768, SRC_HYGON "; BW, 768-entry file from -support-768-vgprs")},
+     FAMILY_HYGON(768, 65536,
+                  HYGON_SRC("BW (bmz), -support-768-vgprs: budget 768 and 10 waves confirmed by "
+                            "the trailers; LDS 64 KiB: " HYGON_LDS_PROFILE),
+                  gfx936_unverified)},
+    {.name = "gfx938",
+     .mach = 0,
+     .decode_as = "gfx906",
+     FAMILY_HYGON(768, 65536, HYGON_SRC("nmz, -support-768-vgprs; LDS 64 KiB: " HYGON_LDS_PROFILE),
+                  gfx938_unverified)},
+    {.name = "gfx92a",
+     .mach = 0,
+     .decode_as = "gfx906",
+     FAMILY_HYGON(512, 65536,
+                  HYGON_SRC("yueying, -support-512-vgprs; LDS 64 KiB: " HYGON_LDS_PROFILE),
+                  gfx92a_unverified),
+     .lds_note = LDS_NOTE_CDNA4_ALLOCATOR(64)},
+    {.name = "gfx946",
+     .mach = 0,
+     .decode_as = "gfx906",
+     FAMILY_HYGON(512, 131072,
+                  HYGON_SRC("SB, -support-512-vgprs; budget 512: WDRA's wave roles, one wave "
+                            "of each per SIMD, share at most 512 (" HYGON_WASP
+                            "); LDS 128 KiB: " HYGON_LDS_PROFILE),
+                  gfx946_unverified),
+     .lds_note = LDS_NOTE_CDNA4_ALLOCATOR(128)},
 };
 
 const treg_target *treg_target_table(unsigned *count)
@@ -268,6 +376,28 @@ const treg_target *treg_target_by_name(const char *gfx)
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
         if (strcmp(targets[i].name, gfx) == 0) return &targets[i];
     return NULL;
+}
+
+/* Names seen in a vendor's compiler with no figures anywhere. */
+static const struct {
+    const char *name, *why;
+} without_figures[] = {
+    {"gfx948", "a Hygon processor that Hygon's Triton names only in its MMAC layout table "
+               "(lib/TritonHCUTransforms/UtilityHCU.cpp): no register, occupancy or LDS figure "
+               "for it is known"},
+};
+
+const char *treg_target_without_figures(const char *gfx)
+{
+    if (!gfx) return NULL;
+    for (size_t i = 0; i < sizeof without_figures / sizeof without_figures[0]; i++)
+        if (strcmp(without_figures[i].name, gfx) == 0) return without_figures[i].why;
+    return NULL;
+}
+
+bool treg_target_provisional(const treg_target *t)
+{
+    return t && t->unverified && t->unverified[0].figure;
 }
 
 const char *treg_target_id_processor(const char *id, size_t *len)

@@ -50,7 +50,7 @@
         undef_operand_reads: k.undef_operand_reads, implicit_def_reads: k.implicit_def_reads,
         unresolved_jumps: k.unresolved_jumps, undecodable: k.undecodable_words,
         first_undecodable: k.first_undecodable || 0, source: k.instruction_source || '',
-        text_insns: k.text_instructions,
+        text_insns: k.text_instructions, off_target: k.off_target || [],
         occ: {
           waves: o.waves_per_simd, max: o.max_waves, by: o.limited_by,
           vgpr_to_next: o.vgprs_to_next, sgpr_to_next: o.sgprs_to_next,
@@ -94,7 +94,7 @@
     return {
       file: r.file, entry: r.bundle_entry || '', hash: r.hash || '', target: r.target,
       decoded_as: r.decoded_as, note: r.target_note || '', lines_note: r.lines_note || '',
-      provisional: r.provisional, analyzer: r.analyzer_version, llvm: r.llvm_version,
+      provisional: r.provisional, figures: r.target_figures || {}, analyzer: r.analyzer_version, llvm: r.llvm_version,
       files, kernels: r.kernels.map(kernel)
     };
   }
@@ -201,7 +201,7 @@
     }
     nav.append(t);
     if (cols.some((c) => c.r.provisional))
-      nav.append(el('div', 'legend', '* provisional: this target\'s register file and occupancy rules are not confirmed (see its note)'));
+      nav.append(el('div', 'legend', '* provisional: some of this target\'s figures rest on no primary source (its report names them)'));
     if (lower) nav.append(el('div', 'legend', '≥ at least: words no one could decode; the peak is a lower bound'));
     return nav;
   }
@@ -231,6 +231,9 @@
       (k.kind === 'function' ? 'function ' : 'kernel ') + k.name, r.hash ? 'sha256 ' + r.hash : '',
       'treg ' + r.analyzer].filter(Boolean).join(' · ');
     if (r.note) view.append(el('div', 'note', r.note));
+    // Each target figure no primary source shows, with what it rests on.
+    (r.figures.unverified || []).forEach((u) => view.append(el('div', 'note provisional', 'Provisional: ' + u)));
+    if (r.figures.lds_note) view.append(el('div', 'note', r.figures.lds_note));
     if (k.kind === 'function')
       view.append(el('div', 'note', 'A device function called by ' + (k.called_by.join(', ') || 'no kernel here') +
         ': it runs in its callers\' waves, its registers counted in their allocation.'));
@@ -242,6 +245,16 @@
         (k.calls.length > 8 ? '; ' + (k.calls.length - 8) + ' more' : '') + (k.calls_note ? '. ' + k.calls_note : '')));
     }
     if (r.lines_note) view.append(el('div', 'note', r.lines_note));
+    // Instruction families the target is not shown to have: one note per family, with its source.
+    const families = new Map();
+    k.off_target.forEach((t) => { if (!families.has(t.family)) families.set(t.family, []); families.get(t.family).push(t); });
+    families.forEach((ts, family) => {
+      const t = ts[0];
+      view.append(el('div', 'note off-target', r.target + (t.lacks ? ' lacks ' : ' is not shown to have ') + family +
+        ' per Hygon\'s Triton, which has it on ' + (t.shown_on || 'no target') + ': ' +
+        ts.map((u) => u.mnemonic + ' ' + u.count + 'x at +0x' + u.first_address.toString(16)).join(', ') +
+        ' (' + t.source + ')'));
+    });
 
     const src = sourceOf(r);
     const o = k.occ || {};
@@ -257,7 +270,11 @@
       waves_per_eu: "waves_per_eu (the kernel's request)" })[b] || b || '?';
     if (o.vgpr_to_next > 0) next = 'free ' + o.vgpr_to_next + (k.total_vgprs ? ' VGPRs+AGPRs (one file)' : ' VGPRs') + ' for ' + (o.waves + 1);
     else if (o.sgpr_to_next > 0) next = 'free ' + o.sgpr_to_next + ' SGPRs for ' + (o.waves + 1);
-    cards.append(card('occupancy', o.waves + ' / ' + o.max + ' waves', 'limited by ' + byWords(o.by) + (next ? '; ' + next : '')));
+    // A budget the waves share that one wave cannot hold (Hygon's 768 VGPRs per SIMD, 256 per wave).
+    const f = r.figures, oneWave = (f.vgprs_per_wave || 0) + (f.agprs_per_wave || 0);
+    const shared = oneWave && f.vgpr_budget > oneWave
+      ? '; the waves share ' + f.vgpr_budget + ' VGPRs per SIMD, ' + f.vgprs_per_wave + ' at most per wave' : '';
+    cards.append(card('occupancy', o.waves + ' / ' + o.max + ' waves', 'limited by ' + byWords(o.by) + (next ? '; ' + next : '') + shared));
     if (o.launch_waves === 0 && o.lds_limit && o.launch_lds > o.lds_limit)
       cards.append(card('at launch', 'cannot launch', 'needs ' + o.launch_lds + ' B of LDS, the target has ' + o.lds_limit, true));
     else if (o.launch_waves !== o.waves) cards.append(card('at launch', o.launch_waves + ' waves', o.launch_lds + ' B LDS; limited by ' + byWords(o.launch_by)));

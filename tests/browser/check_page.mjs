@@ -22,6 +22,9 @@
 // matrix {rows, cols, cells, provisional, last: {kernel, target}}: the kernel x
 // target matrix has that many kernels, target columns (that many marked
 // provisional) and linked cells; the last kernel's last cell shows its page.
+// figures {unverified, lds_note, shared}: a "Provisional: ..." note per
+// unverified target figure, the LDS note, and the shared VGPR budget on the
+// occupancy card (or none).
 // literal: each text appears on the page as text (escaping), with only the
 // page's own two script elements and no img/b elements.
 // Prints "ok: ..." lines; exits 1 on the first failure.
@@ -162,6 +165,25 @@ try {
     if (note !== want.lower_bound)
       fail(`lower-bound note ${JSON.stringify(notes)}; expected one: ${want.lower_bound}`);
     ok(`VGPR card: ${card[0][0]}${want.lower_bound ? ', lower-bound note' : ''}`);
+  }
+  if (want.figures) {
+    // each target figure no primary source shows is a note of its own, the
+    // LDS figures two sources dispute too, and a VGPR budget one wave cannot
+    // hold is said on the occupancy card (never shown as one wave's limit)
+    const f = want.figures;
+    const notes = await page.$$eval('.note', (ns) => ns.map((n) => n.textContent));
+    for (const u of f.unverified)
+      if (!notes.includes('Provisional: ' + u)) fail(`no note "Provisional: ${u}" among ${JSON.stringify(notes)}`);
+    const marked = notes.filter((n) => n.startsWith('Provisional: ')).length;
+    if (marked !== f.unverified.length) fail(`${marked} provisional notes, expected ${f.unverified.length}`);
+    if (f.lds_note && !notes.includes(f.lds_note)) fail(`no LDS note ${JSON.stringify(f.lds_note)}`);
+    const occ = await cardText('occupancy');
+    if (occ.length !== 1 || occ[0][1].includes('the waves share') !== !!f.shared ||
+        (f.shared && !occ[0][1].includes(f.shared)))
+      fail(`occupancy card ${JSON.stringify(occ)}; expected ${f.shared ? JSON.stringify(f.shared) : 'no shared budget'}`);
+    const vgpr = await cardText('VGPR live peak');
+    if (vgpr.length !== 1 || /of (512|768)$/.test(vgpr[0][1])) fail(`VGPR card ${JSON.stringify(vgpr)}: a budget as a wave's limit`);
+    ok(`figures: ${marked} provisional notes${f.lds_note ? ', the LDS dispute' : ''}${f.shared ? ', ' + f.shared : ''}`);
   }
   if (want.cannot_launch !== undefined) {
     const card = await cardText('at launch');

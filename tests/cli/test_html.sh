@@ -54,6 +54,14 @@ want = {"kernels": len(kernels), "kernel": k["name"], "rows": k["instructions"],
         # gfx90a and later: VGPRs and AGPRs are one file, the plot's allocated line is theirs
         "unified": bool(k.get("total_vgprs") and k["agpr"]["allocated"] > 0),
         "dense_steps": mode == "dense"}
+# the target's figures: each unverified one a note, and a VGPR budget one wave
+# cannot hold (Hygon's) said on the occupancy card
+tf = r["target_figures"]
+one_wave = tf["vgprs_per_wave"] + tf["agprs_per_wave"]
+want["figures"] = {"unverified": tf["unverified"], "lds_note": tf.get("lds_note", ""),
+                   "shared": (f"the waves share {tf['vgpr_budget']} VGPRs per SIMD, "
+                              f"{tf['vgprs_per_wave']} at most per wave")
+                             if tf["vgpr_budget"] > one_wave else ""}
 if peak.get("file") and peak.get("line"):
     want["peak"] = {"file": peak["file"], "line": peak["line"]}
 cross = doc.get("cross_target", [])
@@ -162,6 +170,13 @@ if command -v "${OBJDUMP:-llvm-objdump-22}" >/dev/null 2>&1; then
     "b[48] = 0; replace(b'amdgcn-amd-amdhsa--gfx906', b'amdgcn-amd-amdhsa--gfx926'); $(text_write "$waitcnt" "(0xffffffff,)")"
   page lowerbound none "$TREG_SOURCE_ROOT/tests/fixtures/src" "$work/lower.hsaco"
 fi
+# A gfx936 object: 768 VGPRs per SIMD shared by the waves, 256 per wave, and
+# the one figure no Hygon source shows; gfx946: the LDS the sources dispute.
+for t in gfx936 gfx946; do
+  patch "$fx/gfx906/loop_kernel.hsaco" "$work/$t.hsaco" \
+    "b[48] = 0; replace(b'amdgcn-amd-amdhsa--gfx906', b'amdgcn-amd-amdhsa--$t')"
+  page "hygon-$t" none "$TREG_SOURCE_ROOT/tests/fixtures/src" "$work/$t.hsaco"
+done
 
 # site NAME INPUT...: a site (-o DIR/) checked against the JSON of the same inputs.
 site() {

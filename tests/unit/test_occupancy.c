@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "metrics/occupancy.h"
+#include "targets/families.h"
 #include "targets/targets.h"
 #include "testutil.h"
 
@@ -27,10 +28,10 @@ static void test_table_rows_have_sources(void **state)
     unsigned n = 0;
     const treg_target *rows = treg_target_table(&n);
     static const char *const required[] = {
-        "gfx906",  "gfx908",  "gfx90a",  "gfx940",  "gfx941",  "gfx942",  "gfx950",
-        "gfx1010", "gfx1011", "gfx1012", "gfx1030", "gfx1031", "gfx1032", "gfx1033",
-        "gfx1034", "gfx1035", "gfx1036", "gfx1100", "gfx1101", "gfx1102", "gfx1103",
-        "gfx1150", "gfx1151", "gfx1200", "gfx1201", "gfx926",  "gfx928",  "gfx936",
+        "gfx906",  "gfx908",  "gfx90a",  "gfx940",  "gfx941",  "gfx942",  "gfx950",  "gfx1010",
+        "gfx1011", "gfx1012", "gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035",
+        "gfx1036", "gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1200",
+        "gfx1201", "gfx926",  "gfx928",  "gfx936",  "gfx938",  "gfx92a",  "gfx946",
     };
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
         if (!treg_target_by_name(required[i])) fail_msg("no row for %s", required[i]);
@@ -40,15 +41,26 @@ static void test_table_rows_have_sources(void **state)
         assert_non_null(t->name);
         assert_non_null(t->source);
         assert_true(strlen(t->source) > 0);
-        /* Only Hygon figures are unpublished, and they say so. */
-        if (t->provisional) {
+        /* Only Hygon figures are unpublished; each says what it rests on. */
+        if (treg_target_provisional(t)) {
             assert_string_equal(t->family, "Hygon");
-            assert_non_null(strstr(t->source, "unverified"));
+            for (const treg_unverified *u = t->unverified; u->figure; u++) {
+                assert_non_null(u->why);
+                assert_true(strlen(u->figure) > 0 && strlen(u->why) > 0);
+            }
         }
         if (strcmp(t->family, "Hygon") == 0) {
-            assert_true(t->provisional);
+            /* Hygon's Triton fork is the source, file and commit. */
+            assert_non_null(strstr(t->source, "HYGON-AI/triton-das"));
+            assert_non_null(strstr(t->source, "@"));
             assert_non_null(t->decode_as);
             assert_int_equal(t->mach, 0);
+            /* The budget is the waves' to share; one wave addresses 256. */
+            assert_int_equal(t->addressable_vgprs, 256);
+            assert_int_equal(t->addressable_agprs, 0);
+            assert_int_equal(t->wave_size, 64);
+            assert_int_equal(t->vgpr_granule, 4);
+            assert_int_equal(t->sgpr_block, 8);
         }
         assert_true(t->vgpr_granule > 0 && t->vgpr_file >= t->vgpr_granule);
         assert_true(t->max_waves_per_simd > 0 && t->eus_per_cu > 0);
@@ -74,6 +86,11 @@ static void test_table_lookups(void **state)
     assert_non_null(treg_target_by_name("gfx928")->decode_as);
     assert_non_null(treg_target_by_name("gfx936")->decode_as);
     assert_null(treg_target_by_name("gfx90a")->decode_as);
+    /* gfx948: named by Hygon's Triton, no figures anywhere: known, refused. */
+    assert_null(treg_target_by_name("gfx948"));
+    assert_non_null(treg_target_without_figures("gfx948"));
+    assert_null(treg_target_without_figures("gfx936"));
+    assert_null(treg_target_without_figures(NULL));
 }
 
 /* getNumExtraSGPRs: the last rule that applies wins; nothing is summed. */
@@ -108,6 +125,155 @@ static treg_occ_result occ(const char *gfx, treg_occ_input in)
     memset(&r, 0xa5, sizeof r);
     treg_occupancy(t, &in, &r);
     return r;
+}
+
+/* Hygon's six targets: budgets, LDS and what stays unverified, per target,
+ * as AMDGPU-NOTES.md "Hygon's six targets" reads the fork. */
+static void test_hygon_rows(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        unsigned budget, lds_kib;
+        bool lds_disputed;
+        const char *unverified[5]; /* each figure's first words, in order */
+    } rows[] = {
+        {"gfx926", 256, 64, false, {"VGPR budget 256", "10 waves", "VGPR granule", "102 SGPRs"}},
+        {"gfx928", 512, 64, false, {"VGPR budget 512", "VGPR granule", "102 SGPRs"}},
+        {"gfx936", 768, 64, false, {"102 SGPRs"}},
+        {"gfx938", 768, 64, false, {"VGPR budget 768", "10 waves", "VGPR granule", "102 SGPRs"}},
+        {"gfx92a", 512, 64, true, {"VGPR budget 512", "10 waves", "VGPR granule", "102 SGPRs"}},
+        {"gfx946", 512, 128, true, {"10 waves", "VGPR granule", "102 SGPRs"}},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const treg_target *t = treg_target_by_name(rows[i].name);
+        assert_non_null(t);
+        assert_int_equal(t->vgpr_file, rows[i].budget);
+        assert_int_equal(t->lds_per_workgroup, rows[i].lds_kib * 1024);
+        assert_int_equal(t->lds_per_cu, rows[i].lds_kib * 1024);
+        assert_int_equal(t->lds_note != NULL, rows[i].lds_disputed);
+        if (t->lds_note) assert_non_null(strstr(t->lds_note, "160 KiB"));
+        size_t n = 0;
+        for (; t->unverified[n].figure; n++) {
+            assert_non_null(rows[i].unverified[n]);
+            if (strncmp(t->unverified[n].figure, rows[i].unverified[n],
+                        strlen(rows[i].unverified[n])) != 0)
+                fail_msg("%s: unverified figure %zu is '%s', expected '%s...'", rows[i].name, n,
+                         t->unverified[n].figure, rows[i].unverified[n]);
+        }
+        assert_null(rows[i].unverified[n]);
+        assert_true(treg_target_provisional(t));
+    }
+    assert_false(treg_target_provisional(treg_target_by_name("gfx90a")));
+}
+
+/* Which Hygon instruction families each target has, as Hygon's Triton
+ * decides it (targets/families.c): a gfx928 text using a gfx946-only form
+ * is named, a family no source places either way is "not shown". */
+static void test_isa_families(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *mnemonic, *gfx;
+        enum treg_family_status want;
+    } cases[] = {
+        {"v_mmac_f32_16x16x16_f16", "gfx928", TREG_FAMILY_HAS},
+        {"v_mmac_f32_16x16x16_f16", "gfx946", TREG_FAMILY_HAS},
+        {"v_mmac_f32_16x16x16_f16", "gfx926", TREG_FAMILY_NOT_SHOWN},
+        {"v_mmac_f32_16x16x16_f16_4interleave", "gfx936", TREG_FAMILY_HAS},
+        {"v_mmac_16x16x16_f16", "gfx946", TREG_FAMILY_HAS}, /* 16-bit accumulators */
+        {"v_mmac_16x16x16_f16", "gfx928", TREG_FAMILY_LACKS},
+        {"v_mmac_bf16_16x16x16_f16", "gfx92a", TREG_FAMILY_LACKS},
+        {"v_mmac_16x16x8_f32", "gfx936", TREG_FAMILY_HAS},
+        {"v_mmac_16x16x8_f32", "gfx946", TREG_FAMILY_LACKS}, /* "no F32 K8" */
+        {"v_mmac_16x16x4_f32", "gfx946", TREG_FAMILY_HAS},
+        {"v_mmac_scale_f32_16x16x64_fp4", "gfx92a", TREG_FAMILY_LACKS}, /* scaled, not fp4 */
+        {"v_mmac_f32_16x16x64_fp4", "gfx92a", TREG_FAMILY_HAS},
+        {"v_mmac_f32_16x16x32_fp8_bf8", "gfx936", TREG_FAMILY_LACKS},
+        {"v_mmac_f32_16x16x32_fp8_bf8", "gfx938", TREG_FAMILY_HAS},
+        {"ds_read_m32x16_b16", "gfx936", TREG_FAMILY_HAS},
+        {"ds_read_m32x16_b16", "gfx926", TREG_FAMILY_LACKS},
+        {"ds_read_m32x16_b16", "gfx928", TREG_FAMILY_NOT_SHOWN},
+        {"ds_read_m32x8_b32", "gfx946", TREG_FAMILY_NOT_SHOWN},
+        {"ds_read_mt16x16_b32", "gfx936", TREG_FAMILY_LACKS},
+        {"ds_read_matrix_format", "gfx938", TREG_FAMILY_HAS},
+        {"ds_read_matrix_format", "gfx936", TREG_FAMILY_LACKS},
+        {"ds_read_matrix_padbyte", "gfx938", TREG_FAMILY_LACKS}, /* MLS v2 */
+        {"matrix_load_32x16_b16", "gfx946", TREG_FAMILY_HAS},
+        {"matrix_store_32x16_b16", "gfx92a", TREG_FAMILY_HAS},
+        {"matrix_store_32x16_b16", "gfx938", TREG_FAMILY_LACKS},
+        {"s_set_vgpr_size", "gfx946", TREG_FAMILY_HAS},
+        {"s_ebarrier_sync", "gfx936", TREG_FAMILY_NOT_SHOWN},
+        {"s_waitcnt_vbcnt", "gfx946", TREG_FAMILY_HAS},
+        {"v_mmac_f32_16x16x16_f16", "gfx90a", TREG_FAMILY_NOT_SHOWN},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const treg_isa_family *f = treg_isa_family_of(cases[i].mnemonic, strlen(cases[i].mnemonic));
+        if (!f) fail_msg("%s: no family", cases[i].mnemonic);
+        enum treg_family_status got = treg_isa_family_status(f, cases[i].gfx);
+        if (got != cases[i].want)
+            fail_msg("%s on %s: status %d, expected %d (family %s)", cases[i].mnemonic,
+                     cases[i].gfx, got, cases[i].want, f->name);
+    }
+    /* The rest of the instruction set belongs to no family. */
+    static const char *const free_insns[] = {
+        "s_waitcnt",       "ds_read_b128", "v_mfma_f32_16x16x16f16",
+        "s_barrier",       "s_setprio",    "ds_read_u16_d16_hi",
+        "s_sendmsg",       "v_mov_b32",    "ds_write_b64",
+        "s_set_gpr_idx_on"};
+    for (size_t i = 0; i < sizeof free_insns / sizeof free_insns[0]; i++)
+        if (treg_isa_family_of(free_insns[i], strlen(free_insns[i])))
+            fail_msg("%s has a family", free_insns[i]);
+    /* Every row names its source and only Hygon targets. */
+    size_t n = 0;
+    const treg_isa_family *rows = treg_isa_family_table(&n);
+    for (size_t i = 0; i < n; i++) {
+        assert_non_null(strstr(rows[i].source, "@"));
+        for (const char *l = rows[i].has; *l; l += strcspn(l, " "), l += strspn(l, " ")) {
+            char gfx[16] = "";
+            size_t len = strcspn(l, " ");
+            assert_true(len < sizeof gfx);
+            memcpy(gfx, l, len);
+            const treg_target *t = treg_target_by_name(gfx);
+            assert_non_null(t);
+            assert_string_equal(t->family, "Hygon");
+        }
+    }
+}
+
+/* waves = min(10, floor(budget / roundup(VGPRs, 4))), which the compiler's
+ * "; Occupancy:" trailers in the fork's gfx936 test inputs show (NumVgprs
+ * 179 -> 4, 191 -> 4, 218 -> 3, 65 -> 10); a budget of 768 never lets one
+ * wave hold more than 256. */
+static void test_hygon_budget_occupancy(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *gfx;
+        unsigned vgprs, waves;
+        int to_next;
+    } cases[] = {
+        {"gfx936", 179, 4, 27},                         /* one more wave needs 768 / 5 -> 152 */
+        {"gfx936", 191, 4, 39}, {"gfx936", 218, 3, 26}, /* 4 waves: 192 */
+        {"gfx936", 65, 10, -1}, {"gfx936", 256, 3, 64},
+        {"gfx928", 128, 4, 28}, /* 512 / 5 = 102 -> 100 */
+        {"gfx946", 256, 2, 88}, /* 512 / 3 = 170 -> 168 */
+        {"gfx926", 128, 2, 44}, /* GCN5's 256: 3 waves at 84 */
+        {"gfx938", 100, 7, 4},  /* 768 / 8 = 96 */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        treg_occ_result r =
+            occ(cases[i].gfx,
+                (treg_occ_input){.arch_vgprs = cases[i].vgprs, .sgprs = 20, .workgroup_size = 256});
+        if (r.waves != cases[i].waves || r.vgprs_to_next != cases[i].to_next)
+            fail_msg("%s at %u VGPRs: %u waves, %d to the next; expected %u, %d", cases[i].gfx,
+                     cases[i].vgprs, r.waves, r.vgprs_to_next, cases[i].waves, cases[i].to_next);
+    }
+    /* The steps never offer one wave more than it can address. */
+    treg_occ_result r = occ("gfx936", (treg_occ_input){.arch_vgprs = 179, .workgroup_size = 256});
+    static const unsigned steps[] = {256, 256, 256, 192, 152, 128, 108, 96, 84, 76};
+    assert_int_equal(r.nvgpr_steps, 10);
+    for (unsigned w = 0; w < 10; w++) assert_int_equal(r.vgpr_steps[w], steps[w]);
 }
 
 /* gfx906: 10 waves, 256 VGPRs, granule 4. */
@@ -477,6 +643,9 @@ int main(void)
     const struct CMUnitTest unit[] = {
         cmocka_unit_test(test_table_rows_have_sources),
         cmocka_unit_test(test_table_lookups),
+        cmocka_unit_test(test_hygon_rows),
+        cmocka_unit_test(test_hygon_budget_occupancy),
+        cmocka_unit_test(test_isa_families),
         cmocka_unit_test(test_extra_sgprs),
         cmocka_unit_test(test_gfx906_vgpr_granules),
         cmocka_unit_test(test_gfx906_sgpr_steps),

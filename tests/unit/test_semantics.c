@@ -211,11 +211,17 @@ static void test_smfmac_accumulates_into_dst(void **state)
           "v[10:13] v[2:3] v[4:7] v3", "");
 }
 
-static void test_hygon_mmac_accumulator_tied(void **state)
+/* MMAC reads its printed src2 (C) and writes D, as MFMA: Hygon's Triton
+ * lowers it with C an operand and D a new value (DotOpToLLVM/MMAC.cpp
+ * generateMFMAOp).  DTK's text always has D == C; a D apart from C is
+ * written whole, its old value not read. */
+static void test_hygon_mmac_reads_src2(void **state)
 {
     (void)state;
     /* DTK text (AMDGPU-NOTES.md); upstream LLVM cannot assemble it */
     check(64, "v_mmac_f32_16x16x16_f16 v[0:3], v[20:21], v[16:17], v[0:3]", "v[0:3]",
+          "v[0:3] v[20:21] v[16:17]", "");
+    check(64, "v_mmac_f32_16x16x16_f16 v[4:7], v[20:21], v[16:17], v[0:3]", "v[4:7]",
           "v[0:3] v[20:21] v[16:17]", "");
 }
 
@@ -643,18 +649,43 @@ static void test_hygon_matrix_memory(void **state)
     check(64, "ds_read_pack_h_b16 v5, v6", "", "v6", "v5");
 }
 
-/* Hygon's scalar additions (gfx946). */
+/* Hygon's scalar additions (gfx946): WDRA's resize and the two barrier
+ * families, in the operand forms composable_kernel-das's hcu_abarrier.hpp /
+ * hcu_ebarrier.hpp constrain ("=s" written, "s" read) and flash-attention3
+ * writes with constants. */
 static void test_hygon_scalar(void **state)
 {
     (void)state;
     check(64, "s_set_vgpr_size 128", "", "", "");
+    check(64, "s_set_vgpr_size_prsv 96", "", "", "");
+    check(64, "s_trap 0xff", "", "", "");
+    check(64, "s_waitcnt_vwcnt 0", "", "", "");
     check(64, "s_abarrier_try_wait s0, 1, s1", "s0", "s1", "");
+    check(64, "s_abarrier_try_wait s0, s2, s1", "s0", "s1 s2", "");
+    check(64, "s_abarrier_test_wait s0, s2, s1", "s0", "s1 s2", "");
     check(64, "s_abarrier_arrive s2, 1, 4", "s2", "", "");
+    check(64, "s_abarrier_arrive s2, s3, s4", "s2", "s3 s4", "");
+    check(64, "s_abarrier_arrive_nocomplete s2, s3, s4", "s2", "s3 s4", "");
+    check(64, "s_abarrier_arrive_drop s2, s3, s4", "s2", "s3 s4", "");
+    check(64, "s_abarrier_arrive_drop_nocomplete s2, s3, s4", "s2", "s3 s4", "");
     check(64, "s_abarrier_seq 1", "", "", "");
+    check(64, "s_abarrier_seq s5", "", "s5", "");
+    check(64, "s_abarrier_init s5, s6", "", "s5 s6", "");
+    check(64, "s_abarrier_inv s5", "", "s5", "");
+    check(64, "s_abarrier_expect_tx s5, s6", "", "s5 s6", "");
+    check(64, "s_abarrier_complete_tx s5, s6", "", "s5 s6", "");
+    check(64, "s_abarrier_slot_rd s[8:9], s5", "s[8:9]", "s5", "");
+    check(64, "s_ebarrier_sync s5, s6", "", "s5 s6", "");
+    check(64, "s_ebarrier_arrive s5, s6", "", "s5 s6", "");
+    check(64, "s_ebarrier_slot_rd s7, s5", "s7", "s5", "");
+    check(64, "s_ebarrier_and s7, s5, s6", "s7", "s5 s6", "");
+    check(64, "s_ebarrier_or s7, s5, s6", "s7", "s5 s6", "");
+    check(64, "s_ebarrier_popc s7, s5, s6", "s7", "s5 s6", "");
 }
 
-/* Every v_mmac shape public DTK assembly shows: D and C 4 VGPRs, C tied to
- * D; A and B 1 VGPR (16x16x4_f32) or 2 (the others); no SGPR operand. */
+/* Every v_mmac shape public DTK assembly and Hygon's Triton show: D and C
+ * 4 VGPRs (2 with a 16-bit accumulator, 8 for f64), A and B 1 VGPR
+ * (16x16x4_f32) or 2 (the others); no SGPR operand. */
 static void test_hygon_mmac_shapes(void **state)
 {
     (void)state;
@@ -676,6 +707,11 @@ static void test_hygon_mmac_shapes(void **state)
     }
     check(64, "v_mmac_f32_16x16x16_f16_4interleave v[0:3], v[20:21], v[16:17], v[0:3]", "v[0:3]",
           "v[0:3] v[20:21] v[16:17]", "");
+    /* gfx946: 16-bit accumulators (<4 x half>, 2 VGPRs) and f64 (8 VGPRs),
+     * mnemonics from Hygon's test_mmac_instructions.py */
+    check(64, "v_mmac_16x16x16_f16 v[0:1], v[2:3], v[4:5], v[0:1]", "v[0:1]", "v[0:5]", "");
+    check(64, "v_mmac_bf16_16x16x16_f16 v[0:1], v[2:3], v[4:5], v[0:1]", "v[0:1]", "v[0:5]", "");
+    check(64, "v_mmac_16x16x4_f64 v[0:7], v[8:9], v[10:11], v[0:7]", "v[0:7]", "v[0:11]", "");
 }
 
 static void test_operand_modifiers_and_specials(void **state)
@@ -880,7 +916,7 @@ int main(void)
         cmocka_unit_test(test_mfma_constant_src2_does_not_read_dst),
         cmocka_unit_test(test_mfma_other_src2_reads_src2_not_dst),
         cmocka_unit_test(test_smfmac_accumulates_into_dst),
-        cmocka_unit_test(test_hygon_mmac_accumulator_tied),
+        cmocka_unit_test(test_hygon_mmac_reads_src2),
         cmocka_unit_test(test_writelane_partial),
         cmocka_unit_test(test_permlane16_reads_old_dst),
         cmocka_unit_test(test_salu_k_forms_read_dst),

@@ -181,6 +181,18 @@ typedef struct treg_unknown_mnemonic {
     uint32_t count;
 } treg_unknown_mnemonic;
 
+/* Instructions of a family (analyzer/targets/families.h) the kernel's
+ * target is not shown to have: a gfx928 text using a gfx946-only form. */
+typedef struct treg_off_target {
+    const char *mnemonic;
+    uint32_t count;
+    uint64_t first_address; /* of the first, from the kernel's entry */
+    const char *family;     /* "MMAC with 16-bit accumulators" */
+    const char *shown_on;   /* the targets a source shows with it, space-separated ("": none) */
+    int lacks;              /* a source shows this target without it (else: nothing says) */
+    const char *source;
+} treg_off_target;
+
 /* The what-if stage (analyzer/whatif): the kernel's LLVM IR compiled by the
  * linked LLVM at a register budget, analyzed like any code object.  These
  * are the compiler's results for a budget, not a measured speed. */
@@ -332,6 +344,8 @@ typedef struct treg_kernel_report {
     size_t nspills;
     treg_unknown_mnemonic *unknown;
     size_t nunknown;
+    treg_off_target *off_target; /* by first appearance */
+    size_t noff_target;
     /* With LLVM IR given (treg_options.llvm_ir): the shipped build, the
      * recompiled one, then the budgets in ascending waves_per_eu. */
     treg_what_if *what_if;
@@ -357,14 +371,33 @@ typedef struct treg_inline_frame {
     int32_t parent;
 } treg_inline_frame;
 
+/* The target table's figures a report was computed with, and the ones no
+ * primary source shows (analyzer/targets: each row's source). */
+typedef struct treg_target_figures {
+    uint32_t vgpr_budget;    /* VGPRs per SIMD lane the resident waves share (occupancy) */
+    uint32_t vgprs_per_wave; /* the most arch VGPRs one wave can address */
+    uint32_t agprs_per_wave; /* 0: no AGPRs */
+    uint32_t vgpr_granule;
+    uint32_t sgprs_per_wave;
+    uint32_t sgpr_block; /* the descriptor's SGPR block (SGPRBlocks = ceil(n / it) - 1); 0: none */
+    uint32_t max_waves_per_simd;
+    uint32_t lds_bytes;   /* the most LDS one work-group may allocate */
+    const char *lds_note; /* where two sources disagree on it, or NULL */
+    const char *source;
+    /* "figure: why" for each figure no primary source shows */
+    const char **unverified;
+    size_t nunverified;
+} treg_target_figures;
+
 typedef struct treg_report {
     const char *target;      /* "gfx90a", from e_flags or the metadata note */
     const char *target_id;   /* full id when the note has one */
     const char *decoded_as;  /* the ISA LLVM decoded with; differs from target when borrowed */
-    int provisional;         /* target figures are not from a primary source */
+    int provisional;         /* some target figure is not from a primary source */
     const char *target_note; /* plain words on decoded_as/provisional, or NULL */
-    const char *asm_note;    /* why the assembly text given was not used, or NULL */
-    const char *lines_note;  /* why there are no source lines although there is DWARF, or NULL */
+    treg_target_figures target_figures;
+    const char *asm_note;   /* why the assembly text given was not used, or NULL */
+    const char *lines_note; /* why there are no source lines although there is DWARF, or NULL */
     const char *analyzer_version;
     const char *llvm_version;
     const char **files; /* source files from the line table, full paths */
