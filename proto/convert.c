@@ -524,6 +524,7 @@ int treg_pb_with_report(const treg_report *r, const treg_pb_info *info,
         figures.vgpr_budget = tf->vgpr_budget;
         figures.vgprs_per_wave = tf->vgprs_per_wave;
         figures.agprs_per_wave = tf->agprs_per_wave;
+        figures.unified_agprs = tf->unified_agprs != 0;
         figures.vgpr_granule = tf->vgpr_granule;
         figures.sgprs_per_wave = tf->sgprs_per_wave;
         figures.sgpr_block = tf->sgpr_block;

@@ -399,7 +399,7 @@ static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1_
     if (is_function(k))
         print_callers(out, o, k);
     else
-        print_occupancy(out, o, r, oc, k->total_vgprs > 0);
+        print_occupancy(out, o, r, oc, r->target_figures && r->target_figures->unified_agprs);
     char lds_parts[64] = ""; /* Triton's dynamic LDS, when there is any */
     if (k->dynamic_lds_bytes)
         snprintf(lds_parts, sizeof lds_parts, " (%u B static, %u B dynamic)", k->lds_bytes,

@@ -1199,6 +1199,7 @@ static int target_figures(treg_arena *A, const treg_target *t, treg_target_figur
     f->vgpr_budget = t->vgpr_file;
     f->vgprs_per_wave = t->addressable_vgprs;
     f->agprs_per_wave = t->addressable_agprs;
+    f->unified_agprs = t->unified_agprs;
     f->vgpr_granule = t->vgpr_granule;
     f->sgprs_per_wave = t->addressable_sgprs;
     f->sgpr_block = t->sgpr_block;

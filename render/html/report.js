@@ -268,7 +268,7 @@
     let next = '';
     const byWords = (b) => ({ target: "the target's wave limit", workgroup: 'the workgroup size',
       waves_per_eu: "waves_per_eu (the kernel's request)" })[b] || b || '?';
-    if (o.vgpr_to_next > 0) next = 'free ' + o.vgpr_to_next + (k.total_vgprs ? ' VGPRs+AGPRs (one file)' : ' VGPRs') + ' for ' + (o.waves + 1);
+    if (o.vgpr_to_next > 0) next = 'free ' + o.vgpr_to_next + (r.figures.unified_agprs ? ' VGPRs+AGPRs (one file)' : ' VGPRs') + ' for ' + (o.waves + 1);
     else if (o.sgpr_to_next > 0) next = 'free ' + o.sgpr_to_next + ' SGPRs for ' + (o.waves + 1);
     // A budget the waves share that one wave cannot hold (Hygon's 768 VGPRs per SIMD, 256 per wave).
     const f = r.figures, oneWave = (f.vgprs_per_wave || 0) + (f.agprs_per_wave || 0);

@@ -377,6 +377,7 @@ typedef struct treg_target_figures {
     uint32_t vgpr_budget;    /* VGPRs per SIMD lane the resident waves share (occupancy) */
     uint32_t vgprs_per_wave; /* the most arch VGPRs one wave can address */
     uint32_t agprs_per_wave; /* 0: no AGPRs */
+    int unified_agprs;       /* AGPRs share the VGPR file (gfx90a+): one count for both */
     uint32_t vgpr_granule;
     uint32_t sgprs_per_wave;
     uint32_t sgpr_block; /* the descriptor's SGPR block (SGPRBlocks = ceil(n / it) - 1); 0: none */

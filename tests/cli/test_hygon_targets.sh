@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# Hygon's six targets as Hygon's own compiler builds them.
+#
+# 1. The fork's gfx936 test inputs (tests/data/hygon-triton-das: the
+#    .amdgcn texts HYGON-AI/triton-das keeps under test/TritonGPU/hcu/Inputs,
+#    written by DTK's clang 17): treg's figures from the text alone equal the
+#    compiler's trailer on every one: NumVgprs (vgpr.allocated), NumSgprs
+#    (sgpr.allocated), Occupancy (occupancy.waves_per_simd, from the 768
+#    budget), VGPRBlocks = ceil(V / vgpr_granule) - 1 and SGPRBlocks =
+#    ceil(S / sgpr_block) - 1 with the granules the report states; target
+#    gfx936, no instruction on the generic rule, none off the target, and the
+#    SGPR limits the only provisional figure.
+# 2. The same texts assembled into code objects by upstream tools (llvm-mc-22
+#    for gfx906 after the Hygon-only descriptor directives are dropped, then
+#    relabelled gfx936 with EF_AMDGPU_MACH 0, as a DTK object carries it):
+#    the code object alone gives the text's figures, row for row (registers,
+#    reads and writes), kernel for kernel.
+# 3. Texts written for gfx946, gfx938 and gfx92a in the shapes of the fork's
+#    MLS and MMAC lowering (tests/cli/data/hygon/*.s): the figures their
+#    headers work out by hand (allocation, peak and where, SGPRs, occupancy
+#    and VGPRs to the next wave from each target's budget), no instruction
+#    on the generic rule, none off the target.
+# 4. The gfx946 text relabelled gfx928: every gfx946-only family it uses is
+#    named (a source shows gfx928 without MLS and without 16-bit MMAC
+#    accumulators; nothing shows s_waitcnt_vbcnt on it), in JSON and text.
+#
+# Environment (set by CTest): TREG_ANALYZE, TREG_SOURCE_ROOT.
+set -euo pipefail
+prog=test_hygon_targets
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_analyzer
+command -v python3 >/dev/null 2>&1 || skip "python3 is needed to read treg-analyze's JSON"
+A=$TREG_ANALYZE
+inputs=$TREG_SOURCE_ROOT/tests/data/hygon-triton-das/Inputs
+texts=$TREG_SOURCE_ROOT/tests/cli/data/hygon
+[[ -d $inputs ]] || fail "no $inputs (the fork's test inputs belong to the repository)"
+work=$(mktemp -d "${TMPDIR:-/tmp}/treg-hygon-targets.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# --- 1. the fork's inputs against their trailers ---------------------------------
+n=0
+for f in "$inputs"/*.amdgcn; do
+  "$A" --format json "$f" >"$work/t.json" 2>"$work/t.err" || fail "$f: $(cat "$work/t.err")"
+  python3 - "$f" "$work/t.json" <<'PY' || fail "$f: see above"
+import json, math, re, sys
+text = open(sys.argv[1]).read()
+trailer = {k: int(v) for k, v in re.findall(r"^; (NumSgprs|NumVgprs|Occupancy|SGPRBlocks|VGPRBlocks): (\d+)$", text, re.M)}
+assert len(trailer) == 5, trailer
+(r,) = json.load(open(sys.argv[2]))["reports"]
+(k,) = r["kernels"]
+tf = r["target_figures"]
+got = {"NumVgprs": k["vgpr"]["allocated"], "NumSgprs": k["sgpr"]["allocated"],
+       "Occupancy": k["occupancy"]["waves_per_simd"],
+       "VGPRBlocks": math.ceil(k["vgpr"]["allocated"] / tf["vgpr_granule"]) - 1,
+       "SGPRBlocks": math.ceil(k["sgpr"]["allocated"] / tf["sgpr_block"]) - 1}
+errors = [f"{key}: treg {got[key]}, trailer {trailer[key]}" for key in trailer if got[key] != trailer[key]]
+if r["target"] != "gfx936" or tf["vgpr_budget"] != 768 or k["vgpr"]["limit"] != 256:
+    errors.append(f"target {r['target']}, budget {tf['vgpr_budget']}, limit {k['vgpr']['limit']}")
+if k["unknown_instructions"] or k.get("off_target"):
+    errors.append(f"unknown {k['unknown_instructions']}, off target {k.get('off_target')}")
+if [u.split(":")[0] for u in tf["unverified"]] != ["102 SGPRs per wave and GFX9's SGPR occupancy steps"]:
+    errors.append(f"unverified {tf['unverified']}")
+if k["metadata"]["trailer_occupancy"] != trailer["Occupancy"]:
+    errors.append(f"the trailer as read: {k['metadata']['trailer_occupancy']}")
+if errors:
+    sys.exit("\n".join(errors))
+print(f"  {sys.argv[1].rsplit('/', 1)[1]}: V {got['NumVgprs']} S {got['NumSgprs']} "
+      f"occupancy {got['Occupancy']} blocks {got['VGPRBlocks']}/{got['SGPRBlocks']}: as the trailer")
+PY
+  n=$((n + 1))
+done
+((n >= 10)) || fail "$n of the fork's inputs, expected 10"
+echo "$prog: ok: $n of the fork's gfx936 texts: allocation, SGPRs, occupancy and blocks equal the compiler's trailer"
+
+# --- 2. the same texts as code objects ---------------------------------------------
+MC=${MC:-llvm-mc-22}
+LLD=${LLD:-ld.lld-22}
+if command -v "$MC" >/dev/null && command -v "$LLD" >/dev/null; then
+  n=0
+  for f in "$inputs"/*.amdgcn; do
+    base=$(basename "$f" .amdgcn)
+    # upstream's assembler knows gfx906 and not the Hygon-only descriptor fields
+    sed -e 's/gfx936/gfx906/g' -e '/\.amdhsa_matrix_excp/d' -e '/\.amdhsa_cancellation_excp/d' \
+      -e '/\.amdhsa_load_store_out_of_order/d' "$f" >"$work/$base.s"
+    "$MC" -triple=amdgcn-amd-amdhsa -mcpu=gfx906 -mattr=-xnack -filetype=obj "$work/$base.s" \
+      -o "$work/$base.o" 2>"$work/mc.err" || fail "$MC $base: $(head -c 300 "$work/mc.err")"
+    "$LLD" -shared "$work/$base.o" -o "$work/$base.906.hsaco" || fail "$LLD $base failed"
+    mkdir -p "$work/co/$base"
+    patch "$work/$base.906.hsaco" "$work/co/$base/k.hsaco" \
+      "b[48] = 0; replace(b'amdgcn-amd-amdhsa--gfx906', b'amdgcn-amd-amdhsa--gfx936')"
+    "$A" --format json --no-assembly "$work/co/$base/k.hsaco" >"$work/co.json" ||
+      fail "$base: the code object alone"
+    "$A" --format json "$f" >"$work/text.json" || fail "$base: the text"
+    python3 - "$work/co.json" "$work/text.json" "$base" <<'PY' || fail "$base: code object and text differ (above)"
+import json, sys
+(co,), (tx,) = (json.load(open(p))["reports"] for p in sys.argv[1:3])
+errors = []
+if co["target"] != "gfx936" or co["decoded_as"] != "gfx906":
+    errors.append(f"code object: target {co['target']}, decoded as {co['decoded_as']}")
+if co["target_figures"] != tx["target_figures"]:
+    errors.append("target_figures differ")
+for kc, kt in zip(co["kernels"], tx["kernels"]):
+    for key in ("name", "instructions", "code_bytes", "vgpr", "sgpr", "agpr", "occupancy", "total_vgprs",
+                "scratch_bytes", "spill_instructions", "undefined_reads", "unknown_instructions",
+                "basic_blocks", "loops"):
+        if kc[key] != kt[key] and key != "loops":
+            errors.append(f"{key}: {kc[key]} != {kt[key]}")
+    if [(l["peak_vgpr"], l["peak_sgpr"], l["instructions"]) for l in kc["loops"]] != \
+       [(l["peak_vgpr"], l["peak_sgpr"], l["instructions"]) for l in kt["loops"]]:
+        errors.append("loops differ")
+    if kc["undecodable_words"] or kc["instruction_source"] != "code object":
+        errors.append(f"{kc['undecodable_words']} undecodable words, source {kc['instruction_source']}")
+    rows = lambda k: [(r["address"], r["vgpr"], r["sgpr"], r["reads"], r["writes"]) for r in k["rows"]]
+    rc, rt = rows(kc), rows(kt)
+    diff = [(a, b) for a, b in zip(rc, rt) if a != b]
+    if len(rc) != len(rt) or diff:
+        errors.append(f"{len(rc)} rows vs {len(rt)}; first difference {diff[:1]}")
+if errors:
+    sys.exit("\n".join(errors))
+k = co["kernels"][0]
+print(f"  {sys.argv[3]}: {k['instructions']} instructions, rows equal, VGPR peak {k['vgpr']['peak_live']}")
+PY
+    n=$((n + 1))
+  done
+  echo "$prog: ok: $n texts assembled by $MC and relabelled gfx936: the code object alone gives the text's report, row for row"
+else
+  echo "$prog: note: $MC or $LLD not found (Debian's llvm-22, lld-22): the code-object half skipped"
+fi
+
+# --- 3. texts for gfx946, gfx938, gfx92a in the fork's shapes ------------------------
+# file target budget allocated peak peak_address sgprs waves to_next
+cases=(
+  "gfx946_mls_mmac.s gfx946 512 214 15 0x50 14 2 46"
+  "gfx938_mls_fp8.s gfx938 768 179 19 0x6c 16 4 27"
+  "gfx92a_fp4_padbyte.s gfx92a 512 130 14 0x48 12 3 2"
+)
+for c in "${cases[@]}"; do
+  read -r file target budget alloc peak at sgprs waves next <<<"$c"
+  "$A" --format json "$texts/$file" >"$work/h.json" 2>"$work/h.err" || fail "$file: $(cat "$work/h.err")"
+  [[ ! -s $work/h.err ]] || fail "$file: treg-analyze wrote to stderr: $(cat "$work/h.err")"
+  python3 - "$work/h.json" "$target" "$budget" "$alloc" "$peak" "$at" "$sgprs" "$waves" "$next" <<'PY' ||
+import json, sys
+doc = json.load(open(sys.argv[1]))
+target = sys.argv[2]
+budget, alloc, peak, at, sgprs, waves, nxt = (int(x, 0) for x in sys.argv[3:10])
+(r,) = doc["reports"]
+(k,) = r["kernels"]
+want = {"target": target, "vgpr_budget": budget, "vgpr.allocated": alloc, "vgpr.limit": 256,
+        "vgpr.peak_live": peak, "peak address": at, "sgpr.allocated": sgprs,
+        "waves_per_simd": waves, "vgprs_to_next": nxt, "trailer occupancy": waves,
+        "unknown_instructions": 0, "off_target": [], "undefined_reads": 0}
+got = {"target": r["target"], "vgpr_budget": r["target_figures"]["vgpr_budget"],
+       "vgpr.allocated": k["vgpr"]["allocated"], "vgpr.limit": k["vgpr"]["limit"],
+       "vgpr.peak_live": k["vgpr"]["peak_live"], "peak address": k["peak_vgpr"]["address"],
+       "sgpr.allocated": k["sgpr"]["allocated"], "waves_per_simd": k["occupancy"]["waves_per_simd"],
+       "vgprs_to_next": k["occupancy"]["vgprs_to_next"],
+       "trailer occupancy": k["metadata"]["trailer_occupancy"],
+       "unknown_instructions": k["unknown_instructions"], "off_target": k.get("off_target", []),
+       "undefined_reads": k["undefined_reads"]}
+bad = [f"{key}: {got[key]!r}, by hand {want[key]!r}" for key in want if got[key] != want[key]]
+if bad:
+    sys.exit("\n".join(bad))
+PY
+    fail "$file: see above"
+  echo "$prog: ok: $file ($target): $alloc VGPRs of a $budget budget -> $waves waves ($next to free for one more), peak $peak at $at, $sgprs SGPRs, as worked out by hand"
+done
+
+# --- 4. a gfx946-only form on gfx928 is named ----------------------------------------
+sed 's/gfx946/gfx928/g' "$texts/gfx946_mls_mmac.s" >"$work/on928.s"
+"$A" --format json "$work/on928.s" >"$work/928.json" || fail "gfx928 relabel: treg-analyze failed"
+"$A" "$work/on928.s" >"$work/928.txt" || fail "gfx928 relabel: text failed"
+python3 - "$work/928.json" <<'PY' || fail "gfx928: the gfx946-only forms are not named (above)"
+import json, sys
+(k,) = json.load(open(sys.argv[1]))["reports"][0]["kernels"]
+off = {t["mnemonic"]: t for t in k.get("off_target", [])}
+want = {"matrix_load_32x16_b16": (True, "gfx938 gfx92a gfx946", 1),
+        "ds_read_matrix_format": (True, "gfx938 gfx92a gfx946", 1),
+        "ds_read_matrix_trans_format": (True, "gfx938 gfx92a gfx946", 1),
+        "v_mmac_16x16x16_f16": (True, "gfx946", 1),
+        "s_waitcnt_vbcnt": (False, "gfx946", 1)}
+errors = []
+for m, (lacks, shown, count) in want.items():
+    t = off.get(m)
+    if not t or t["lacks"] != lacks or t["shown_on"] != shown or t["count"] != count or "@" not in t["source"]:
+        errors.append(f"{m}: {t}")
+extra = set(off) - set(want)
+if extra:
+    errors.append(f"named but available on gfx928: {sorted(extra)}")
+if errors:
+    sys.exit("\n".join(errors))
+PY
+grep -q "^    WARNING: gfx928 lacks MMAC with 16-bit accumulators per Hygon's Triton, which has it on gfx946:" "$work/928.txt" ||
+  fail "gfx928 text: no warning for the 16-bit accumulators: $(grep -i mmac "$work/928.txt")"
+grep -q "^    note: gfx928 is not shown to have WASP/WDRA" "$work/928.txt" ||
+  fail "gfx928 text: no note for s_waitcnt_vbcnt"
+echo "$prog: ok: the gfx946 text relabelled gfx928: MLS and 16-bit accumulators named as absent, s_waitcnt_vbcnt as not shown"
