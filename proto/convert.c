@@ -256,6 +256,45 @@ static void fill_categories(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_
     }
 }
 
+static void fill_wave_roles(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_report *k)
+{
+    const treg_wave_roles *w = &k->wave_roles;
+    if (!w->nroles) return;
+    Treg__V1__WaveRoles *pw = take(s, 1, sizeof *pw);
+    Treg__V1__WaveRole *roles;
+    if (!pw) return;
+    treg__v1__wave_roles__init(pw);
+    MESSAGES(s, Treg__V1__WaveRole, w->nroles, roles, pw->roles);
+    if (!roles || !pw->roles) return;
+    pw->n_roles = w->nroles;
+    for (size_t i = 0; i < w->nroles; i++) {
+        const treg_wave_role *r = &w->roles[i];
+        treg__v1__wave_role__init(&roles[i]);
+        roles[i].size = r->size;
+        roles[i].set_address = r->set_address;
+        roles[i].first_wave = r->first_wave;
+        roles[i].last_wave = r->last_wave;
+        roles[i].instructions = r->instructions;
+        roles[i].peak_live = r->peak_live;
+        roles[i].peak_address = r->peak_address;
+        roles[i].highest_vgpr = r->highest_vgpr;
+        roles[i].spills = r->spills;
+        roles[i].backend_needs = r->backend_needs;
+        roles[i].backend_available = r->backend_available;
+        roles[i].backend_spills = r->backend_spills;
+    }
+    pw->size_sum = w->size_sum;
+    pw->budget = w->budget;
+    pw->groups_per_simd = w->groups_per_simd;
+    pw->waves_per_simd = w->waves_per_simd;
+    pw->before_instructions = w->before_instructions;
+    pw->before_peak_live = w->before_peak_live;
+    pw->before_highest_vgpr = w->before_highest_vgpr;
+    pw->backend_comments = w->backend_comments != 0;
+    pw->note = str(w->note);
+    pk->wave_roles = pw;
+}
+
 static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_report *k)
 {
     treg__v1__kernel__init(pk);
@@ -461,6 +500,7 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
             off[i].source = str(ot->source);
         }
     }
+    fill_wave_roles(s, pk, k);
     fill_categories(s, pk, k);
     pk->sgpr_numbered = k->sgpr_numbered;
     size_t nres = 0;

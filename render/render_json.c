@@ -474,6 +474,7 @@ static const j_rule rules[] = {
     {R(report), "ttgir_sha256", J_OMIT, NULL, NULL},
     {R(report), "triton", J_NONEMPTY, NULL, NULL},
     {R(target_figures), "lds_note", J_NONEMPTY, NULL, NULL},
+    {R(wave_roles), "note", J_NONEMPTY, NULL, NULL},
     {R(triton_options), "constexprs", J_NONEMPTY, NULL, NULL},
     {R(triton_options), "triton_version", J_NONEMPTY, NULL, NULL},
     {R(inline_call), "call", J_CUSTOM, NULL, j_call},
@@ -492,6 +493,7 @@ static const j_rule rules[] = {
     {R(kernel), "what_if_note", J_NONEMPTY, NULL, NULL},
     {R(kernel), "categories_source", J_NONEMPTY, NULL, NULL},
     {R(kernel), "categories_note", J_NONEMPTY, NULL, NULL},
+    {R(kernel), "wave_roles", J_NONEMPTY, NULL, NULL}, /* only a wave-specialised kernel's */
     {R(class_stat), "peak_address", J_OMIT, NULL, NULL}, /* in "peak_vgpr" */
     {R(class_stat), "peak_loc", J_OMIT, NULL, NULL},
     {R(class_stat), "peak_call_site", J_OMIT, NULL, NULL},

@@ -199,6 +199,7 @@ static const char *limit_words(const char *by)
     if (strcmp(by, "target") == 0) return "the target's wave limit";
     if (strcmp(by, "workgroup") == 0) return "the workgroup size";
     if (strcmp(by, "waves_per_eu") == 0) return "waves_per_eu (the kernel's request)";
+    if (strcmp(by, "wave_roles") == 0) return "the wave roles' VGPR sizes";
     return by;
 }
 
@@ -242,6 +243,50 @@ static void print_occupancy(FILE *out, const treg_text_options *o, const Treg__V
                        "    at launch with %u B of LDS: %u wave%s/SIMD, limited by %s",
                        oc->launch_lds_bytes, oc->launch_waves_per_simd,
                        plural(oc->launch_waves_per_simd), limit_words(oc->launch_limited_by));
+}
+
+/* A wave-specialised kernel: each role's size beside what its code holds,
+ * and the backend's own figures when the text has them. */
+static void print_wave_roles(FILE *out, const treg_text_options *o, const Treg__V1__Kernel *k)
+{
+    const Treg__V1__WaveRoles *w = k->wave_roles;
+    if (!w) return;
+    char line[400];
+    int n = snprintf(line, sizeof line, "%zu roles set their own VGPR size: ", w->n_roles);
+    for (size_t i = 0; i < w->n_roles && n > 0 && (size_t)n < sizeof line; i++)
+        n += snprintf(line + n, sizeof line - (size_t)n, "%s%u", i ? " + " : "", w->roles[i]->size);
+    if (n > 0 && (size_t)n < sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n,
+                 " = %u of %u VGPRs per SIMD (one wave of each role per SIMD): %u workgroup%s, %u "
+                 "waves per SIMD",
+                 w->size_sum, w->budget, w->groups_per_simd, plural(w->groups_per_simd),
+                 w->waves_per_simd);
+    treg_text_wrap(out, o, NULL, 4, "wave roles: ", line);
+    for (size_t i = 0; i < w->n_roles; i++) {
+        const Treg__V1__WaveRole *r = w->roles[i];
+        char waves[32] = "waves ?";
+        if (r->first_wave >= 0)
+            snprintf(waves, sizeof waves, "waves %d-%d", r->first_wave, r->last_wave);
+        char backend[96] = "";
+        if (r->backend_available >= 0)
+            snprintf(backend, sizeof backend, "  backend %d/%d%s", r->backend_needs,
+                     r->backend_available, r->backend_spills == 1 ? " spills" : "");
+        char highest[16] = "-";
+        if (r->highest_vgpr) snprintf(highest, sizeof highest, "v%u", r->highest_vgpr - 1);
+        treg_text_line(out, o, r->highest_vgpr > r->size ? SGR_RED : NULL,
+                       "      %-11s size %3u  peak %3u at +0x%-5llx highest %-5s spills %u%s",
+                       waves, r->size, r->peak_live, (unsigned long long)r->peak_address, highest,
+                       r->spills, backend);
+    }
+    if (w->before_instructions) {
+        char highest[16] = "none";
+        if (w->before_highest_vgpr)
+            snprintf(highest, sizeof highest, "v%u", w->before_highest_vgpr - 1);
+        treg_text_line(
+            out, o, NULL, "      before the dispatch: %u instruction%s, peak live %u, highest %s",
+            w->before_instructions, plural(w->before_instructions), w->before_peak_live, highest);
+    }
+    if (w->note[0]) treg_text_wrap(out, o, SGR_RED, 6, "note: ", w->note);
 }
 
 static void print_loops(FILE *out, const treg_text_options *o, const Treg__V1__Report *r,
@@ -400,6 +445,7 @@ static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1_
         print_callers(out, o, k);
     else
         print_occupancy(out, o, r, oc, r->target_figures && r->target_figures->unified_agprs);
+    print_wave_roles(out, o, k);
     char lds_parts[64] = ""; /* Triton's dynamic LDS, when there is any */
     if (k->dynamic_lds_bytes)
         snprintf(lds_parts, sizeof lds_parts, " (%u B static, %u B dynamic)", k->lds_bytes,

@@ -20,7 +20,7 @@
 #include <string.h>
 
 enum {
-    TREG_NUM_V = 1024, /* gfx936 addresses 768, gfx1250 1024 */
+    TREG_NUM_V = 1024, /* a wave addresses 256 (gfx936 too: its 768 are per SIMD), gfx1250 1024 */
     TREG_NUM_A = 256,
     TREG_NUM_S = 128, /* s0..s105 exist; room for ttmp-free growth */
 

@@ -29,6 +29,7 @@
 #include "metrics/provenance.h"
 #include "metrics/spill_cost.h"
 #include "metrics/uniform.h"
+#include "metrics/wave_roles.h"
 #include "metrics/spills.h"
 #include "model/semantics.h"
 #include "report/ranges.h"
@@ -330,14 +331,15 @@ typedef struct kernel_run {
     uint64_t *weight;
     treg_uniform uni;
     /* calls (flow/calls.h) */
-    bool function;         /* a device function, not a kernel */
-    int32_t *callee;       /* per g.call_sites: the run it calls, -1 when none */
-    uint8_t state;         /* enum run_state */
-    treg_callee summary;   /* for its callers, once finished */
-    treg_regset *held;     /* per g.call_sites: registers held across it */
-    bool undecoded;        /* words nobody decoded, in it or in what it calls */
-    uint32_t spills_total; /* its spill instructions and its callees', each once */
-    uint32_t returns;      /* a function's s_setpc_b64 s[30:31] (marked by cfg) */
+    bool function;                    /* a device function, not a kernel */
+    int32_t *callee;                  /* per g.call_sites: the run it calls, -1 when none */
+    uint8_t state;                    /* enum run_state */
+    treg_callee summary;              /* for its callers, once finished */
+    treg_regset *held;                /* per g.call_sites: registers held across it */
+    bool undecoded;                   /* words nobody decoded, in it or in what it calls */
+    uint32_t spills_total;            /* its spill instructions and its callees', each once */
+    uint32_t returns;                 /* a function's s_setpc_b64 s[30:31] (marked by cfg) */
+    treg_occ_input occ_in, launch_in; /* what occupancy was computed from */
 } kernel_run;
 
 enum run_state { RUN_NEW, RUN_PREPARED, RUN_ON_STACK, RUN_DONE, RUN_FAILED };
@@ -534,6 +536,7 @@ static void occupancy_figures(kernel_run *kr)
                              p->opt->waves_per_eu ? p->opt->waves_per_eu : p->triton.waves_per_eu,
                          .wave_size = k->wave_size};
     treg_occ_result occ;
+    kr->occ_in = oi;
     treg_occupancy(t, &oi, &occ);
     k->total_vgprs = occ.total_vgprs;
     k->occupancy.waves_per_simd = occ.waves;
@@ -555,6 +558,7 @@ static void occupancy_figures(kernel_run *kr)
     launch.lds_bytes = launch_lds > UINT32_MAX ? UINT32_MAX : (unsigned)launch_lds;
     launch.min_workgroup_size = k->workgroup_size;
     treg_occ_result locc;
+    kr->launch_in = launch;
     treg_occupancy(t, &launch, &locc);
     k->occupancy.launch_waves_per_simd = locc.waves;
     k->occupancy.launch_limited_by = locc.limited_by;
@@ -566,6 +570,70 @@ static void occupancy_figures(kernel_run *kr)
         k->occupancy.launch_waves_per_simd = 0;
         k->occupancy.launch_limited_by = "lds";
     }
+}
+
+/* The backend's comments after the kernel in its assembly text, when the
+ * text was given (and readable): read for a kernel that sets VGPR sizes. */
+static const treg_asm_trailer *kernel_trailer(kernel_run *kr, treg_error *err, int *rc)
+{
+    *rc = read_text(kr->p, err);
+    uint64_t start;
+    const treg_asm_kernel *tk = *rc ? NULL : text_kernel(kr->p, kr->ks->name, &start);
+    return tk ? &tk->trailer : NULL;
+}
+
+/* One wave-limit from the roles, the rest of the bounds as computed. */
+static unsigned waves_with_roles(const treg_target *t, treg_occ_input in, unsigned role_waves,
+                                 const char **limited_by, const char *own)
+{
+    in.arch_vgprs = in.agprs = 0; /* every bound but the VGPRs' */
+    treg_occ_result o;
+    treg_occupancy(t, &in, &o);
+    if (role_waves < o.waves) {
+        *limited_by = "wave_roles";
+        return role_waves;
+    }
+    *limited_by = o.waves < o.max_waves ? o.limited_by : own;
+    return o.waves;
+}
+
+/* Wave-specialised kernels (metrics/wave_roles.h): each role's size and
+ * peak, and the occupancy their sum allows in place of one allocation's. */
+static int wave_roles(kernel_run *kr, treg_error *err)
+{
+    if (kr->function) return TREG_OK;
+    bool sets = false;
+    for (size_t i = 0; i < kr->n && !sets; i++)
+        sets = treg_mnemonic_starts(&kr->fx[i], "s_set_vgpr_size");
+    if (!sets) return TREG_OK;
+    int rc = TREG_OK;
+    const treg_asm_trailer *trailer = kernel_trailer(kr, err, &rc);
+    if (rc) return rc;
+    const treg_target *t = kr->p->target;
+    treg_roles_input in = {.insns = kr->insns,
+                           .fx = kr->fx,
+                           .n = kr->n,
+                           .g = &kr->g,
+                           .rows = kr->rows,
+                           .spill_kind = kr->spill_kind,
+                           .entry = kr->ks->addr,
+                           .budget = t->vgpr_file,
+                           .trailer = trailer};
+    treg_kernel_report *k = kr->k;
+    treg_wave_roles *w = &k->wave_roles;
+    if ((rc = treg_wave_roles_find(kr->p->arena, &in, w, err)) || !w->nroles) return rc;
+    /* One allocation holds for no wave: the roles' sum decides. */
+    unsigned role_waves =
+        w->waves_per_simd < t->max_waves_per_simd ? w->waves_per_simd : t->max_waves_per_simd;
+    k->occupancy.vgpr_waves = role_waves;
+    k->occupancy.vgprs_to_next = -1;
+    k->occupancy.nvgpr_steps = 0;
+    k->occupancy.waves_per_simd =
+        waves_with_roles(t, kr->occ_in, role_waves, &k->occupancy.limited_by, "target");
+    if (k->occupancy.launch_waves_per_simd)
+        k->occupancy.launch_waves_per_simd = waves_with_roles(
+            t, kr->launch_in, role_waves, &k->occupancy.launch_limited_by, "target");
+    return TREG_OK;
 }
 
 /* A row per instruction (lines, registers occupied, flags), the peaks, and
@@ -781,7 +849,7 @@ static int finish(kernel_run *kr, kernel_run *runs, treg_error *err)
     int rc;
     if ((rc = flow(kr, runs, err))) return rc;
     occupancy_figures(kr);
-    if ((rc = rows_and_peaks(kr, err))) return rc;
+    if ((rc = rows_and_peaks(kr, err)) || (rc = wave_roles(kr, err))) return rc;
     undefined_reads(kr);
     if ((rc = costs(kr, err)) || (rc = explain(kr, err))) return rc;
     if (p->keep_rows) {

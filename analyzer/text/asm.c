@@ -685,7 +685,10 @@ static int define_label(parser *ps, const char *name, size_t len)
     f->len = len;
     f->off = ps->off;
     f->line = ps->line;
-    f->trailer = (treg_asm_trailer){-1, -1, -1, -1, -1, -1, -1};
+    memset(&f->trailer, 0, sizeof f->trailer);
+    f->trailer.num_vgprs = f->trailer.num_agprs = f->trailer.total_vgprs = -1;
+    f->trailer.num_sgprs = f->trailer.scratch_size = f->trailer.occupancy = -1;
+    f->trailer.accum_offset = -1;
     s->start = (uint32_t)(ps->nstarts - 1);
     return TREG_OK;
 }
@@ -712,9 +715,58 @@ static void set_section(parser *ps, const char *name, size_t len)
 
 /* ---- the trailer: "; NumVgprs: 16" after a kernel ---- */
 
+/* "(a, b, c)": 2 to TREG_ASM_MAX_BRANCHES items, numbers or (booleans)
+ * true/false; the count, 0 when the text is not of that form. */
+static unsigned branch_tuple(const char *s, size_t len, bool booleans, int *out)
+{
+    trim(&s, &len);
+    if (len < 2 || s[0] != '(' || s[len - 1] != ')') return 0;
+    s++, len -= 2;
+    unsigned n = 0;
+    while (true) {
+        size_t end = 0;
+        while (end < len && s[end] != ',') end++;
+        const char *v = s;
+        size_t vl = end;
+        trim(&v, &vl);
+        unsigned long x;
+        if (n == TREG_ASM_MAX_BRANCHES) return 0;
+        if (booleans && vl == 4 && memcmp(v, "true", 4) == 0)
+            out[n++] = 1;
+        else if (booleans && vl == 5 && memcmp(v, "false", 5) == 0)
+            out[n++] = 0;
+        else if (!booleans && take_uint(&v, &vl, &x) && !vl && x <= 0xffff)
+            out[n++] = (int)x;
+        else
+            return 0;
+        if (end == len) break;
+        s += end + 1, len -= end + 1;
+    }
+    return n >= 2 ? n : 0;
+}
+
 static void trailer_comment(parser *ps, const char *s, size_t len)
 {
     if (!ps->nstarts) return;
+    treg_asm_trailer *t = &ps->starts[ps->nstarts - 1].trailer;
+    static const char spill[] = "BranchSpillInfo:", needs[] = "BranchRealOrSuggestedVgprs:",
+                      available[] = "BranchAvailableVgprs:";
+    trim(&s, &len);
+    if (starts_with(s, len, spill)) {
+        t->nbranch_spill =
+            branch_tuple(s + strlen(spill), len - strlen(spill), true, t->branch_spill);
+        return;
+    }
+    if (starts_with(s, len, needs)) {
+        t->nbranch_needs =
+            branch_tuple(s + strlen(needs), len - strlen(needs), false, t->branch_needs);
+        return;
+    }
+    if (starts_with(s, len, available)) {
+        t->nbranch_available = branch_tuple(s + strlen(available), len - strlen(available), false,
+                                            t->branch_available);
+        return;
+    }
     static const struct {
         const char *key;
         size_t offset;

@@ -32,8 +32,17 @@ enum { TREG_ASM_MAX_CODE = 64 << 20 };
 
 /* The compiler's own figures from the comment block after a kernel; -1
  * where the text has none. */
+enum { TREG_ASM_MAX_BRANCHES = 4 };
+
 typedef struct treg_asm_trailer {
     int num_vgprs, num_agprs, total_vgprs, num_sgprs, scratch_size, occupancy, accum_offset;
+    /* Hygon's WDRA backend, per wave role in wave-id order (2 to 4 of them):
+     * "; BranchSpillInfo: (false, true)" (0/1), "; BranchRealOrSuggestedVgprs:
+     * (2, 228)", "; BranchAvailableVgprs: (16, 124)"; n* is each tuple's
+     * length, 0 when absent or not of that form. */
+    int branch_spill[TREG_ASM_MAX_BRANCHES], branch_needs[TREG_ASM_MAX_BRANCHES],
+        branch_available[TREG_ASM_MAX_BRANCHES];
+    unsigned nbranch_spill, nbranch_needs, nbranch_available;
 } treg_asm_trailer;
 
 typedef struct treg_asm_kernel {

@@ -50,7 +50,7 @@
         undef_operand_reads: k.undef_operand_reads, implicit_def_reads: k.implicit_def_reads,
         unresolved_jumps: k.unresolved_jumps, undecodable: k.undecodable_words,
         first_undecodable: k.first_undecodable || 0, source: k.instruction_source || '',
-        text_insns: k.text_instructions, off_target: k.off_target || [],
+        text_insns: k.text_instructions, off_target: k.off_target || [], roles: k.wave_roles || null,
         occ: {
           waves: o.waves_per_simd, max: o.max_waves, by: o.limited_by,
           vgpr_to_next: o.vgprs_to_next, sgpr_to_next: o.sgprs_to_next,
@@ -245,6 +245,22 @@
         (k.calls.length > 8 ? '; ' + (k.calls.length - 8) + ' more' : '') + (k.calls_note ? '. ' + k.calls_note : '')));
     }
     if (r.lines_note) view.append(el('div', 'note', r.lines_note));
+    if (k.roles) {
+      // A wave-specialised kernel: each role's own VGPR size beside what its code holds.
+      const t = el('table', 'wave-roles');
+      const head = el('tr');
+      ['waves', 'size', 'peak live', 'at', 'highest VGPR', 'spills', 'backend needs', 'backend gives'].forEach((h) => head.append(el('th', null, h)));
+      t.append(head);
+      k.roles.roles.forEach((x) => {
+        const tr = el('tr', x.highest_vgpr > x.size ? 'role over' : 'role');
+        [x.first_wave >= 0 ? x.first_wave + '-' + x.last_wave : '?', x.size, x.peak_live, '+0x' + x.peak_address.toString(16),
+          x.highest_vgpr ? 'v' + (x.highest_vgpr - 1) : '-', x.spills,
+          x.backend_needs >= 0 ? x.backend_needs : '-', x.backend_available >= 0 ? x.backend_available : '-'].forEach((c) => tr.append(el('td', null, String(c))));
+        t.append(tr);
+      });
+      view.append(t);
+      if (k.roles.note) view.append(el('div', 'note', 'wave roles: ' + k.roles.note));
+    }
     // Instruction families the target is not shown to have: one note per family, with its source.
     const families = new Map();
     k.off_target.forEach((t) => { if (!families.has(t.family)) families.set(t.family, []); families.get(t.family).push(t); });
@@ -275,6 +291,8 @@
     const shared = oneWave && f.vgpr_budget > oneWave
       ? '; the waves share ' + f.vgpr_budget + ' VGPRs per SIMD, ' + f.vgprs_per_wave + ' at most per wave' : '';
     cards.append(card('occupancy', o.waves + ' / ' + o.max + ' waves', 'limited by ' + byWords(o.by) + (next ? '; ' + next : '') + shared));
+    if (k.roles) cards.append(card('wave roles', k.roles.roles.length + ' roles, ' + k.roles.size_sum + ' VGPRs',
+      'one wave of each per SIMD: ' + k.roles.size_sum + ' of ' + k.roles.budget + ' VGPRs, ' + k.roles.waves_per_simd + ' waves', !!k.roles.note));
     if (o.launch_waves === 0 && o.lds_limit && o.launch_lds > o.lds_limit)
       cards.append(card('at launch', 'cannot launch', 'needs ' + o.launch_lds + ' B of LDS, the target has ' + o.lds_limit, true));
     else if (o.launch_waves !== o.waves) cards.append(card('at launch', o.launch_waves + ' waves', o.launch_lds + ' B LDS; limited by ' + byWords(o.launch_by)));

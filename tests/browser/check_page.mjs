@@ -22,6 +22,7 @@
 // matrix {rows, cols, cells, provisional, last: {kernel, target}}: the kernel x
 // target matrix has that many kernels, target columns (that many marked
 // provisional) and linked cells; the last kernel's last cell shows its page.
+// roles [[waves, size, peak]...]: the wave roles table, one row per role.
 // figures {unverified, lds_note, shared}: a "Provisional: ..." note per
 // unverified target figure, the LDS note, and the shared VGPR budget on the
 // occupancy card (or none).
@@ -184,6 +185,18 @@ try {
     const vgpr = await cardText('VGPR live peak');
     if (vgpr.length !== 1 || /of (512|768)$/.test(vgpr[0][1])) fail(`VGPR card ${JSON.stringify(vgpr)}: a budget as a wave's limit`);
     ok(`figures: ${marked} provisional notes${f.lds_note ? ', the LDS dispute' : ''}${f.shared ? ', ' + f.shared : ''}`);
+  }
+  if (want.roles !== undefined) {
+    // one row per wave role: its waves, its own size, its peak (the JSON's)
+    const rows = await page.$$eval('table.wave-roles tr.role', (trs) => trs.map((tr) =>
+      [...tr.querySelectorAll('td')].slice(0, 3).map((td) => td.textContent)));
+    if (JSON.stringify(rows) !== JSON.stringify(want.roles))
+      fail(`wave roles table ${JSON.stringify(rows)}, expected ${JSON.stringify(want.roles)}`);
+    if (want.roles.length) {
+      const card = await cardText('wave roles');
+      if (card.length !== 1) fail('no wave roles card');
+      ok(`wave roles: ${rows.map((r) => r.join(' ')).join('; ')}`);
+    }
   }
   if (want.cannot_launch !== undefined) {
     const card = await cardText('at launch');

@@ -62,6 +62,10 @@ want["figures"] = {"unverified": tf["unverified"], "lds_note": tf.get("lds_note"
                    "shared": (f"the waves share {tf['vgpr_budget']} VGPRs per SIMD, "
                               f"{tf['vgprs_per_wave']} at most per wave")
                              if tf["vgpr_budget"] > one_wave else ""}
+# a wave-specialised kernel: one table row per role, as the JSON has them
+roles = k.get("wave_roles", {}).get("roles", [])
+want["roles"] = [[f"{x['first_wave']}-{x['last_wave']}" if x["first_wave"] >= 0 else "?", str(x["size"]),
+                  str(x["peak_live"])] for x in roles]
 if peak.get("file") and peak.get("line"):
     want["peak"] = {"file": peak["file"], "line": peak["line"]}
 cross = doc.get("cross_target", [])
@@ -177,6 +181,8 @@ for t in gfx936 gfx946; do
     "b[48] = 0; replace(b'amdgcn-amd-amdhsa--gfx906', b'amdgcn-amd-amdhsa--$t')"
   page "hygon-$t" none "$TREG_SOURCE_ROOT/tests/fixtures/src" "$work/$t.hsaco"
 done
+# A gfx946 WASP/WDRA kernel: its wave roles, each with its own VGPR size.
+page wasp none - "$TREG_SOURCE_ROOT/tests/cli/data/hygon/gfx946_wasp_wdra.s"
 
 # site NAME INPUT...: a site (-o DIR/) checked against the JSON of the same inputs.
 site() {

@@ -23,6 +23,14 @@
 # 4. The gfx946 text relabelled gfx928: every gfx946-only family it uses is
 #    named (a source shows gfx928 without MLS and without 16-bit MMAC
 #    accumulators; nothing shows s_waitcnt_vbcnt on it), in JSON and text.
+# 5. A gfx946 WASP/WDRA kernel in the fork's shape (tests/cli/data/hygon/
+#    gfx946_wasp_wdra.s, its header works the figures out by hand): three
+#    roles found from the code with their wave ids from the dispatch, each
+#    role's size, peak, highest VGPR, the backend's comments beside them,
+#    the code before the dispatch, and the occupancy the sizes' sum allows
+#    (3 waves, not the 5 one .vgpr_count of 88 would say); the same without
+#    the s_trap prologue (the compiler's other form); a role naming a VGPR
+#    past its size, and a backend comment disagreeing with the code, said.
 #
 # Environment (set by CTest): TREG_ANALYZE, TREG_SOURCE_ROOT.
 set -euo pipefail
@@ -195,3 +203,81 @@ grep -q "^    WARNING: gfx928 lacks MMAC with 16-bit accumulators per Hygon's Tr
 grep -q "^    note: gfx928 is not shown to have WASP/WDRA" "$work/928.txt" ||
   fail "gfx928 text: no note for s_waitcnt_vbcnt"
 echo "$prog: ok: the gfx946 text relabelled gfx928: MLS and 16-bit accumulators named as absent, s_waitcnt_vbcnt as not shown"
+
+# --- 5. wave-specialised roles (WASP/WDRA) ---------------------------------------------
+wasp=$texts/gfx946_wasp_wdra.s
+# check_roles JSON [EXTRA-NOTE]: the roles the header works out; EXTRA-NOTE
+# must then appear in the roles' note (else there is none).
+check_roles() {
+  python3 - "$1" "${2:-}" <<'PY'
+import json, sys
+(k,) = json.load(open(sys.argv[1]))["reports"][0]["kernels"]
+want_note = sys.argv[2]
+w = k.get("wave_roles")
+if not w:
+    sys.exit("no wave_roles")
+got = [(r["first_wave"], r["last_wave"], r["size"], r["peak_live"], r["highest_vgpr"], r["spills"],
+        r["backend_needs"], r["backend_available"], r["backend_spills"]) for r in w["roles"]]
+want = [(0, 3, 16, 2, 2, 0, 2, 16, 0), (4, 7, 124, 25, 124, 0, 118, 124, 0),
+        (8, 11, 124, 17, 124, 0, 121, 124, 0)]
+errors = []
+if got != want:
+    errors.append(f"roles {got}\n   by hand {want}")
+figures = (w["size_sum"], w["budget"], w["groups_per_simd"], w["waves_per_simd"], w["before_peak_live"],
+           w["before_highest_vgpr"], w["backend_comments"])
+if figures != (264, 512, 1, 3, 1, 1, True):
+    errors.append(f"sum/budget/groups/waves/before peak/before highest/comments {figures}")
+o = k["occupancy"]
+if (o["waves_per_simd"], o["limited_by"], o["vgpr_waves"], o["vgprs_to_next"]) != (3, "wave_roles", 3, -1):
+    errors.append(f"occupancy {o}")
+if o.get("vgpr_steps"):
+    errors.append("per-wave occupancy steps for a kernel whose waves hold different sizes")
+note = w.get("note", "")
+if (want_note and want_note not in note) or (not want_note and note):
+    errors.append(f"note {note!r}, expected {want_note!r}")
+if errors:
+    sys.exit("\n".join(errors))
+PY
+}
+"$A" --format json "$wasp" >"$work/w.json" || fail "WASP kernel: treg-analyze failed"
+check_roles "$work/w.json" || fail "WASP kernel: see above"
+"$A" "$wasp" >"$work/w.txt" || fail "WASP kernel: text failed"
+grep -q "^    occupancy 3 waves/SIMD of 10, limited by the wave roles' VGPR sizes$" "$work/w.txt" ||
+  fail "WASP kernel, text: occupancy line: $(grep occupancy "$work/w.txt")"
+grep -Eq "^      waves 4-7 +size 124  peak  25 at \+0x[0-9a-f]+ +highest v123 +spills 0  backend 118/124$" "$work/w.txt" ||
+  fail "WASP kernel, text: role line: $(grep 'waves 4-7' "$work/w.txt")"
+echo "$prog: ok: WASP/WDRA: roles 16/124/124 at waves 0-3/4-7/8-11 (peaks 2/25/17), backend figures beside them, 264 of 512 per SIMD: 3 waves"
+# the compiler's other form: no s_trap prologue, only each role's own size
+python3 - "$wasp" "$work/nb.s" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+start = lines.index("wasp_gemm_kernel:") + 1
+assert lines[start:start + 4] == ["\ts_set_vgpr_size 16", "\ts_set_vgpr_size 124", "\ts_set_vgpr_size 124", "\ts_trap 0xff"]
+open(sys.argv[2], "w").write("\n".join(lines[:start] + lines[start + 4:]))
+PY
+"$A" --format json "$work/nb.s" >"$work/nb.json" || fail "WASP kernel without the prologue: treg-analyze failed"
+check_roles "$work/nb.json" || fail "WASP kernel without the prologue: see above"
+echo "$prog: ok: WASP/WDRA without the s_trap prologue: the same roles"
+# role 0 naming v20 in its 16 VGPRs; the backend giving role 2 other VGPRs
+python3 - "$wasp" "$work/bad.s" <<'PY'
+import sys
+t = open(sys.argv[1]).read()
+t = t.replace("\ts_set_vgpr_size 16\n\tv_lshlrev_b32_e32 v1, 4, v0\n",
+              "\ts_set_vgpr_size 16\n\tv_lshlrev_b32_e32 v1, 4, v0\n\tv_mov_b32_e32 v20, v1\n", 1)
+t = t.replace("; BranchAvailableVgprs: (16, 124, 124)", "; BranchAvailableVgprs: (16, 124, 120)")
+open(sys.argv[2], "w").write(t)
+PY
+"$A" --format json "$work/bad.s" >"$work/bad.json" || fail "WASP kernel, bad variant: treg-analyze failed"
+python3 - "$work/bad.json" <<'PY' || fail "WASP kernel, bad variant: see above"
+import json, sys
+(k,) = json.load(open(sys.argv[1]))["reports"][0]["kernels"]
+w = k["wave_roles"]
+note = w.get("note", "")
+for want in ("names v20, past its 16 VGPRs: its waves fault there",
+             "The backend gives waves 8-11 120 VGPRs (BranchAvailableVgprs), the code 124"):
+    if want not in note:
+        sys.exit(f"note {note!r} lacks {want!r}")
+if w["roles"][0]["highest_vgpr"] != 21:
+    sys.exit(f"role 0 highest {w['roles'][0]['highest_vgpr']}")
+PY
+echo "$prog: ok: WASP/WDRA: a role naming v20 past its 16 VGPRs and a backend figure unlike the code's are said"

@@ -306,6 +306,46 @@ static void test_descriptor_metadata_trailer(void **state)
     done(p);
 }
 
+/* Hygon's WDRA backend comments after a kernel: per role, in wave-id
+ * order, in the format Hygon's Triton parses them (backend/wasp.py
+ * read_partition_registers: 2 to 4 items, booleans for the spill line); a
+ * tuple not of that form is not taken. */
+static void test_wdra_branch_comments(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *comments;
+        unsigned spill, needs, available;
+        int available0, needs2, spill1;
+    } cases[] = {
+        {"; BranchSpillInfo: (false, true, true)\n; BranchRealOrSuggestedVgprs: (2, 228, 228)\n"
+         "; BranchAvailableVgprs: (16, 124, 124)\n",
+         3, 3, 3, 16, 228, 1},
+        {"  ;  BranchAvailableVgprs:(88,208)\n", 0, 0, 2, 88, -1, -1},
+        {"; BranchAvailableVgprs: (4, 4, 248, 256, 8)\n", 0, 0, 0, -1, -1, -1}, /* 5 items */
+        {"; BranchAvailableVgprs: (16)\n", 0, 0, 0, -1, -1, -1},                /* 1 item */
+        {"; BranchSpillInfo: (false, 1)\n; BranchAvailableVgprs: (16, x)\n", 0, 0, 0, -1, -1, -1},
+        {"; BranchRealOrSuggestedVgprs: 2, 228\n", 0, 0, 0, -1, -1, -1}, /* no brackets */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[16384];
+        snprintf(text, sizeof text, "%s",
+                 kernel_text("gfx946:xnack-", "", "\ts_set_vgpr_size 16\n\ts_endpgm\n", ""));
+        strcat(text, "\t.text\n; Kernel info:\n; NumVgprs: 2\n");
+        strcat(text, cases[i].comments);
+        parsed *p = parse(text);
+        const treg_asm_trailer *t = &only_kernel(p)->trailer;
+        assert_int_equal(t->nbranch_spill, cases[i].spill);
+        assert_int_equal(t->nbranch_needs, cases[i].needs);
+        assert_int_equal(t->nbranch_available, cases[i].available);
+        if (cases[i].available0 >= 0) assert_int_equal(t->branch_available[0], cases[i].available0);
+        if (cases[i].needs2 >= 0) assert_int_equal(t->branch_needs[2], cases[i].needs2);
+        if (cases[i].spill1 >= 0) assert_int_equal(t->branch_spill[1], cases[i].spill1);
+        assert_int_equal(t->num_vgprs, 2);
+        done(p);
+    }
+}
+
 /* Bad text: one message naming the file and the line. */
 static void test_bad_text(void **state)
 {
@@ -429,6 +469,7 @@ int main(void)
         cmocka_unit_test(test_labels_padding_lines),
         cmocka_unit_test(test_relocations_and_label_arithmetic),
         cmocka_unit_test(test_descriptor_metadata_trailer),
+        cmocka_unit_test(test_wdra_branch_comments),
         cmocka_unit_test(test_bad_text),
         cmocka_unit_test(test_expressions),
     };

@@ -193,6 +193,37 @@ typedef struct treg_off_target {
     const char *source;
 } treg_off_target;
 
+/* Wave-specialised kernels (Hygon gfx946 WASP/WDRA): each wave role sets
+ * its own VGPR size with s_set_vgpr_size N after the dispatch on the wave
+ * id, so no one allocation holds for every wave (metrics/wave_roles.h). */
+typedef struct treg_wave_role {
+    uint32_t size;        /* s_set_vgpr_size N: VGPRs each of its waves holds */
+    uint64_t set_address; /* of that s_set_vgpr_size, from the kernel's entry */
+    int32_t first_wave;   /* the wave ids the dispatch sends to it; -1: not found */
+    int32_t last_wave;
+    uint32_t instructions; /* instructions its waves run after the size is set */
+    uint32_t peak_live;    /* VGPRs live at most there */
+    uint64_t peak_address;
+    uint32_t highest_vgpr; /* 1 + the highest VGPR its code names; 0: none */
+    uint32_t spills;       /* spill instructions there */
+    /* The backend's own comments for this role (; BranchRealOrSuggestedVgprs,
+     * ; BranchAvailableVgprs, ; BranchSpillInfo); -1 where the text has none */
+    int32_t backend_needs, backend_available, backend_spills;
+} treg_wave_role;
+
+typedef struct treg_wave_roles {
+    treg_wave_role *roles; /* by wave id when found, else in code order */
+    size_t nroles;
+    uint32_t size_sum;        /* what one wave of each role holds together */
+    uint32_t budget;          /* the target's VGPRs per SIMD */
+    uint32_t groups_per_simd; /* floor(budget / size_sum): one wave of every role per SIMD each */
+    uint32_t waves_per_simd;  /* groups_per_simd x nroles */
+    /* The code before any role's size is set (the prologue and dispatch). */
+    uint32_t before_instructions, before_peak_live, before_highest_vgpr;
+    int backend_comments; /* the text's Branch* comments were read */
+    const char *note;     /* what does not add up, or NULL */
+} treg_wave_roles;
+
 /* The what-if stage (analyzer/whatif): the kernel's LLVM IR compiled by the
  * linked LLVM at a register budget, analyzed like any code object.  These
  * are the compiler's results for a budget, not a measured speed. */
@@ -346,6 +377,7 @@ typedef struct treg_kernel_report {
     size_t nunknown;
     treg_off_target *off_target; /* by first appearance */
     size_t noff_target;
+    treg_wave_roles wave_roles; /* nroles 0: not wave-specialised */
     /* With LLVM IR given (treg_options.llvm_ir): the shipped build, the
      * recompiled one, then the budgets in ascending waves_per_eu. */
     treg_what_if *what_if;

@@ -1,0 +1,420 @@
+/* The wave roles of a wave-specialised kernel (wave_roles.h): setters,
+ * the size in effect at each instruction, the dispatch's wave ids, each
+ * role's figures, the backend's comments beside them, the occupancy. */
+#include "metrics/wave_roles.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+
+enum { NONE_BIT = 31 }; /* a mask's bit for "no role's size in effect yet" */
+#define ALL_WAVES UINT64_MAX
+
+/* Whether the instruction sets the wave's VGPR size. */
+static bool is_setter(const treg_insn_effect *e)
+{
+    return (e->mnemonic_len == 15 && memcmp(e->mnemonic, "s_set_vgpr_size", 15) == 0) ||
+           (e->mnemonic_len == 20 && memcmp(e->mnemonic, "s_set_vgpr_size_prsv", 20) == 0);
+}
+
+/* A decimal or hexadecimal constant, possibly negative, filling len bytes. */
+static bool parse_int(const char *s, size_t len, long *out)
+{
+    char buf[32];
+    if (!len || len >= sizeof buf) return false;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    char *end;
+    long v = strtol(buf, &end, 0);
+    if (*end) return false;
+    *out = v;
+    return true;
+}
+
+/* s_set_vgpr_size's count: its one operand, in registers (not blocks). */
+static bool setter_size(const char *text, uint32_t *size)
+{
+    const char *s;
+    size_t len;
+    long v;
+    if (!treg_insn_field(text, 0, &s, &len) || !parse_int(s, len, &v) || v < 0 || v > 0xffff)
+        return false;
+    *size = (uint32_t)v;
+    return true;
+}
+
+/* One compare of an SGPR with a constant: sgpr op constant. */
+typedef struct cmp {
+    unsigned sgpr;
+    char op; /* '=', '!', '>', 'g' (>=), '<', 'l' (<=) */
+    long k;
+} cmp;
+
+/* "s_cmp_gt_u32 s12, 3" (or the constant first, or s_cmpk_*) as sgpr op k. */
+static bool parse_cmp(const treg_insn *insn, const treg_insn_effect *e, cmp *out)
+{
+    static const struct {
+        const char *name;
+        char op, flipped;
+    } ops[] = {{"eq", '=', '='}, {"lg", '!', '!'}, {"gt", '>', '<'},
+               {"ge", 'g', 'l'}, {"lt", '<', '>'}, {"le", 'l', 'g'}};
+    const char *m = e->mnemonic;
+    size_t at = 0;
+    if (treg_mnemonic_starts(e, "s_cmp_"))
+        at = 6;
+    else if (treg_mnemonic_starts(e, "s_cmpk_"))
+        at = 7;
+    else
+        return false;
+    if (e->mnemonic_len != at + 6 ||
+        (memcmp(m + at + 2, "_u32", 4) != 0 && memcmp(m + at + 2, "_i32", 4) != 0))
+        return false;
+    const char *a, *b;
+    size_t alen, blen;
+    if (!treg_insn_field(insn->text, 0, &a, &alen) || !treg_insn_field(insn->text, 1, &b, &blen))
+        return false;
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        if (memcmp(m + at, ops[i].name, 2) != 0) continue;
+        long k;
+        bool flipped = false;
+        const char *r = a;
+        size_t rlen = alen;
+        if (parse_int(b, blen, &k)) {
+        } else if (parse_int(a, alen, &k)) {
+            flipped = true;
+            r = b, rlen = blen;
+        } else {
+            return false;
+        }
+        long reg;
+        if (rlen < 2 || r[0] != 's' || !parse_int(r + 1, rlen - 1, &reg) || reg < 0 ||
+            reg >= TREG_NUM_S)
+            return false;
+        out->sgpr = (unsigned)reg;
+        out->op = flipped ? ops[i].flipped : ops[i].op;
+        out->k = k;
+        return true;
+    }
+    return false;
+}
+
+/* The wave ids 0..63 for which the compare holds. */
+static uint64_t cmp_true_mask(const cmp *c)
+{
+    uint64_t m = 0;
+    for (long w = 0; w < 64; w++) {
+        bool t = c->op == '='   ? w == c->k
+                 : c->op == '!' ? w != c->k
+                 : c->op == '>' ? w > c->k
+                 : c->op == 'g' ? w >= c->k
+                 : c->op == '<' ? w < c->k
+                                : w <= c->k;
+        if (t) m |= 1ULL << w;
+    }
+    return m;
+}
+
+/* The compare that decides block b's conditional branch on SCC: the last
+ * SCC writer before it in the block, when it is a compare of an SGPR with
+ * a constant; taken_if_true: s_cbranch_scc1. */
+static bool block_dispatch(const treg_roles_input *in, uint32_t b, cmp *c, bool *taken_if_true)
+{
+    const treg_block *B = &in->g->blocks[b];
+    const treg_insn_effect *br = &in->fx[B->last];
+    if (br->ctrl != TREG_CTRL_CBRANCH || B->nsucc != 2) return false;
+    if (br->mnemonic_len != 14 || !treg_mnemonic_starts(br, "s_cbranch_scc")) return false;
+    *taken_if_true = br->mnemonic[13] == '1';
+    for (uint32_t i = B->last; i-- > B->first;) {
+        if (!parse_cmp(&in->insns[i], &in->fx[i], c)) {
+            /* another SCC writer in between decides the branch instead */
+            for (unsigned k = 0; k < in->fx[i].nops; k++)
+                if ((in->fx[i].ops[k].role & TREG_DEF) && in->fx[i].ops[k].reg == TREG_REG_SCC)
+                    return false;
+            continue;
+        }
+        return true;
+    }
+    return false;
+}
+
+typedef struct note_buf {
+    char text[1024];
+    size_t used;
+} note_buf;
+
+static void note(note_buf *nb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(note_buf *nb, const char *fmt, ...)
+{
+    if (nb->used + 1 >= sizeof nb->text) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(nb->text + nb->used, sizeof nb->text - nb->used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        nb->used =
+            nb->used + (size_t)n < sizeof nb->text ? nb->used + (size_t)n : sizeof nb->text - 1;
+}
+
+/* Highest VGPR operand + 1 of one instruction (0: none). */
+static uint32_t highest_vgpr(const treg_insn_effect *e)
+{
+    uint32_t hi = 0;
+    for (unsigned k = 0; k < e->nops; k++) {
+        const treg_operand *o = &e->ops[k];
+        if (o->reg < TREG_REG_A0 && o->reg + o->count > hi) hi = o->reg + o->count;
+    }
+    return hi;
+}
+
+static int by_wave_then_address(const void *pa, const void *pb)
+{
+    const treg_wave_role *a = pa, *b = pb;
+    int64_t wa = a->first_wave < 0 ? INT32_MAX : a->first_wave;
+    int64_t wb = b->first_wave < 0 ? INT32_MAX : b->first_wave;
+    if (wa != wb) return wa < wb ? -1 : 1;
+    return a->set_address < b->set_address ? -1 : a->set_address > b->set_address;
+}
+
+int treg_wave_roles_find(treg_arena *A, const treg_roles_input *in, treg_wave_roles *out,
+                         treg_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const treg_cfg *g = in->g;
+    /* The setters, and which of them no other one follows: the roles. */
+    uint32_t setters[TREG_MAX_WAVE_ROLES * 2];
+    size_t nsetters = 0;
+    bool too_many = false;
+    for (size_t i = 0; i < in->n; i++) {
+        if (!is_setter(&in->fx[i]) || g->blocks[g->block_of[i]].rpo == TREG_NONE) continue;
+        if (nsetters == sizeof setters / sizeof setters[0]) {
+            too_many = true;
+            break;
+        }
+        setters[nsetters++] = (uint32_t)i;
+    }
+    if (!nsetters) return TREG_OK;
+    uint32_t nb = g->nblocks;
+    uint8_t *seen = treg_arena_calloc(A, nb, 1);
+    uint32_t *stack = treg_arena_calloc(A, nb ? nb : 1, sizeof *stack);
+    int32_t *role_of_setter = treg_arena_calloc(A, nsetters, sizeof *role_of_setter);
+    uint32_t *in_mask = treg_arena_calloc(A, nb, sizeof *in_mask);
+    uint64_t *in_waves = treg_arena_calloc(A, nb, sizeof *in_waves);
+    if (!seen || !stack || !role_of_setter || !in_mask || !in_waves)
+        return treg_fail(err, TREG_E_NOMEM, "out of memory");
+
+    uint32_t role_setter[TREG_MAX_WAVE_ROLES];
+    size_t nroles = 0;
+    for (size_t s = 0; s < nsetters; s++) {
+        role_of_setter[s] = -1;
+        uint32_t i = setters[s], b0 = g->block_of[i];
+        bool reaches = false;
+        for (size_t t = 0; t < nsetters && !reaches; t++) /* later in its own block */
+            reaches = t != s && g->block_of[setters[t]] == b0 && setters[t] > i;
+        memset(seen, 0, nb);
+        size_t sp = 0;
+        for (int k = 0; k < g->blocks[b0].nsucc && !reaches; k++)
+            stack[sp++] = g->blocks[b0].succ[k];
+        while (sp && !reaches) {
+            uint32_t b = stack[--sp];
+            if (seen[b]) continue;
+            seen[b] = 1;
+            for (size_t t = 0; t < nsetters && !reaches; t++)
+                reaches = t != s && g->block_of[setters[t]] == b;
+            for (int k = 0; k < g->blocks[b].nsucc; k++)
+                if (!seen[g->blocks[b].succ[k]]) stack[sp++] = g->blocks[b].succ[k];
+        }
+        if (reaches) continue;
+        if (nroles == TREG_MAX_WAVE_ROLES) {
+            too_many = true;
+            continue;
+        }
+        role_of_setter[s] = (int32_t)nroles;
+        role_setter[nroles++] = i;
+    }
+    note_buf nb_note = {"", 0};
+    if (too_many)
+        note(&nb_note, "More than %d VGPR-size settings: the later ones are not followed. ",
+             TREG_MAX_WAVE_ROLES);
+    if (!nroles) {
+        note(&nb_note, "Every s_set_vgpr_size reaches another one (a loop?): no wave roles found.");
+        out->note = treg_arena_strdup(A, nb_note.text);
+        return out->note ? TREG_OK : treg_fail(err, TREG_E_NOMEM, "out of memory");
+    }
+
+    /* Which roles' sizes may be in effect at each block's start. */
+    const uint32_t entry = g->nreachable ? g->rpo[0] : 0;
+    in_mask[entry] = 1u << NONE_BIT;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t r = 0; r < g->nreachable; r++) {
+            uint32_t b = g->rpo[r];
+            uint32_t mask = in_mask[b];
+            for (size_t s = 0; s < nsetters; s++)
+                if (role_of_setter[s] >= 0 && g->block_of[setters[s]] == b)
+                    mask = 1u << role_of_setter[s]; /* setters ascend: the last one wins */
+            for (int k = 0; k < g->blocks[b].nsucc; k++) {
+                uint32_t t = g->blocks[b].succ[k];
+                if ((in_mask[t] | mask) != in_mask[t]) {
+                    in_mask[t] |= mask;
+                    changed = true;
+                }
+            }
+        }
+    }
+
+    /* The dispatch: the SGPR the pre-dispatch code compares with
+     * constants most often before its conditional branches. */
+    unsigned votes[TREG_NUM_S] = {0};
+    for (uint32_t b = 0; b < nb; b++) {
+        cmp c;
+        bool t;
+        if (in_mask[b] == 1u << NONE_BIT && block_dispatch(in, b, &c, &t)) votes[c.sgpr]++;
+    }
+    unsigned wave_reg = TREG_NUM_S;
+    for (unsigned r = 0; r < TREG_NUM_S; r++)
+        if (votes[r] && (wave_reg == TREG_NUM_S || votes[r] > votes[wave_reg])) wave_reg = r;
+    /* The wave ids reaching each block through those compares. */
+    in_waves[entry] = ALL_WAVES;
+    for (bool changed = wave_reg != TREG_NUM_S; changed;) {
+        changed = false;
+        for (uint32_t r = 0; r < g->nreachable; r++) {
+            uint32_t b = g->rpo[r];
+            const treg_block *B = &g->blocks[b];
+            uint64_t w = in_waves[b], taken = w, fall = w;
+            cmp c;
+            bool if_true;
+            if (block_dispatch(in, b, &c, &if_true) && c.sgpr == wave_reg) {
+                uint64_t t = cmp_true_mask(&c);
+                taken = w & (if_true ? t : ~t);
+                fall = w & (if_true ? ~t : t);
+            }
+            for (int k = 0; k < B->nsucc; k++) {
+                uint32_t s = B->succ[k];
+                uint64_t add = B->nsucc == 2 ? (k == 0 ? taken : fall) : w;
+                if ((in_waves[s] | add) != in_waves[s]) {
+                    in_waves[s] |= add;
+                    changed = true;
+                }
+            }
+        }
+    }
+
+    treg_wave_role *roles = treg_arena_calloc(A, nroles, sizeof *roles);
+    if (!roles) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    for (size_t r = 0; r < nroles; r++) {
+        treg_wave_role *R = &roles[r];
+        uint32_t i = role_setter[r];
+        if (!setter_size(in->insns[i].text, &R->size))
+            note(&nb_note, "The VGPR size at +0x%llx is not a number. ",
+                 (unsigned long long)(in->insns[i].addr - in->entry));
+        R->set_address = in->insns[i].addr - in->entry;
+        R->backend_needs = R->backend_available = R->backend_spills = -1;
+        R->first_wave = R->last_wave = -1;
+        uint64_t w = in_waves[g->block_of[i]];
+        if (wave_reg != TREG_NUM_S && w && w != ALL_WAVES) {
+            R->first_wave = __builtin_ctzll(w);
+            R->last_wave = 63 - __builtin_clzll(w);
+            if ((w >> R->first_wave) + 1 != 1ULL << (R->last_wave - R->first_wave + 1) &&
+                R->last_wave - R->first_wave < 63)
+                note(&nb_note, "The role set at +0x%llx takes waves %d to %d, not all between. ",
+                     (unsigned long long)R->set_address, R->first_wave, R->last_wave);
+        }
+    }
+
+    /* Each role's code (and the code before any role): instructions, peak,
+     * highest VGPR named, spills. */
+    for (uint32_t r = 0; r < g->nreachable; r++) {
+        uint32_t b = g->rpo[r];
+        const treg_block *B = &g->blocks[b];
+        uint32_t mask = in_mask[b];
+        for (uint32_t i = B->first; i <= B->last; i++) {
+            for (size_t s = 0; s < nroles; s++)
+                if (role_setter[s] == i) mask = 1u << s;
+            uint32_t live = in->rows[i].vgpr, hi = highest_vgpr(&in->fx[i]);
+            for (uint32_t bits = mask; bits; bits &= bits - 1) {
+                unsigned x = (unsigned)__builtin_ctz(bits);
+                if (x == NONE_BIT) {
+                    out->before_instructions++;
+                    if (live > out->before_peak_live) out->before_peak_live = live;
+                    if (hi > out->before_highest_vgpr) out->before_highest_vgpr = hi;
+                    continue;
+                }
+                treg_wave_role *R = &roles[x];
+                R->instructions++;
+                if (live > R->peak_live || R->instructions == 1) {
+                    if (live > R->peak_live) R->peak_live = live;
+                    R->peak_address = in->rows[i].address;
+                }
+                if (hi > R->highest_vgpr) R->highest_vgpr = hi;
+                if (in->spill_kind && in->spill_kind[i]) R->spills++;
+            }
+        }
+    }
+
+    qsort(roles, nroles, sizeof *roles, by_wave_then_address);
+    bool ids_known = true;
+    uint32_t smallest = UINT32_MAX;
+    for (size_t r = 0; r < nroles; r++) {
+        const treg_wave_role *R = &roles[r];
+        ids_known &= R->first_wave >= 0;
+        out->size_sum += R->size;
+        if (R->size < smallest) smallest = R->size;
+        if (R->size < 4 || R->size > 256 || R->size % 4)
+            note(&nb_note, "The size %u at +0x%llx is not one WDRA allows (4 to 256, step 4). ",
+                 R->size, (unsigned long long)R->set_address);
+        if (R->highest_vgpr > R->size)
+            note(&nb_note,
+                 "The role set at +0x%llx names v%u, past its %u VGPRs: its waves fault there. ",
+                 (unsigned long long)R->set_address, R->highest_vgpr - 1, R->size);
+    }
+    if (!ids_known)
+        note(&nb_note, "%s: roles without them are listed in code order. ",
+             wave_reg == TREG_NUM_S ? "No dispatch on a wave id found (a compare of one SGPR "
+                                      "with constants before the roles)"
+                                    : "Not every role's wave ids follow from the dispatch");
+    if (out->before_highest_vgpr > smallest)
+        note(&nb_note,
+             "The code before the dispatch names v%u, past the smallest role's %u VGPRs. ",
+             out->before_highest_vgpr - 1, smallest);
+
+    /* The backend's comments, per role in wave-id order (4 waves each). */
+    const treg_asm_trailer *t = in->trailer;
+    if (t && t->nbranch_available) {
+        out->backend_comments = 1;
+        if (t->nbranch_available != nroles)
+            note(&nb_note, "The backend's comments give %u roles, the code %zu. ",
+                 t->nbranch_available, nroles);
+        for (size_t r = 0; r < nroles; r++) {
+            treg_wave_role *R = &roles[r];
+            if (R->first_wave < 0 || R->first_wave % 4 || R->last_wave != R->first_wave + 3)
+                continue;
+            unsigned p = (unsigned)R->first_wave / 4;
+            if (p >= t->nbranch_available) continue;
+            R->backend_available = t->branch_available[p];
+            if (p < t->nbranch_needs) R->backend_needs = t->branch_needs[p];
+            if (p < t->nbranch_spill) R->backend_spills = t->branch_spill[p];
+            if ((uint32_t)R->backend_available != R->size)
+                note(&nb_note,
+                     "The backend gives waves %d-%d %d VGPRs (BranchAvailableVgprs), the code %u. ",
+                     R->first_wave, R->last_wave, R->backend_available, R->size);
+        }
+    }
+
+    out->roles = roles;
+    out->nroles = nroles;
+    out->budget = in->budget;
+    out->groups_per_simd = out->size_sum ? in->budget / out->size_sum : 0;
+    out->waves_per_simd = out->groups_per_simd * (uint32_t)nroles;
+    if (!out->groups_per_simd)
+        note(&nb_note, "The roles' sizes add up to %u, past the %u VGPRs of a SIMD. ",
+             out->size_sum, in->budget);
+    while (nb_note.used && nb_note.text[nb_note.used - 1] == ' ')
+        nb_note.text[--nb_note.used] = '\0';
+    if (nb_note.used && !(out->note = treg_arena_strdup(A, nb_note.text)))
+        return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    return TREG_OK;
+}
