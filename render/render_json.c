@@ -493,7 +493,7 @@ static const j_rule rules[] = {
     {R(kernel), "what_if_note", J_NONEMPTY, NULL, NULL},
     {R(kernel), "categories_source", J_NONEMPTY, NULL, NULL},
     {R(kernel), "categories_note", J_NONEMPTY, NULL, NULL},
-    {R(kernel), "wave_roles", J_NONEMPTY, NULL, NULL}, /* only a wave-specialised kernel's */
+    {R(kernel), "wave_roles", J_NONEMPTY, NULL, NULL},   /* only a wave-specialised kernel's */
     {R(class_stat), "peak_address", J_OMIT, NULL, NULL}, /* in "peak_vgpr" */
     {R(class_stat), "peak_loc", J_OMIT, NULL, NULL},
     {R(class_stat), "peak_call_site", J_OMIT, NULL, NULL},
