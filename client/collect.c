@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "collect.h"
+#include "util/triton_cache.h"
 
 #define EM_AMDGPU_MACHINE 0xE0
 #define MAX_DEPTH         8
@@ -21,7 +22,8 @@ static int ends_with(const char *s, const char *suffix)
     return ls > lx && strcmp(s + ls - lx, suffix) == 0;
 }
 
-static int push(tregc_items *out, const char *path, const char *problem, int from_dir)
+static int push_item(tregc_items *out, const char *path, const char *problem, const char *skipped,
+                     int from_dir)
 {
     if (out->n == out->cap) {
         size_t cap = out->cap ? out->cap * 2 : 16;
@@ -33,14 +35,21 @@ static int push(tregc_items *out, const char *path, const char *problem, int fro
     tregc_item *it = &out->items[out->n];
     it->path = strdup(path);
     it->problem = problem ? strdup(problem) : NULL;
+    it->skipped = skipped ? strdup(skipped) : NULL;
     it->from_dir = from_dir;
-    if (!it->path || (problem && !it->problem)) {
+    if (!it->path || (problem && !it->problem) || (skipped && !it->skipped)) {
         free(it->path);
         free(it->problem);
+        free(it->skipped);
         return -1;
     }
     out->n++;
     return 0;
+}
+
+static int push(tregc_items *out, const char *path, const char *problem, int from_dir)
+{
+    return push_item(out, path, problem, NULL, from_dir);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -82,7 +91,10 @@ static int walk(tregc_items *out, const char *dir, int depth)
             snprintf(p, len, "%s/%s", dir, names[i]);
             struct stat st;
             if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-                if (depth < MAX_DEPTH) rc = walk(out, p, depth + 1);
+                if (strcmp(names[i], TREG_FAILED_KERNELS) == 0)
+                    rc = push_item(out, p, NULL, TREG_FAILED_KERNELS_WHY, 1);
+                else if (depth < MAX_DEPTH)
+                    rc = walk(out, p, depth + 1);
             } else if (ends_with(names[i], ".hsaco")) {
                 rc = push(out, p, NULL, 1);
             }
@@ -103,7 +115,9 @@ int tregc_collect(tregc_items *out, const char *arg)
     if (!S_ISDIR(st.st_mode)) return push(out, arg, NULL, 0);
     size_t before = out->n;
     if (walk(out, arg, 0) != 0) return -1;
-    if (out->n == before) return push(out, arg, "no .hsaco files in this folder", 1);
+    size_t found = 0;
+    for (size_t i = before; i < out->n; i++) found += !out->items[i].skipped;
+    if (!found) return push(out, arg, "no .hsaco files in this folder", 1);
     return 0;
 }
 
@@ -112,6 +126,7 @@ void tregc_items_free(tregc_items *items)
     for (size_t i = 0; i < items->n; i++) {
         free(items->items[i].path);
         free(items->items[i].problem);
+        free(items->items[i].skipped);
     }
     free(items->items);
     memset(items, 0, sizeof *items);

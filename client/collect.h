@@ -11,6 +11,7 @@
 typedef struct tregc_item {
     char *path;    /* as given, or DIR/.../NAME.hsaco below a folder given */
     char *problem; /* non-NULL: the folder or file could not be listed (path names it) */
+    char *skipped; /* non-NULL: a folder passed over on purpose, and why (not a failure) */
     int from_dir;  /* found by walking a folder */
 } tregc_item;
 

@@ -410,7 +410,9 @@ int upload_paths(cli *c, int argc, char **argv)
     for (size_t i = 0; i < items.n; i++) {
         const tregc_item *it = &items.items[i];
         if (progress) fprintf(stderr, "[%zu/%zu] %s\n", i + 1, items.n, it->path);
-        if (it->problem) {
+        if (it->skipped) {
+            fprintf(stderr, "tregc: %s: skipped: %s\n", it->path, it->skipped);
+        } else if (it->problem) {
             item_failed(c, "file", it->path, it->problem);
         } else if (upload_one(c, it->path) == STOP) {
             tregc_items_free(&items);

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "watch.h"
 #include "util/error.h"
+#include "util/triton_cache.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -277,6 +278,11 @@ static void not_sent(watcher *w, entry *e)
 static void new_entry(watcher *w, const char *name)
 {
     if (strncmp(name, "tmp.", 4) == 0 || tregc_watch_is_temporary(name)) return;
+    if (strcmp(name, TREG_FAILED_KERNELS) == 0) {
+        fprintf(stderr, "tregc: watch: %s/%s: skipped: %s\n", w->s->dir, name,
+                TREG_FAILED_KERNELS_WHY);
+        return;
+    }
     size_t len = strlen(w->s->dir) + strlen(name) + 2;
     char *path = malloc(len);
     if (!path) return;

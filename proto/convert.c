@@ -612,6 +612,8 @@ int treg_pb_with_report(const treg_report *r, const treg_pb_info *info,
         triton.shared = r->triton.shared;
         triton.constexprs = str(r->triton.constexprs);
         triton.triton_version = str(r->triton.triton_version);
+        triton.backend = str(r->triton.backend);
+        triton.hcu_options = str(r->triton.hcu_options);
         pr.triton = &triton;
     }
     Treg__V1__Kernel *kernels;

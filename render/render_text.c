@@ -691,6 +691,8 @@ void treg_render_views(FILE *out, const Treg__V1__Report *r, const treg_text_opt
     if (figures && figures->lds_note[0])
         treg_text_wrap(out, o, NULL, 2, "note: ", figures->lds_note);
     if (r->asm_note[0]) treg_text_wrap(out, o, NULL, 2, "note: ", r->asm_note);
+    if (r->triton && r->triton->hcu_options[0])
+        treg_text_wrap(out, o, NULL, 2, "Hygon's Triton options: ", r->triton->hcu_options);
     if (r->lines_note[0]) treg_text_wrap(out, o, NULL, 2, "note: ", r->lines_note);
     for (size_t i = 0; i < r->n_kernels; i++) {
         const Treg__V1__Kernel *k = r->kernels[i];

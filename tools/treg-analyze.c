@@ -23,6 +23,7 @@
 #include "render.h"
 #include "treg/analyzer.h"
 #include "treg/container.h"
+#include "util/triton_cache.h"
 #include "worker.h"
 #include "util/error.h"
 
@@ -330,8 +331,9 @@ now:
 /* A container's line in the text output, after its reports. */
 static void container_line(tool *t, const queue_item *it)
 {
-    printf("%s: %s with %zu AMDGPU code object%s", it->path, it->format, it->objects,
-           it->objects == 1 ? "" : "s");
+    bool listing = it->format && strcmp(it->format, "bundled assembly listing") == 0;
+    printf("%s: %s with %zu AMDGPU %s%s", it->path, it->format, it->objects,
+           listing ? "section" : "code object", it->objects == 1 ? "" : "s");
     if (it->fs->dropped) printf(" (%d not for --target)", it->fs->dropped);
     if (it->msg && it->msg[0]) printf("; skipped %s", it->msg);
     fputs("\n\n", stdout);
@@ -549,7 +551,16 @@ static int analyze_entry(void *ctx, const treg_embedded *e, treg_error *err)
     opt.kernel_regex = t->kernel_regex;
     opt.keep_rows = t->rows;
     t->entry = e->entry_id;
-    analyze_isolated(t, w->path, e->entry_id, e->bytes, e->len, &opt, NULL);
+    if (e->text) { /* a section of a bundled listing: its text alone */
+        char name[512];
+        snprintf(name, sizeof name, "%s (section %s, from line %u)", w->path, e->entry_id, e->line);
+        opt.asm_text = (const char *)e->bytes;
+        opt.asm_text_len = e->len;
+        opt.asm_name = name;
+        analyze_isolated(t, w->path, e->entry_id, NULL, 0, &opt, NULL);
+    } else {
+        analyze_isolated(t, w->path, e->entry_id, e->bytes, e->len, &opt, NULL);
+    }
     t->entry = NULL;
     (void)err;
     return TREG_OK;
@@ -566,7 +577,10 @@ static void analyze_container(tool *t, const char *path, const uint8_t *bytes, s
     }
     treg_error err = {0, ""};
     treg_container_stats st;
-    int rc = treg_container_each(bytes, len, NULL, analyze_entry, &w, &st, &err);
+    int rc =
+        treg_text_bundle_is((const char *)bytes, len)
+            ? treg_text_bundle_each((const char *)bytes, len, NULL, analyze_entry, &w, &st, &err)
+            : treg_container_each(bytes, len, NULL, analyze_entry, &w, &st, &err);
     if (rc != TREG_OK) fail(t, path, err.msg);
     if (t->json) {
         json_object *c = json_object_new_object();
@@ -632,8 +646,10 @@ static void analyze_file(tool *t, const char *path)
         fail(t, path, why.msg);
         goto done;
     }
-    /* Not a code object (nor its text): what it holds. */
-    if (!text && !is_code_object((const uint8_t *)bytes, len)) {
+    /* Not a code object (nor its text): what it holds; a listing bundled
+     * by clang's offload bundler (hipcc -S / --save-temps): its sections. */
+    if ((!text && !is_code_object((const uint8_t *)bytes, len)) ||
+        (text && treg_text_bundle_is(bytes, len))) {
         analyze_container(t, path, (const uint8_t *)bytes, len);
         goto done;
     }
@@ -768,7 +784,10 @@ static void walk(tool *t, const char *dir, int depth)
         if (p) {
             snprintf(p, len, "%s/%s", dir, names[i]);
             struct stat st;
-            if (stat(p, &st) == 0 && S_ISDIR(st.st_mode) && depth < 8)
+            bool is_dir = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+            if (is_dir && strcmp(names[i], TREG_FAILED_KERNELS) == 0)
+                fprintf(stderr, "treg-analyze: %s: skipped: %s\n", p, TREG_FAILED_KERNELS_WHY);
+            else if (is_dir && depth < 8)
                 walk(t, p, depth + 1);
             else if (has_suffix(names[i], ".hsaco"))
                 analyze_file(t, p);

@@ -46,6 +46,62 @@ static const char *constexprs(treg_arena *a, json_object *root)
     return at ? treg_arena_strdup(a, buf) : NULL;
 }
 
+/* "target": {"backend": "hip", ...} -> "hip"; NULL when absent. */
+static const char *target_backend(treg_arena *a, json_object *root)
+{
+    json_object *t, *b;
+    if (!json_object_object_get_ex(root, "target", &t) ||
+        !json_object_is_type(t, json_type_object) || !json_object_object_get_ex(t, "backend", &b) ||
+        !json_object_is_type(b, json_type_string))
+        return NULL;
+    const char *s = json_object_get_string(b);
+    return treg_arena_strndup(a, s, strnlen(s, 16));
+}
+
+/* Hygon's Triton's own options that shape registers, where they differ
+ * from its defaults (HIPOptions in third_party/hcu/backend/compiler.py
+ * @03c05f32:35-148; the newer wasp_* options @bb697091): "mmac_layout_force=2,
+ * wdra_enabled=true, ..."; NULL when none does. */
+static const char *hcu_options(treg_arena *a, json_object *root)
+{
+    static const struct {
+        const char *key, *unset; /* the default as JSON prints it; NULL: null or absent */
+    } keys[] = {
+        {"mmac_layout_force", "-1"},
+        {"sched_latency", "none"},
+        {"buffer_cache_swizzle", "false"},
+        {"enable_v_mmac_cluster", "0"},
+        {"empty_arrive_after_mmac", "false"},
+        {"wasp_enabled", "false"},
+        {"wdra_enabled", "false"},
+        {"wasp_num_load_warps", NULL},
+        {"wasp_num_mma_warps", NULL},
+        {"wdra_num_load_regs", NULL},
+        {"wdra_num_mma_regs_main", NULL},
+        {"wdra_num_mma_regs_tail", NULL},
+        {"wasp_wdra", "false"},
+        {"wasp_partition_warps", NULL},
+        {"wasp_partition_regs", NULL},
+    };
+    char buf[400];
+    size_t at = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        json_object *v;
+        if (!json_object_object_get_ex(root, keys[i].key, &v) || !v) continue;
+        const char *s = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
+        if (json_object_is_type(v, json_type_string)) s = json_object_get_string(v);
+        if (!s || (keys[i].unset && strcmp(s, keys[i].unset) == 0)) continue;
+        int n = snprintf(buf + at, sizeof buf - at, "%s%s=%.60s", at ? ", " : "", keys[i].key, s);
+        if (n < 0 || (size_t)n >= sizeof buf - at) {
+            buf[at] = 0;
+            break;
+        }
+        at += (size_t)n;
+    }
+    return at ? treg_arena_strdup(a, buf) : NULL;
+}
+
 int treg_triton_json_parse(treg_arena *a, const char *text, size_t len, treg_triton_meta *m,
                            treg_triton_options *o, treg_error *err)
 {
@@ -78,6 +134,10 @@ int treg_triton_json_parse(treg_arena *a, const char *text, size_t len, treg_tri
     }
     if (json_object_object_get_ex(root, "waves_per_eu", &v))
         m->waves_per_eu = (unsigned)json_object_get_int(v);
+    o->backend = target_backend(a, root);
+    m->waves_per_eu_min_only = json_object_object_get_ex(root, "mmac_layout_force", &v) ||
+                               (o->backend && strcmp(o->backend, "hcu") == 0);
+    o->hcu_options = hcu_options(a, root);
     o->present = 1;
     o->num_warps = option_int(root, "num_warps");
     o->num_stages = option_int(root, "num_stages");

@@ -16,6 +16,11 @@
 typedef struct treg_triton_meta {
     unsigned num_warps, warp_size, shared, waves_per_eu;
     bool has_shared;
+    /* waves_per_eu went to LLVM as "amdgpu-waves-per-eu"="N" (a minimum
+     * only), as Hygon's Triton writes it (third_party/hcu/backend/
+     * compiler.py@03c05f32:785-786), not upstream's "N, N": the .json has
+     * that backend's own options (mmac_layout_force) or "backend": "hcu". */
+    bool waves_per_eu_min_only;
 } treg_triton_meta;
 
 /* Parses text[0..len) into *m and *o (strings in a).  Not a JSON object,

@@ -527,14 +527,17 @@ static void occupancy_figures(kernel_run *kr)
         k->workgroup_size =
             p->triton.num_warps * (p->triton.warp_size ? p->triton.warp_size : k->wave_size);
 
-    treg_occ_input oi = {.arch_vgprs = kr->al.arch_vgprs,
-                         .agprs = kr->al.agprs,
-                         .sgprs = kr->al.sgprs,
-                         .lds_bytes = k->lds_bytes,
-                         .workgroup_size = k->workgroup_size,
-                         .waves_per_eu =
-                             p->opt->waves_per_eu ? p->opt->waves_per_eu : p->triton.waves_per_eu,
-                         .wave_size = k->wave_size};
+    treg_occ_input oi = {
+        .arch_vgprs = kr->al.arch_vgprs,
+        .agprs = kr->al.agprs,
+        .sgprs = kr->al.sgprs,
+        .lds_bytes = k->lds_bytes,
+        .workgroup_size = k->workgroup_size,
+        .waves_per_eu = p->opt->waves_per_eu ? p->opt->waves_per_eu : p->triton.waves_per_eu,
+        /* Hygon's Triton asks for a minimum only ("N") */
+        .waves_per_eu_max =
+            !p->opt->waves_per_eu && p->triton.waves_per_eu_min_only ? t->max_waves_per_simd : 0,
+        .wave_size = k->wave_size};
     treg_occ_result occ;
     kr->occ_in = oi;
     treg_occupancy(t, &oi, &occ);

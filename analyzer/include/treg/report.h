@@ -393,6 +393,10 @@ typedef struct treg_triton_options {
     int64_t shared;         /* LDS bytes allocated at launch */
     const char *constexprs; /* "BLOCK_M=64, BLOCK_N=128" where the cache records them, or NULL */
     const char *triton_version; /* or NULL */
+    const char *backend;        /* "hip", or "hcu" (Hygon's Triton), from "target"; or NULL */
+    /* Hygon's Triton's register-shaping options that differ from its
+     * defaults ("mmac_layout_force=2, wdra_enabled=true"), or NULL */
+    const char *hcu_options;
 } treg_triton_options;
 
 /* One inlined call: where it was called from, and the call it sits in

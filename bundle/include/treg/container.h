@@ -39,6 +39,11 @@ typedef struct treg_embedded {
     const char *skipped;
     const uint8_t *bytes; /* the entry: into the caller's buffer, or decompressed */
     size_t len;
+    /* A section of a bundled assembly listing (treg_text_bundle_each):
+     * bytes hold its text, not a code object; line is the file's line of
+     * the section's first line of text. */
+    int text;
+    unsigned line;
 } treg_embedded;
 
 typedef struct treg_container_limits {
@@ -75,6 +80,27 @@ typedef int (*treg_container_fn)(void *ctx, const treg_embedded *e, treg_error *
 int treg_container_each(const uint8_t *bytes, size_t len, const treg_container_limits *lim,
                         treg_container_fn fn, void *ctx, treg_container_stats *stats,
                         treg_error *err);
+
+/* A bundled assembly listing: the .s that clang's offload bundler writes
+ * for -S or --save-temps of a HIP file built for several targets (DTK's
+ * hipcc too), one section per target between
+ *     # __CLANG_OFFLOAD_BUNDLE____START__ hip-amdgcn-amd-amdhsa--gfx906
+ *     # __CLANG_OFFLOAD_BUNDLE____END__ hip-amdgcn-amd-amdhsa--gfx906
+ * lines (';' in .ll listings; clang 14/15, DTK's among them, writes
+ * "amdhsa-gfx906" with one dash), and a host section.  1 when text starts
+ * with such a START line (after blank lines). */
+int treg_text_bundle_is(const char *text, size_t len);
+
+/* Calls fn once per section in file order: an AMDGPU device section with
+ * its text (e->text 1, e->target its processor), the host's and any other
+ * kind skipped with the reason.  TREG_OK after at least one device section;
+ * TREG_E_FORMAT (one line naming the line) for a START without its END, an
+ * END of another section or outside one, or text between sections;
+ * TREG_E_NOKERNEL when no section is a device's; TREG_E_LIMIT past
+ * lim->max_entries (65536 by default) sections. */
+int treg_text_bundle_each(const char *text, size_t len, const treg_container_limits *lim,
+                          treg_container_fn fn, void *ctx, treg_container_stats *stats,
+                          treg_error *err);
 
 /* 1 when name ("gfx906") is the processor of target ("gfx906:xnack-"). */
 int treg_target_matches(const char *target, const char *name);
