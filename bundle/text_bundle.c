@@ -25,7 +25,7 @@ static int is_marker(const char *s, size_t n, marker *m)
     static const char *const comments[] = {"#", ";", "//"};
     for (size_t c = 0; c < sizeof comments / sizeof comments[0]; c++) {
         size_t cl = strlen(comments[c]), ml = strlen(MAGIC);
-        if (n < cl + ml + 8 || memcmp(s, comments[c], cl) != 0 || memcmp(s + cl, MAGIC, ml) != 0)
+        if (n < cl + ml + 7 || memcmp(s, comments[c], cl) != 0 || memcmp(s + cl, MAGIC, ml) != 0)
             continue;
         const char *k = s + cl + ml;
         size_t rest = n - cl - ml;

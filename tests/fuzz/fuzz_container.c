@@ -1,10 +1,10 @@
 /* libFuzzer target for stage 0, the container reader: any bytes go through
  * treg_container_each with limits small enough for the fuzzer's memory
- * (16 MiB a bundle, 64 MiB a file).  A failure must come with a one-line
- * message and the code it returns; every entry handed to the callback is
- * read to its last byte (ASan catches a pointer past the input or past a
- * freed decompression buffer) and its strings to their NUL; libFuzzer
- * aborts if the const input was written to. */
+ * (16 MiB a bundle, 64 MiB a file), and through treg_text_bundle_each (the
+ * bundled assembly listing) when treg_text_bundle_is takes them for one.  A failure must come with
+ * a one-line message and the code it returns; every entry handed to the callback is read to its
+ * last byte (ASan catches a pointer past the input or past a freed decompression buffer) and its
+ * strings to their NUL; libFuzzer aborts if the const input was written to. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -36,7 +36,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     treg_error err = {0, ""};
     treg_container_stats st;
     size_t calls = 0;
-    int rc = treg_container_each(data, size, &lim, touch, &calls, &st, &err);
+    int listing = treg_text_bundle_is((const char *)data, size);
+    int rc = listing
+                 ? treg_text_bundle_each((const char *)data, size, &lim, touch, &calls, &st, &err)
+                 : treg_container_each(data, size, &lim, touch, &calls, &st, &err);
     if (rc != TREG_OK) {
         if (err.code != rc || err.msg[0] == 0 || strchr(err.msg, '\n')) __builtin_trap();
     } else if (st.objects == 0 || calls != st.objects + st.skipped || !st.format) {

@@ -10,7 +10,8 @@
 #   fuzz_ttgir    Triton's TTGIR reader (seeds: every .ttgir of tests/data and the corpus)
 #   fuzz_gate     tregd's token gate: request heads parsed and rewritten before
 #                 evhttp (seeds: a few heads written here)
-#   fuzz_container  the container reader (seeds: the HIP fixtures' executables,
+#   fuzz_container  the container reader and the bundled-listing reader (seeds:
+#                 a clang-22 -S listing and the HIP fixtures' executables,
 #                 libraries and bundles, small ones, and their hostile variants)
 #   fuzz_web      tregd's browser pages: cookies, the login form's next, report
 #                 names (seeds: a few written here)
@@ -107,6 +108,15 @@ if [[ -d $hip_fixtures ]]; then
     while IFS= read -r -d '' f; do
       cp -f "$f" "$container_seeds/$(echo "$f" | md5sum | cut -c1-16)"
     done
+fi
+
+# A bundled assembly listing (clang-22 -S of a HIP file for two targets, a
+# section each and the host's): the seed of the listing reader.
+if command -v clang-22 >/dev/null; then
+  PATH=/usr/lib/llvm-22/bin:$PATH clang-22 -x hip --offload-arch=gfx906 --offload-arch=gfx90a \
+    -nogpulib -nogpuinc -I "$src/tests/fixtures/src" -S -o "$container_seeds/listing.s" \
+    "$src/tests/fixtures/src/hip/reduce.hip" 2>/dev/null ||
+    echo "note: clang-22 made no bundled listing; fuzz_container without one" >&2
 fi
 
 render_seeds=$build/fuzz-seeds-render

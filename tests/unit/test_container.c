@@ -319,6 +319,103 @@ static void test_offload_binaries(void **state)
     assert_non_null(strstr(err.msg, "string 1 lies outside"));
 }
 
+/* A bundled assembly listing (clang's offload bundler's text format): its
+ * sections in order with their ids and texts, the host's skipped, and
+ * every malformed shape one line naming the line. */
+typedef struct listing_seen {
+    char ids[4][64], targets[4][16], texts[4][64];
+    int skipped[4];
+    unsigned lines[4];
+    size_t n;
+} listing_seen;
+
+static int note_section(void *ctx, const treg_embedded *e, treg_error *err)
+{
+    (void)err;
+    listing_seen *s = ctx;
+    if (s->n == 4) return TREG_OK;
+    snprintf(s->ids[s->n], sizeof s->ids[0], "%s", e->entry_id);
+    snprintf(s->targets[s->n], sizeof s->targets[0], "%s", e->target ? e->target : "");
+    snprintf(s->texts[s->n], sizeof s->texts[0], "%.*s", (int)e->len, (const char *)e->bytes);
+    s->skipped[s->n] = e->skipped != NULL;
+    s->lines[s->n] = e->line;
+    assert_true(e->text);
+    s->n++;
+    return TREG_OK;
+}
+
+static void test_text_listing(void **state)
+{
+    (void)state;
+    const char *good =
+        "\n# __CLANG_OFFLOAD_BUNDLE____START__ hip-amdgcn-amd-amdhsa--gfx906:xnack-\n"
+        "\t.text\nk:\n\ts_endpgm\n"
+        "\n# __CLANG_OFFLOAD_BUNDLE____END__ hip-amdgcn-amd-amdhsa--gfx906:xnack-\n"
+        "\n# __CLANG_OFFLOAD_BUNDLE____START__ hip-amdgcn-amd-amdhsa-gfx926\n"
+        "\ts_nop 0\n"
+        "\n# __CLANG_OFFLOAD_BUNDLE____END__ hip-amdgcn-amd-amdhsa-gfx926\n"
+        "\n# __CLANG_OFFLOAD_BUNDLE____START__ host-x86_64-unknown-linux-gnu-\n"
+        "main:\n"
+        "\n# __CLANG_OFFLOAD_BUNDLE____END__ host-x86_64-unknown-linux-gnu-\n";
+    assert_true(treg_text_bundle_is(good, strlen(good)));
+    listing_seen s = {0};
+    treg_container_stats st;
+    treg_error err = {0, ""};
+    assert_int_equal(treg_text_bundle_each(good, strlen(good), NULL, note_section, &s, &st, &err),
+                     TREG_OK);
+    assert_int_equal(s.n, 3);
+    assert_string_equal(s.ids[0], "hip-amdgcn-amd-amdhsa--gfx906:xnack-");
+    assert_string_equal(s.targets[0], "gfx906");
+    assert_string_equal(s.texts[0], "\t.text\nk:\n\ts_endpgm\n");
+    assert_int_equal(s.lines[0], 3);
+    assert_string_equal(s.targets[1], "gfx926");
+    assert_string_equal(s.texts[1], "\ts_nop 0\n");
+    assert_true(s.skipped[2]);
+    assert_int_equal(st.objects, 2);
+    assert_int_equal(st.skipped, 1);
+    assert_string_equal(st.format, "bundled assembly listing");
+
+    static const struct {
+        const char *text, *message;
+        int code;
+    } bad[] = {
+        {"# __CLANG_OFFLOAD_BUNDLE____START__ hip-amdgcn-amd-amdhsa--gfx906\n\ts_endpgm\n",
+         "section hip-amdgcn-amd-amdhsa--gfx906 (from line 1) has no END line", TREG_E_FORMAT},
+        {"# __CLANG_OFFLOAD_BUNDLE____START__ hip-amdgcn-amd-amdhsa--gfx906\n"
+         "# __CLANG_OFFLOAD_BUNDLE____END__ hip-amdgcn-amd-amdhsa--gfx90a\n",
+         "line 2: the END of hip-amdgcn-amd-amdhsa--gfx90a inside another section", TREG_E_FORMAT},
+        {"# __CLANG_OFFLOAD_BUNDLE____START__ a\n# __CLANG_OFFLOAD_BUNDLE____START__ b\n",
+         "line 2: a section starts inside section a (from line 1)", TREG_E_FORMAT},
+        {"# __CLANG_OFFLOAD_BUNDLE____START__ a\n# __CLANG_OFFLOAD_BUNDLE____END__ a\nstray\n",
+         "line 3: text outside any bundle section", TREG_E_FORMAT},
+        {"# __CLANG_OFFLOAD_BUNDLE____START__ host-x86_64-unknown-linux-gnu\nmain:\n"
+         "# __CLANG_OFFLOAD_BUNDLE____END__ host-x86_64-unknown-linux-gnu\n",
+         "no AMDGPU section in the listing, only host-x86_64-unknown-linux-gnu", TREG_E_NOKERNEL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        listing_seen none = {0};
+        treg_error e = {0, ""};
+        assert_int_equal(treg_text_bundle_each(bad[i].text, strlen(bad[i].text), NULL, note_section,
+                                               &none, NULL, &e),
+                         bad[i].code);
+        assert_string_equal(e.msg, bad[i].message);
+    }
+    /* sections past the limit */
+    char many[4096] = "";
+    for (int i = 0; i < 5; i++) {
+        size_t at = strlen(many);
+        snprintf(many + at, sizeof many - at,
+                 "# __CLANG_OFFLOAD_BUNDLE____START__ hip-amdgcn-amd-amdhsa--gfx906\nx\n"
+                 "# __CLANG_OFFLOAD_BUNDLE____END__ hip-amdgcn-amd-amdhsa--gfx906\n");
+    }
+    treg_container_limits lim = {.max_entries = 4};
+    listing_seen some = {0};
+    assert_int_equal(
+        treg_text_bundle_each(many, strlen(many), &lim, note_section, &some, NULL, &err),
+        TREG_E_LIMIT);
+    assert_false(treg_text_bundle_is("\t.text\n# __CLANG_OFFLOAD_BUNDLE____START__ x\n", 40));
+}
+
 static void test_arguments(void **state)
 {
     (void)state;
@@ -343,7 +440,7 @@ int main(void)
         cmocka_unit_test(test_executable),     cmocka_unit_test(test_code_object_and_compressed),
         cmocka_unit_test(test_callback_stops), cmocka_unit_test(test_limits),
         cmocka_unit_test(test_built_bundles),  cmocka_unit_test(test_offload_binaries),
-        cmocka_unit_test(test_arguments),
+        cmocka_unit_test(test_arguments),      cmocka_unit_test(test_text_listing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
