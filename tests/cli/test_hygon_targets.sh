@@ -31,6 +31,14 @@
 #    (3 waves, not the 5 one .vgpr_count of 88 would say); the same without
 #    the s_trap prologue (the compiler's other form); a role naming a VGPR
 #    past its size, and a backend comment disagreeing with the code, said.
+# 6. Hygon's hand-written gfx936 GEMMs (tests/data/hygon-aiter-das, from
+#    HYGON-AI/aiter-das: .macro/.set kernels whose v_mmac operands are
+#    register lists v[x+0:x+1:x+2:x+3] without commas): every instruction
+#    modelled (no generic rule, nothing off the target, no register read
+#    before it is written), the allocation the descriptor's
+#    .amdhsa_next_free_vgpr, every v_mmac writing its 4 accumulators and
+#    reading them with its 2 + 2 fragments, every ds_read_m32x16_b16 writing
+#    4 VGPRs from 1 address.
 #
 # Environment (set by CTest): TREG_ANALYZE, TREG_SOURCE_ROOT.
 set -euo pipefail
@@ -281,3 +289,36 @@ if w["roles"][0]["highest_vgpr"] != 21:
     sys.exit(f"role 0 highest {w['roles'][0]['highest_vgpr']}")
 PY
 echo "$prog: ok: WASP/WDRA: a role naming v20 past its 16 VGPRs and a backend figure unlike the code's are said"
+
+# --- 6. hand-written DTK kernels (aiter-das) ------------------------------------------
+aiter=$TREG_SOURCE_ROOT/tests/data/hygon-aiter-das
+n=0
+for f in "$aiter"/*.s; do
+  "$A" --format json "$f" >"$work/a.json" 2>"$work/a.err" || fail "$f: $(cat "$work/a.err")"
+  python3 - "$f" "$work/a.json" <<'PY' || fail "$f: see above"
+import json, re, sys
+text = open(sys.argv[1]).read()
+next_free = int(re.search(r"\.amdhsa_next_free_vgpr (\d+)", text)[1])
+(r,) = json.load(open(sys.argv[2]))["reports"]
+errors = []
+for k in r["kernels"]:
+    if r["target"] != "gfx936" or k["unknown_instructions"] or k.get("off_target") or k["undefined_reads"]:
+        errors.append(f"{k['name']}: target {r['target']}, unknown {k['unknown_instructions']}, "
+                      f"off target {k.get('off_target')}, undefined reads {k['undefined_reads']}")
+    if k["vgpr"]["allocated"] != next_free:
+        errors.append(f"{k['name']}: {k['vgpr']['allocated']} VGPRs, the descriptor {next_free}")
+    mmac = [x for x in k["rows"] if x["text"].startswith("v_mmac_")]
+    bad = [x["text"] for x in mmac if len(x["writes"]) != 4 or len(x["reads"]) != 8 or not set(x["writes"]) <= set(x["reads"])]
+    dsm = [x for x in k["rows"] if x["text"].startswith("ds_read_m32x16_b16")]
+    bad += [x["text"] for x in dsm if len(x["writes"]) != 4 or len(x["reads"]) != 1]
+    if not mmac or bad:
+        errors.append(f"{k['name']}: {len(mmac)} v_mmac; not as their lists say: {bad[:3]}")
+    print(f"  {sys.argv[1].rsplit('/', 1)[1][:60]}: {k['instructions']} instructions, {len(mmac)} v_mmac, "
+          f"{len(dsm)} ds_read_m32x16_b16, VGPRs {k['vgpr']['peak_live']} live of {k['vgpr']['allocated']}")
+if errors:
+    sys.exit("\n".join(errors))
+PY
+  n=$((n + 1))
+done
+((n >= 2)) || fail "$n aiter-das kernels, expected 2"
+echo "$prog: ok: $n hand-written gfx936 GEMMs from aiter-das: every instruction modelled, register lists read as written"
