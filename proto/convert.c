@@ -192,6 +192,7 @@ static void fill_what_if(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_rep
         w[i].waves_per_simd = v->waves_per_simd;
         w[i].limited_by = str(v->limited_by);
         w[i].compile_us = v->compile_us;
+        w[i].vgpr_allowance = v->vgpr_allowance;
         w[i].note = str(v->note);
         Treg__V1__WhatIfLine *lines;
         MESSAGES(s, Treg__V1__WhatIfLine, v->nlines, lines, w[i].lines);

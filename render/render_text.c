@@ -557,6 +557,11 @@ static void print_what_if(FILE *out, const treg_text_options *o, const Treg__V1_
     for (size_t i = 0; i < k->n_what_if; i++) {
         const Treg__V1__WhatIf *v = k->what_if[i];
         what_if_label(v, label, sizeof label);
+        if (!v->compiled && v->vgpr_allowance) { /* a budget's cliff, from the target's table */
+            treg_text_line(out, o, NULL, "      %-18s %5u  <=%3u VGPRs a wave; not built", label,
+                           v->waves_per_eu, v->vgpr_allowance);
+            continue;
+        }
         if (!v->compiled) {
             treg_text_line(out, o, NULL, "      %-18s not built: %s", label,
                            v->note[0] ? v->note : "no reason given");

@@ -279,6 +279,30 @@ static bool spills(const treg_what_if *row)
     return row->compiled && (row->scratch_bytes || row->spills || row->reloads);
 }
 
+/* The fewest waves a budget is tried at: more waves always; fewer only
+ * where registers are short already (something spills). */
+static unsigned first_budget(const treg_kernel_report *k, bool spilling)
+{
+    return spilling ? 1 : k->occupancy.waves_per_simd + 1;
+}
+
+/* Below the shipped occupancy a budget only helps when it allows more
+ * registers than the next one up; past what one wave can address, fewer
+ * waves give nothing (a wave32 target's 256, a Hygon gfx936's 256 of 768). */
+static bool budget_helps(const treg_target *t, const treg_kernel_report *k, unsigned waves)
+{
+    return waves >= k->occupancy.waves_per_simd ||
+           allowance(t, k, waves) != allowance(t, k, waves + 1);
+}
+
+static int already_at_most(treg_arena *a, treg_kernel_report *k, unsigned cap)
+{
+    k->what_if_note = arena_printf(
+        a, "already at the most waves per SIMD its launch allows (%u, %s)", cap,
+        cap < k->occupancy.max_waves ? "by its LDS and work-group size" : "the target's ceiling");
+    return k->what_if_note ? 0 : -1;
+}
+
 /* Kernel k's rows: shipped, recompiled (from base, NULL when it failed
  * with base_why), then each budget. */
 static int kernel_what_if(whatif *w, treg_kernel_report *k, const treg_report *base,
@@ -286,7 +310,6 @@ static int kernel_what_if(whatif *w, treg_kernel_report *k, const treg_report *b
 {
     treg_arena *a = w->a;
     unsigned cap = launch_cap(w->t, k);
-    unsigned shipped_waves = k->occupancy.waves_per_simd;
     const treg_kernel_report *bk = kernel_named(base, k->name);
     treg_what_if *rows = treg_arena_calloc(a, 2 + TREG_MAX_WAVE_STEPS, sizeof *rows);
     if (!rows) return -1;
@@ -322,21 +345,11 @@ static int kernel_what_if(whatif *w, treg_kernel_report *k, const treg_report *b
             rows[0].sgpr.allocated, rows[0].scratch_bytes, treg_disasm_llvm_version());
         if (!rec->note) return -1;
     }
-    /* More waves always; fewer only where registers are short already. */
-    unsigned lo = spills(&rows[0]) || spills(rec) ? 1 : shipped_waves + 1;
-    if (lo > cap) {
-        k->what_if_note =
-            arena_printf(a, "already at the most waves per SIMD its launch allows (%u, %s)", cap,
-                         cap < k->occupancy.max_waves ? "by its LDS and work-group size"
-                                                      : "the target's ceiling");
-        return k->what_if_note ? 0 : -1;
-    }
+    unsigned lo = first_budget(k, spills(&rows[0]) || spills(rec));
+    if (lo > cap) return already_at_most(a, k, cap);
     unsigned skipped_lo = 0, skipped_hi = 0;
     for (unsigned waves = lo; waves <= cap && n < 2 + TREG_MAX_WAVE_STEPS; waves++) {
-        /* Below the shipped occupancy a budget only helps when it allows
-         * more registers than the next one up; past what one wave can
-         * address, fewer waves give nothing (a wave32 target's 256). */
-        if (waves < shipped_waves && allowance(w->t, k, waves) == allowance(w->t, k, waves + 1)) {
+        if (!budget_helps(w->t, k, waves)) {
             if (!skipped_lo) skipped_lo = waves;
             skipped_hi = waves;
             continue;
@@ -345,6 +358,7 @@ static int kernel_what_if(whatif *w, treg_kernel_report *k, const treg_report *b
         k->nwhat_if = n;
         row->kind = TREG_WHAT_IF_BUDGET;
         row->waves_per_eu = waves;
+        row->vgpr_allowance = allowance(w->t, k, waves);
         /* Not started when it would likely end past the budget: a caller's
          * hard limit (tregd kills the worker at its timeout) stays unmet. */
         if (now_us() - w->start_us + w->longest_us > w->budget_us) {
@@ -453,17 +467,34 @@ static int load_ir(whatif *w, size_t *matched, treg_error *err)
 }
 
 /* Every kernel: only its shipped row and why there is nothing else. */
+/* No build can be made (why): the shipped row, then the budgets that
+ * would be tried, not built, each with the VGPRs the target's table allows
+ * a wave at it, so the occupancy cliffs are still there to read. */
 static int shipped_only(whatif *w, const char *why)
 {
     for (size_t i = 0; i < w->r->nkernels; i++) {
         treg_kernel_report *k = &w->r->kernels[i];
-        treg_what_if *row = treg_arena_calloc(w->a, 1, sizeof *row);
-        if (!row || !(k->what_if_note = treg_arena_strdup(w->a, why))) return -1;
-        row->kind = TREG_WHAT_IF_SHIPPED;
-        row->waves_per_eu = own_waves_per_eu(w);
-        take_figures(row, k);
-        k->what_if = row;
-        k->nwhat_if = 1;
+        treg_what_if *rows = treg_arena_calloc(w->a, 1 + TREG_MAX_WAVE_STEPS, sizeof *rows);
+        if (!rows || !(k->what_if_note = treg_arena_strdup(w->a, why))) return -1;
+        rows[0].kind = TREG_WHAT_IF_SHIPPED;
+        rows[0].waves_per_eu = own_waves_per_eu(w);
+        take_figures(&rows[0], k);
+        size_t n = 1;
+        if (!strcmp(k->kind ? k->kind : "kernel", "kernel") && !k->wave_roles.nroles) {
+            unsigned cap = launch_cap(w->t, k);
+            for (unsigned waves = first_budget(k, spills(&rows[0]));
+                 waves <= cap && n < 1 + TREG_MAX_WAVE_STEPS; waves++) {
+                if (!budget_helps(w->t, k, waves)) continue;
+                treg_what_if *row = &rows[n++];
+                row->kind = TREG_WHAT_IF_BUDGET;
+                row->waves_per_eu = waves;
+                row->vgpr_allowance = allowance(w->t, k, waves);
+                if (!(row->note = treg_arena_strdup(w->a, "not built (see the what-if note)")))
+                    return -1;
+            }
+        }
+        k->what_if = rows;
+        k->nwhat_if = n;
     }
     return 0;
 }

@@ -39,6 +39,9 @@
 #    .amdhsa_next_free_vgpr, every v_mmac writing its 4 accumulators and
 #    reading them with its 2 + 2 fragments, every ds_read_m32x16_b16 writing
 #    4 VGPRs from 1 address.
+# 7. The diff on Hygon: the fork's baseline and max-ILP builds of one kernel
+#    (179 and 218 VGPRs of gfx936's 768 per SIMD): 4 waves to 3, the SGPR
+#    spills the max-ILP build added, the kernel paired by name.
 #
 # Environment (set by CTest): TREG_ANALYZE, TREG_SOURCE_ROOT.
 set -euo pipefail
@@ -322,3 +325,17 @@ PY
 done
 ((n >= 2)) || fail "$n aiter-das kernels, expected 2"
 echo "$prog: ok: $n hand-written gfx936 GEMMs from aiter-das: every instruction modelled, register lists read as written"
+
+# --- 7. the diff on Hygon -------------------------------------------------------------
+"$A" diff --format json "$inputs/hcu-misched-max-ilp-sched-baseline.amdgcn" \
+  "$inputs/hcu-misched-max-ilp-sched-max-ilp.amdgcn" >"$work/diff.json" || fail "diff of the fork's two builds"
+python3 - "$work/diff.json" <<'PY' || fail "diff: see above"
+import json, sys
+(k,) = json.load(open(sys.argv[1]))["kernels"]
+got = (k["target"], k["paired_by"], k["old"]["vgpr"]["allocated"], k["new"]["vgpr"]["allocated"],
+       k["old"]["occupancy"]["waves_per_simd"], k["new"]["occupancy"]["waves_per_simd"],
+       k["delta"]["spill_instructions"] > 0)
+if got != ("gfx936", "name", 179, 218, 4, 3, True):
+    sys.exit(f"diff {got}")
+PY
+echo "$prog: ok: diff on gfx936: 179 -> 218 VGPRs, 4 -> 3 waves of the 768 budget, the new spills"

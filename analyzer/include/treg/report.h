@@ -242,7 +242,11 @@ typedef struct treg_what_if_line {
 typedef struct treg_what_if {
     int kind;              /* enum treg_what_if_kind */
     uint32_t waves_per_eu; /* the budget asked for ("N, N"); 0: none (the IR's own) */
-    int compiled;          /* 0: not built (see note), the figures below are 0 */
+    /* A budget: the most VGPRs (the unified count where AGPRs share the
+     * file) a wave may hold for that many waves per SIMD, from the target
+     * table (a gfx936's 768 per SIMD: 152 for 5); 0 for the other rows */
+    uint32_t vgpr_allowance;
+    int compiled; /* 0: not built (see note), the figures below are 0 */
     struct {
         uint32_t allocated, peak_live;
     } vgpr, agpr, sgpr;
