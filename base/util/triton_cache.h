@@ -10,7 +10,7 @@
  * _archive_failed_compilation).  Skipped, with one line saying why. */
 #define TREG_FAILED_KERNELS "failed_kernels"
 #define TREG_FAILED_KERNELS_WHY                                                                    \
-    "Hygon's Triton keeps failed compilations there (context.txt and the failed stage's "         \
+    "Hygon's Triton keeps failed compilations there (context.txt and the failed stage's "          \
     "temporary files): no finished kernel to analyze"
 
 #endif
