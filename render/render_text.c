@@ -546,10 +546,17 @@ static void print_what_if(FILE *out, const treg_text_options *o, const Treg__V1_
         if (k->what_if_note[0]) treg_text_wrap(out, o, NULL, 4, "what-if: ", k->what_if_note);
         return;
     }
-    treg_text_line(out, o, NULL,
-                   "    what-if, the IR built by LLVM %s per register budget (compiler results, "
-                   "not a speed):",
-                   r->llvm_version);
+    bool built = false; /* any build but the shipped one */
+    for (size_t i = 0; i < k->n_what_if; i++) built |= k->what_if[i]->compiled && i > 0;
+    if (built)
+        treg_text_line(out, o, NULL,
+                       "    what-if, the IR built by LLVM %s per register budget (compiler "
+                       "results, not a speed):",
+                       r->llvm_version);
+    else
+        treg_text_line(out, o, NULL,
+                       "    what-if, the register budgets and what a wave may hold at each (no "
+                       "build, see below):");
     treg_text_line(out, o, NULL,
                    "      %-18s waves  VGPR  AGPR  SGPR   scratch  spills  reloads  limited by",
                    "build");

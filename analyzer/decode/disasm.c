@@ -95,7 +95,9 @@ bool treg_disasm_knows(const char *cpu)
 const char *treg_disasm_cpu_for(const treg_target *t)
 {
     if (treg_disasm_knows(t->name)) return t->name;
-    return t->decode_as && treg_disasm_knows(t->decode_as) ? t->decode_as : NULL;
+    for (size_t i = 0; i < sizeof t->decode_as / sizeof t->decode_as[0] && t->decode_as[i]; i++)
+        if (treg_disasm_knows(t->decode_as[i])) return t->decode_as[i];
+    return NULL;
 }
 
 const char *treg_disasm_llvm_version(void)

@@ -25,11 +25,14 @@ typedef struct treg_unverified {
 } treg_unverified;
 
 typedef struct treg_target {
-    const char *name;      /* "gfx90a" */
-    unsigned mach;         /* EF_AMDGPU_MACH value; 0 when the target has none upstream */
-    const char *decode_as; /* LLVM processor to decode with when LLVM lacks name; NULL = name */
-    const char *family;    /* "GCN5", "CDNA2", "RDNA3", "Hygon" ... */
-    unsigned wave_size;    /* default wavefront size */
+    const char *name; /* "gfx90a" */
+    unsigned mach;    /* EF_AMDGPU_MACH value; 0 when the target has none upstream */
+    /* LLVM processors to decode with when the linked LLVM lacks name, the
+     * first it knows winning ({NULL}: none; an older LLVM lacks gfx942, a
+     * newer one gfx940/941) */
+    const char *decode_as[3];
+    const char *family; /* "GCN5", "CDNA2", "RDNA3", "Hygon" ... */
+    unsigned wave_size; /* default wavefront size */
     unsigned max_waves_per_simd;
     /* The VGPR budget: VGPRs per SIMD lane that the resident waves share, as
      * occupancy divides it (512 on gfx90a+: the unified file; 768 on a

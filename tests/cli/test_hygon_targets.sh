@@ -39,6 +39,12 @@
 #    .amdhsa_next_free_vgpr, every v_mmac writing its 4 accumulators and
 #    reading them with its 2 + 2 fragments, every ds_read_m32x16_b16 writing
 #    4 VGPRs from 1 address.
+# 8. The what-if on Hygon: the fork's baseline build (179 VGPRs) with the
+#    LLVM IR it was compiled from (tests/data/hygon-triton-das/Inputs/
+#    hcu-misched-max-ilp-sched.ll): LLVM 22 cannot build gfx936, so the
+#    shipped row (4 waves) and the budgets with what a wave may hold at each
+#    from gfx936's 768 per SIMD (5 waves: 152, 6: 128, 7: 108, 8: 96, 9: 84,
+#    10: 76), not built, and the note saying why.
 # 7. The diff on Hygon: the fork's baseline and max-ILP builds of one kernel
 #    (179 and 218 VGPRs of gfx936's 768 per SIMD): 4 waves to 3, the SGPR
 #    spills the max-ILP build added, the kernel paired by name.
@@ -339,3 +345,34 @@ if got != ("gfx936", "name", 179, 218, 4, 3, True):
     sys.exit(f"diff {got}")
 PY
 echo "$prog: ok: diff on gfx936: 179 -> 218 VGPRs, 4 -> 3 waves of the 768 budget, the new spills"
+
+# --- 8. the what-if on Hygon ------------------------------------------------------------
+if [[ -f $work/co/hcu-misched-max-ilp-sched-baseline/k.hsaco ]]; then
+  wi=$work/co/hcu-misched-max-ilp-sched-baseline
+  cp "$inputs/hcu-misched-max-ilp-sched.ll" "$wi/k.llir"
+  "$A" --what-if --format json --no-rows "$wi/k.hsaco" >"$work/wi.json" 2>"$work/wi.err" ||
+    fail "what-if on gfx936: $(cat "$work/wi.err")"
+  python3 - "$work/wi.json" <<'PY' || fail "what-if on gfx936: see above"
+import json, sys
+(k,) = json.load(open(sys.argv[1]))["reports"][0]["kernels"]
+rows = [(w["kind"], w["waves_per_eu"], w.get("vgpr_allowance", 0), w["compiled"]) for w in k["what_if"]]
+shipped = k["what_if"][0]
+want = [("budget", n, a, False) for n, a in ((5, 152), (6, 128), (7, 108), (8, 96), (9, 84), (10, 76))]
+errors = []
+if rows[0][0] != "shipped" or shipped["vgpr"]["allocated"] != 179 or shipped["occupancy"]["waves_per_simd"] != 4:
+    errors.append(f"shipped {shipped}")
+if rows[1:] != want:
+    errors.append(f"budgets {rows[1:]}\n   by the table {want}")
+note = k.get("what_if_note", "")
+if not note.startswith("not available with this LLVM") or "gfx936" not in note:
+    errors.append(f"note {note!r}")
+if errors:
+    sys.exit("\n".join(errors))
+PY
+  "$A" --what-if "$wi/k.hsaco" >"$work/wi.txt" 2>&1 || fail "what-if on gfx936, text"
+  grep -q "^      waves_per_eu=5 .*<=152 VGPRs a wave; not built$" "$work/wi.txt" ||
+    fail "what-if on gfx936, text: $(grep waves_per_eu "$work/wi.txt")"
+  echo "$prog: ok: what-if on gfx936 (179 VGPRs, 4 waves): LLVM ${TREG_LLVM_MAJOR:-22} cannot build it, the budgets still show what a wave may hold: 5 waves 152, ..., 10 waves 76"
+else
+  echo "$prog: note: no code object of the fork's baseline (part 2 skipped): the what-if skipped"
+fi
