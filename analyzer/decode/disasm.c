@@ -92,6 +92,13 @@ bool treg_disasm_knows(const char *cpu)
     return false;
 }
 
+/* Whether LLVM's text is the illegal-instruction opcode (v_illegal). */
+static bool decoded_as_illegal(const char *text)
+{
+    while (*text == '\t' || *text == ' ') text++;
+    return strncmp(text, "v_illegal", 9) == 0 && (text[9] == '\0' || text[9] == ' ');
+}
+
 const char *treg_disasm_cpu_for(const treg_target *t)
 {
     if (treg_disasm_knows(t->name)) return t->name;
@@ -183,6 +190,11 @@ int treg_disasm_range(treg_disasm *d, treg_arena *a, const uint8_t *code, size_t
         }
         size_t len =
             LLVMDisasmInstruction(d->ctx, (uint8_t *)p, avail, addr + off, text, sizeof text);
+        /* Older decoders "decode" what is no instruction: LLVM 16 prints an
+         * all-ones word as v_illegal on GFX9, and a GFX11 true16 operand it
+         * cannot name as "; Error: VGPR_32_Lo128: unknown register 145".
+         * Neither says what the word does to registers: not decoded. */
+        if (len && (decoded_as_illegal(text) || strstr(text, "; Error:"))) len = 0;
         uint32_t word;
         memcpy(&word, code + off, 4);
         bool undecodable = false;

@@ -1,11 +1,13 @@
 /* libFuzzer target for the whole pipeline: any bytes go through
  * treg_analyze (load, target, LLVM decode, model, flow, metrics, report)
- * with rows kept, and the report is freed.  A failure must come with its
- * code and a message; a success must give at least one kernel whose
- * figures are self-consistent, and every string and row it holds is read
- * so ASan sees any pointer into freed or foreign memory.  Leaks of a
- * report or of the arena on a failure path show up as LeakSanitizer
+ * with rows kept, and the report is freed: as a code object when they start
+ * like an ELF file, else as assembly text alone (the text front end, then
+ * every stage after it, wave roles and instruction families included).  A failure must come with
+ * its code and a message; a success must give at least one kernel whose figures are
+ * self-consistent, and every string and row it holds is read so ASan sees any pointer into freed or
+ * foreign memory.  Leaks of a report or of the arena on a failure path show up as LeakSanitizer
  * reports at the end of a run. */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -27,7 +29,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     opt.keep_rows = 1;
     treg_report *r = NULL;
     treg_error err = {0, ""};
-    int rc = treg_analyze(data, size, &opt, &r, &err);
+    bool elf = size >= 4 && memcmp(data, "\177ELF", 4) == 0;
+    if (!elf) {
+        opt.asm_text = (const char *)data;
+        opt.asm_text_len = size;
+        opt.asm_name = "fuzz.s";
+    }
+    int rc = elf ? treg_analyze(data, size, &opt, &r, &err) : treg_analyze(NULL, 0, &opt, &r, &err);
     if (rc != TREG_OK) {
         if (r || err.code != rc || err.msg[0] == 0) __builtin_trap();
         return 0;

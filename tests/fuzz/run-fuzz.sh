@@ -2,7 +2,9 @@
 # Builds the libFuzzer targets in BUILD_DIR and runs each for SECONDS
 # (default 60), one after the other:
 #   fuzz_codeobj  the code object and line-table loaders (stage 1)
-#   fuzz_analyze  the whole pipeline, treg_analyze on the input bytes
+#   fuzz_analyze  the whole pipeline, treg_analyze on the input bytes (a code object,
+#                 or assembly text when they are not ELF; seeds: the .hsaco seeds and
+#                 tests/cli/data/hygon)
 #   fuzz_asm      the assembly text front end (seeds: every .amdgcn and .s of the
 #                 corpus and the fixtures, and tests/cli/data)
 #   fuzz_asm_macro  the assembler's macro layer, alone and through the text front end
@@ -70,6 +72,9 @@ fi
 if [[ -z $(find "$seeds" -name '*.hsaco' -print -quit) ]]; then
   echo "note: no seeds; fuzzing from an empty seed set" >&2
 fi
+
+# The whole pipeline on text too: the Hygon texts (MMAC, MLS, WASP roles).
+cp -f "$src"/tests/cli/data/hygon/*.s "$seeds/" 2>/dev/null || true
 
 # Assembly seeds: the smallest texts (the largest run to megabytes).
 asm_seeds=$build/fuzz-seeds-asm
