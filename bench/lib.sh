@@ -40,3 +40,17 @@ objdump_all() {
         xargs -d '\n' -a "$l" "$1" -d >/dev/null || return 1
     done
 }
+
+# best_of COMMAND...: the best of 3 wall times of COMMAND, in seconds (its
+# output and failures ignored: a bench reports, it does not judge).
+best_of() {
+    local best="" t0 t1 t i
+    for ((i = 0; i < 3; i++)); do
+        t0=$(date +%s.%N)
+        "$@" >/dev/null 2>&1 || true
+        t1=$(date +%s.%N)
+        t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+        if [[ -z $best ]] || awk -v t="$t" -v b="$best" 'BEGIN { exit !(t < b) }'; then best=$t; fi
+    done
+    echo "$best"
+}

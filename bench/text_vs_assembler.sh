@@ -62,17 +62,6 @@ assemble_all || {
   exit 0
 }
 
-best_of() { # COMMAND...: the best of 3 wall times, in seconds
-  local best="" t0 t1 t
-  for ((i = 0; i < 3; i++)); do
-    t0=$(date +%s.%N)
-    "$@" >/dev/null 2>&1 || true
-    t1=$(date +%s.%N)
-    t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
-    if [[ -z $best ]] || awk -v t="$t" -v b="$best" 'BEGIN { exit !(t < b) }'; then best=$t; fi
-  done
-  echo "$best"
-}
 count() { # FILE...: instructions treg analyzes in them
   "$tool" --format json --no-rows "$@" |
     python3 -c 'import json, sys; print(sum(k["instructions"] for r in json.load(sys.stdin)["reports"] for k in r["kernels"]))'

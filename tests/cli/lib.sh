@@ -170,3 +170,22 @@ else:
     sys.exit('no .text')
 PY
 }
+
+# hygon_code_object TEXT OUT [MC LLD]: OUT is a code object of a Hygon
+# compiler's .amdgcn TEXT whose instructions are all gfx906's (the fork's
+# gfx936 test inputs): assembled by upstream llvm-mc as gfx906 (the
+# Hygon-only descriptor directives dropped), then relabelled as DTK's object
+# carries it: EF_AMDGPU_MACH 0 and the note's target id back to TEXT's.
+hygon_code_object() {
+  local text=$1 out=$2 mc=${3:-${MC:-llvm-mc-22}} lld=${4:-${LLD:-ld.lld-22}} gfx tmp
+  gfx=$(grep -m1 -o 'amdgcn-amd-amdhsa--gfx[0-9a-z]*' "$text" | sed 's/.*--//')
+  [[ ${#gfx} == 6 ]] || fail "$text: no six-letter gfx target in its .amdgcn_target"
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/treg-hygon-co.XXXXXX")
+  sed -e "s/$gfx/gfx906/g" -e '/\.amdhsa_matrix_excp/d' -e '/\.amdhsa_cancellation_excp/d' \
+    -e '/\.amdhsa_load_store_out_of_order/d' "$text" >"$tmp/k.s"
+  "$mc" -triple=amdgcn-amd-amdhsa -mcpu=gfx906 -mattr=-xnack -filetype=obj "$tmp/k.s" -o "$tmp/k.o" \
+    2>"$tmp/mc.err" || fail "$mc could not assemble $text as gfx906: $(head -c 300 "$tmp/mc.err")"
+  "$lld" -shared "$tmp/k.o" -o "$tmp/k.hsaco" || fail "$lld failed on $text"
+  patch "$tmp/k.hsaco" "$out" "b[48] = 0; replace(b'amdgcn-amd-amdhsa--gfx906', b'amdgcn-amd-amdhsa--$gfx')"
+  rm -rf "$tmp"
+}

@@ -51,15 +51,9 @@ amd=$data/triton-cache/I24B4VIKUZU37PH46DEKWPBMMZFR3R2C6IFQV55DYIF4MODDWY2Q
 mkdir -p "$cache/AMDENTRY"
 cp "$amd"/add_kernel.* "$cache/AMDENTRY/"
 src=$data/hygon-triton-das/Inputs/hcu-max-mem-cluster-16.amdgcn
-sed -e 's/gfx936/gfx906/g' -e '/\.amdhsa_matrix_excp/d' -e '/\.amdhsa_cancellation_excp/d' \
-  -e '/\.amdhsa_load_store_out_of_order/d' "$src" >"$work/k906.s"
-"$MC" -triple=amdgcn-amd-amdhsa -mcpu=gfx906 -mattr=-xnack -filetype=obj "$work/k906.s" -o "$work/k.o" ||
-  fail "$MC could not assemble the fork's input as gfx906"
-"$LLD" -shared "$work/k.o" -o "$work/k906.hsaco" || fail "$LLD failed"
 for e in HYGONHIP HYGONHCU; do
   mkdir -p "$cache/$e"
-  patch "$work/k906.hsaco" "$cache/$e/same_base_cluster_kernel.hsaco" \
-    "b[48] = 0; replace(b'amdgcn-amd-amdhsa--gfx906', b'amdgcn-amd-amdhsa--gfx936')"
+  hygon_code_object "$src" "$cache/$e/same_base_cluster_kernel.hsaco" "$MC" "$LLD"
   cp "$src" "$cache/$e/same_base_cluster_kernel.amdgcn"
 done
 # The .json as the fork's compiler.py dumps it: {"hash", "target", HIPOptions'

@@ -105,15 +105,8 @@ if command -v "$MC" >/dev/null && command -v "$LLD" >/dev/null; then
   n=0
   for f in "$inputs"/*.amdgcn; do
     base=$(basename "$f" .amdgcn)
-    # upstream's assembler knows gfx906 and not the Hygon-only descriptor fields
-    sed -e 's/gfx936/gfx906/g' -e '/\.amdhsa_matrix_excp/d' -e '/\.amdhsa_cancellation_excp/d' \
-      -e '/\.amdhsa_load_store_out_of_order/d' "$f" >"$work/$base.s"
-    "$MC" -triple=amdgcn-amd-amdhsa -mcpu=gfx906 -mattr=-xnack -filetype=obj "$work/$base.s" \
-      -o "$work/$base.o" 2>"$work/mc.err" || fail "$MC $base: $(head -c 300 "$work/mc.err")"
-    "$LLD" -shared "$work/$base.o" -o "$work/$base.906.hsaco" || fail "$LLD $base failed"
     mkdir -p "$work/co/$base"
-    patch "$work/$base.906.hsaco" "$work/co/$base/k.hsaco" \
-      "b[48] = 0; replace(b'amdgcn-amd-amdhsa--gfx906', b'amdgcn-amd-amdhsa--gfx936')"
+    hygon_code_object "$f" "$work/co/$base/k.hsaco" "$MC" "$LLD"
     "$A" --format json --no-assembly "$work/co/$base/k.hsaco" >"$work/co.json" ||
       fail "$base: the code object alone"
     "$A" --format json "$f" >"$work/text.json" || fail "$base: the text"
