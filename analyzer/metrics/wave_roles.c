@@ -206,6 +206,10 @@ int treg_wave_roles_find(treg_arena *A, const treg_roles_input *in, treg_wave_ro
     if (!seen || !stack || !role_of_setter || !in_mask || !in_waves)
         return treg_fail(err, TREG_E_NOMEM, "out of memory");
 
+    /* Setters per block, so a walk asks each block once. */
+    uint8_t *setters_in = treg_arena_calloc(A, nb, 1);
+    if (!setters_in) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    for (size_t s = 0; s < nsetters; s++) setters_in[g->block_of[setters[s]]]++;
     uint32_t role_setter[TREG_MAX_WAVE_ROLES];
     size_t nroles = 0;
     for (size_t s = 0; s < nsetters; s++) {
@@ -214,18 +218,28 @@ int treg_wave_roles_find(treg_arena *A, const treg_roles_input *in, treg_wave_ro
         bool reaches = false;
         for (size_t t = 0; t < nsetters && !reaches; t++) /* later in its own block */
             reaches = t != s && g->block_of[setters[t]] == b0 && setters[t] > i;
+        /* Each block is pushed once (marked when pushed): the stack holds
+         * at most nb blocks. */
         memset(seen, 0, nb);
         size_t sp = 0;
-        for (int k = 0; k < g->blocks[b0].nsucc && !reaches; k++)
-            stack[sp++] = g->blocks[b0].succ[k];
+        for (int k = 0; k < g->blocks[b0].nsucc && !reaches; k++) {
+            uint32_t t = g->blocks[b0].succ[k];
+            if (!seen[t]) {
+                seen[t] = 1;
+                stack[sp++] = t;
+            }
+        }
         while (sp && !reaches) {
             uint32_t b = stack[--sp];
-            if (seen[b]) continue;
-            seen[b] = 1;
-            for (size_t t = 0; t < nsetters && !reaches; t++)
-                reaches = t != s && g->block_of[setters[t]] == b;
-            for (int k = 0; k < g->blocks[b].nsucc; k++)
-                if (!seen[g->blocks[b].succ[k]]) stack[sp++] = g->blocks[b].succ[k];
+            /* another setter there (b0 itself, reached again: any but s) */
+            reaches = setters_in[b] > (b == b0 ? 1u : 0u);
+            for (int k = 0; k < g->blocks[b].nsucc; k++) {
+                uint32_t t = g->blocks[b].succ[k];
+                if (!seen[t]) {
+                    seen[t] = 1;
+                    stack[sp++] = t;
+                }
+            }
         }
         if (reaches) continue;
         if (nroles == TREG_MAX_WAVE_ROLES) {

@@ -522,10 +522,11 @@ static int what_if_run(treg_arena *a, treg_report *r, const treg_target *t, cons
     if (!w.ctx) return treg_fail(err, TREG_E_NOMEM, "out of memory");
     LLVMContextSetDiagnosticHandler(w.ctx, on_diag, &w.d);
     size_t matched;
-    int rc = load_ir(&w, &matched, err);
+    int rc = TREG_OK;
     char why[400];
-    if (rc != TREG_OK) goto done;
-    /* Never a substitute ISA: a gfx926 build is not a gfx906 one. */
+    /* Never a substitute ISA: a gfx926 build is not a gfx906 one.  The IR
+     * is then not read at all: the budgets need only the target's table,
+     * and IR from a newer or a vendor's LLVM need not parse in this one. */
     if (!treg_disasm_knows(t->name)) {
         snprintf(why, sizeof why,
                  "not available with this LLVM: LLVM %s cannot compile for %s (an LLVM that "
@@ -534,6 +535,7 @@ static int what_if_run(treg_arena *a, treg_report *r, const treg_target *t, cons
         if (shipped_only(&w, why)) rc = treg_fail(err, TREG_E_NOMEM, "out of memory");
         goto done;
     }
+    if ((rc = load_ir(&w, &matched, err)) != TREG_OK) goto done;
     const char *triple = LLVMGetTarget(w.mod)[0] ? LLVMGetTarget(w.mod) : "amdgcn-amd-amdhsa";
     LLVMTargetRef target;
     char *msg = NULL;
