@@ -1,41 +1,10 @@
 /* Loop trip counts from the code, and instruction weights; see spill_cost.h. */
 #include "metrics/spill_cost.h"
 
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "model/scalar.h"
 #include "util/error.h"
-
-/* An integer as LLVM prints one ("64", "-1", "0x400"). */
-static bool constant(const char *s, size_t len, int64_t *v)
-{
-    char buf[32];
-    if (!len || len >= sizeof buf) return false;
-    memcpy(buf, s, len);
-    buf[len] = 0;
-    char *end;
-    errno = 0;
-    long long x = strtoll(buf, &end, 0);
-    if (errno || *end || (buf[0] != '-' && (buf[0] < '0' || buf[0] > '9'))) return false;
-    if (x > (1LL << 32) || x < -(1LL << 32)) return false; /* no 32-bit operand is wider */
-    *v = x;
-    return true;
-}
-
-/* "s12" -> its register number; false for anything else. */
-static bool sgpr(const char *s, size_t len, unsigned *r)
-{
-    if (len < 2 || len > 4 || s[0] != 's') return false;
-    unsigned n = 0;
-    for (size_t i = 1; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9') return false;
-        n = n * 10 + (unsigned)(s[i] - '0');
-    }
-    if (n >= TREG_NUM_S) return false;
-    *r = TREG_REG_S0 + n;
-    return true;
-}
 
 static bool starts(const treg_insn *in, const char *p)
 {
@@ -52,67 +21,19 @@ static bool constant_def(treg_prov *prov, const treg_insn *insns, uint32_t at, b
     const char *s;
     size_t len;
     if (!starts(&insns[d], "s_mov_b32 ") && !starts(&insns[d], "s_movk_i32 ")) return false;
-    return treg_insn_field(insns[d].text, 1, &s, &len) && constant(s, len, v);
+    return treg_insn_field(insns[d].text, 1, &s, &len) && treg_scalar_constant(s, len, v);
 }
 
-enum cmp_op { CMP_EQ, CMP_LG, CMP_GT, CMP_GE, CMP_LT, CMP_LE };
-
 typedef struct compare {
-    enum cmp_op op;
-    bool is_signed;
+    treg_scalar_cmp cmp;
     bool iv_first; /* the induction register is the compare's first operand */
 } compare;
 
-/* s_cmp_<op>_<i32|u32> or s_cmpk_<op>_<i32|u32>. */
-static bool parse_compare(const treg_insn *in, compare *c)
-{
-    static const char *const ops[] = {"eq", "lg", "gt", "ge", "lt", "le"};
-    const char *m = in->text;
-    size_t at;
-    if (strncmp(m, "s_cmp_", 6) == 0)
-        at = 6;
-    else if (strncmp(m, "s_cmpk_", 7) == 0)
-        at = 7;
-    else
-        return false;
-    for (int i = 0; i < 6; i++)
-        if (strncmp(m + at, ops[i], 2) == 0 && m[at + 2] == '_') {
-            c->op = (enum cmp_op)i;
-            if (strncmp(m + at + 3, "i32 ", 4) == 0)
-                c->is_signed = true;
-            else if (strncmp(m + at + 3, "u32 ", 4) == 0)
-                c->is_signed = false;
-            else
-                return false;
-            return true;
-        }
-    return false;
-}
-
+/* SCC with the induction value a and the bound b in their printed places. */
 static bool holds(const compare *c, uint32_t a, uint32_t b)
 {
-    if (!c->iv_first) {
-        uint32_t t = a;
-        a = b;
-        b = t;
-    }
-    int64_t x = c->is_signed ? (int64_t)(int32_t)a : (int64_t)a;
-    int64_t y = c->is_signed ? (int64_t)(int32_t)b : (int64_t)b;
-    switch (c->op) {
-    case CMP_EQ:
-        return x == y;
-    case CMP_LG:
-        return x != y;
-    case CMP_GT:
-        return x > y;
-    case CMP_GE:
-        return x >= y;
-    case CMP_LT:
-        return x < y;
-    case CMP_LE:
-        return x <= y;
-    }
-    return false;
+    return c->iv_first ? treg_scalar_cmp_holds(&c->cmp, a, b)
+                       : treg_scalar_cmp_holds(&c->cmp, b, a);
 }
 
 /* The step of an induction update of r ("s_add_i32 s4, s4, 1", "s_addk_i32
@@ -124,21 +45,22 @@ static bool step_of(const treg_insn *in, unsigned r, int64_t *step)
     unsigned ra, rb;
     bool sub = starts(in, "s_sub_i32 ") || starts(in, "s_sub_u32 ");
     if (starts(in, "s_addk_i32 ")) {
-        if (!treg_insn_field(in->text, 0, &a, &al) || !sgpr(a, al, &ra) || ra != r ||
-            !treg_insn_field(in->text, 1, &b, &bl) || !constant(b, bl, step))
+        if (!treg_insn_field(in->text, 0, &a, &al) || !treg_scalar_sgpr(a, al, &ra) || ra != r ||
+            !treg_insn_field(in->text, 1, &b, &bl) || !treg_scalar_constant(b, bl, step))
             return false;
         *step = (int16_t)*step; /* simm16, printed as its 16 bits */
         return true;
     }
     if (!sub && !starts(in, "s_add_i32 ") && !starts(in, "s_add_u32 ")) return false;
-    if (!treg_insn_field(in->text, 0, &a, &al) || !sgpr(a, al, &ra) || ra != r) return false;
+    if (!treg_insn_field(in->text, 0, &a, &al) || !treg_scalar_sgpr(a, al, &ra) || ra != r)
+        return false;
     if (!treg_insn_field(in->text, 1, &b, &bl) || !treg_insn_field(in->text, 2, &c, &cl))
         return false;
-    if (sgpr(b, bl, &rb) && rb == r && constant(c, cl, step)) {
+    if (treg_scalar_sgpr(b, bl, &rb) && rb == r && treg_scalar_constant(c, cl, step)) {
         if (sub) *step = -*step;
         return true;
     }
-    return !sub && sgpr(c, cl, &rb) && rb == r && constant(b, bl, step);
+    return !sub && treg_scalar_sgpr(c, cl, &rb) && rb == r && treg_scalar_constant(b, bl, step);
 }
 
 static uint32_t block_at(const treg_cfg *g, const treg_insn *insns, uint64_t addr)
@@ -164,16 +86,16 @@ static uint32_t loop_trips(const treg_cfg *g, const treg_insn *insns, const treg
     if (exiting == TREG_NONE) return 0;
     const treg_block *E = &g->blocks[exiting];
     const treg_insn *br = &insns[E->last];
-    bool scc1 = starts(br, "s_cbranch_scc1 "), scc0 = starts(br, "s_cbranch_scc0 ");
-    if (!scc1 && !scc0) return 0;
+    int on_scc = treg_scalar_branch_on_scc(br->text);
+    if (on_scc < 0) return 0;
     uint32_t taken = block_at(g, insns, br->addr + 4 + 4 * (int64_t)fx[E->last].branch_words);
     if (taken == TREG_NONE) return 0;
-    bool go_on_when = in_loop[taken] ? scc1 : scc0; /* the SCC value that stays in the loop */
+    bool go_on_when = !!in_loop[taken] == (on_scc == 1); /* the SCC value that stays in the loop */
     uint32_t cmp = TREG_NONE;
     for (uint32_t i = E->last; i-- > E->first && cmp == TREG_NONE;)
         if (treg_insn_writes(&fx[i], TREG_REG_SCC)) cmp = i;
     compare c;
-    if (cmp == TREG_NONE || !parse_compare(&insns[cmp], &c)) return 0;
+    if (cmp == TREG_NONE || !treg_scalar_cmp_parse(insns[cmp].text, &c.cmp)) return 0;
     const char *a, *b;
     size_t al, bl;
     if (!treg_insn_field(insns[cmp].text, 0, &a, &al) ||
@@ -181,7 +103,7 @@ static uint32_t loop_trips(const treg_cfg *g, const treg_insn *insns, const treg
         return 0;
     /* which operand steps in the loop: its one writer there is its update */
     unsigned regs[2];
-    bool is_reg[2] = {sgpr(a, al, &regs[0]), sgpr(b, bl, &regs[1])};
+    bool is_reg[2] = {treg_scalar_sgpr(a, al, &regs[0]), treg_scalar_sgpr(b, bl, &regs[1])};
     for (int first = 1; first >= 0; first--) {
         int iv = first ? 0 : 1, other = 1 - iv;
         if (!is_reg[iv]) continue;
@@ -200,7 +122,7 @@ static uint32_t loop_trips(const treg_cfg *g, const treg_insn *insns, const treg
                      i++)
                     written |= treg_insn_writes(&fx[i], regs[other]);
             if (written || !constant_def(prov, insns, cmp, false, regs[other], &bound)) continue;
-        } else if (!constant(other ? b : a, other ? bl : al, &bound)) {
+        } else if (!treg_scalar_constant(other ? b : a, other ? bl : al, &bound)) {
             continue;
         }
         /* the start: the same constant on every way into the loop */

@@ -9,112 +9,49 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/scalar.h"
 #include "util/error.h"
 
 enum { NONE_BIT = 31 }; /* a mask's bit for "no role's size in effect yet" */
 #define ALL_WAVES UINT64_MAX
 
-/* Whether the instruction sets the wave's VGPR size. */
-static bool is_setter(const treg_insn_effect *e)
-{
-    return (e->mnemonic_len == 15 && memcmp(e->mnemonic, "s_set_vgpr_size", 15) == 0) ||
-           (e->mnemonic_len == 20 && memcmp(e->mnemonic, "s_set_vgpr_size_prsv", 20) == 0);
-}
-
-/* A decimal or hexadecimal constant, possibly negative, filling len bytes. */
-static bool parse_int(const char *s, size_t len, long *out)
-{
-    char buf[32];
-    if (!len || len >= sizeof buf) return false;
-    memcpy(buf, s, len);
-    buf[len] = '\0';
-    char *end;
-    long v = strtol(buf, &end, 0);
-    if (*end) return false;
-    *out = v;
-    return true;
-}
-
-/* s_set_vgpr_size's count: its one operand, in registers (not blocks). */
-static bool setter_size(const char *text, uint32_t *size)
-{
-    const char *s;
-    size_t len;
-    long v;
-    if (!treg_insn_field(text, 0, &s, &len) || !parse_int(s, len, &v) || v < 0 || v > 0xffff)
-        return false;
-    *size = (uint32_t)v;
-    return true;
-}
-
-/* One compare of an SGPR with a constant: sgpr op constant. */
+/* One compare of an SGPR with a constant, in their printed places. */
 typedef struct cmp {
-    unsigned sgpr;
-    char op; /* '=', '!', '>', 'g' (>=), '<', 'l' (<=) */
-    long k;
+    treg_scalar_cmp op;
+    unsigned sgpr; /* 0 for s0 */
+    uint32_t k;
+    bool sgpr_first;
 } cmp;
 
-/* "s_cmp_gt_u32 s12, 3" (or the constant first, or s_cmpk_*) as sgpr op k. */
-static bool parse_cmp(const treg_insn *insn, const treg_insn_effect *e, cmp *out)
+/* "s_cmp_gt_u32 s12, 3" (or the constant first, or s_cmpk_*). */
+static bool parse_cmp(const treg_insn *insn, cmp *out)
 {
-    static const struct {
-        const char *name;
-        char op, flipped;
-    } ops[] = {{"eq", '=', '='}, {"lg", '!', '!'}, {"gt", '>', '<'},
-               {"ge", 'g', 'l'}, {"lt", '<', '>'}, {"le", 'l', 'g'}};
-    const char *m = e->mnemonic;
-    size_t at = 0;
-    if (treg_mnemonic_starts(e, "s_cmp_"))
-        at = 6;
-    else if (treg_mnemonic_starts(e, "s_cmpk_"))
-        at = 7;
-    else
-        return false;
-    if (e->mnemonic_len != at + 6 ||
-        (memcmp(m + at + 2, "_u32", 4) != 0 && memcmp(m + at + 2, "_i32", 4) != 0))
-        return false;
     const char *a, *b;
     size_t alen, blen;
-    if (!treg_insn_field(insn->text, 0, &a, &alen) || !treg_insn_field(insn->text, 1, &b, &blen))
+    int64_t k;
+    unsigned r;
+    if (!treg_scalar_cmp_parse(insn->text, &out->op) ||
+        !treg_insn_field(insn->text, 0, &a, &alen) || !treg_insn_field(insn->text, 1, &b, &blen))
         return false;
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        if (memcmp(m + at, ops[i].name, 2) != 0) continue;
-        long k;
-        bool flipped = false;
-        const char *r = a;
-        size_t rlen = alen;
-        if (parse_int(b, blen, &k)) {
-        } else if (parse_int(a, alen, &k)) {
-            flipped = true;
-            r = b, rlen = blen;
-        } else {
-            return false;
-        }
-        long reg;
-        if (rlen < 2 || r[0] != 's' || !parse_int(r + 1, rlen - 1, &reg) || reg < 0 ||
-            reg >= TREG_NUM_S)
-            return false;
-        out->sgpr = (unsigned)reg;
-        out->op = flipped ? ops[i].flipped : ops[i].op;
-        out->k = k;
-        return true;
-    }
-    return false;
+    if (treg_scalar_sgpr(a, alen, &r) && treg_scalar_constant(b, blen, &k))
+        out->sgpr_first = true;
+    else if (treg_scalar_constant(a, alen, &k) && treg_scalar_sgpr(b, blen, &r))
+        out->sgpr_first = false;
+    else
+        return false;
+    out->sgpr = r - TREG_REG_S0;
+    out->k = (uint32_t)k;
+    return true;
 }
 
 /* The wave ids 0..63 for which the compare holds. */
 static uint64_t cmp_true_mask(const cmp *c)
 {
     uint64_t m = 0;
-    for (long w = 0; w < 64; w++) {
-        bool t = c->op == '='   ? w == c->k
-                 : c->op == '!' ? w != c->k
-                 : c->op == '>' ? w > c->k
-                 : c->op == 'g' ? w >= c->k
-                 : c->op == '<' ? w < c->k
-                                : w <= c->k;
-        if (t) m |= 1ULL << w;
-    }
+    for (uint32_t w = 0; w < 64; w++)
+        if (c->sgpr_first ? treg_scalar_cmp_holds(&c->op, w, c->k)
+                          : treg_scalar_cmp_holds(&c->op, c->k, w))
+            m |= 1ULL << w;
     return m;
 }
 
@@ -124,20 +61,11 @@ static uint64_t cmp_true_mask(const cmp *c)
 static bool block_dispatch(const treg_roles_input *in, uint32_t b, cmp *c, bool *taken_if_true)
 {
     const treg_block *B = &in->g->blocks[b];
-    const treg_insn_effect *br = &in->fx[B->last];
-    if (br->ctrl != TREG_CTRL_CBRANCH || B->nsucc != 2) return false;
-    if (br->mnemonic_len != 14 || !treg_mnemonic_starts(br, "s_cbranch_scc")) return false;
-    *taken_if_true = br->mnemonic[13] == '1';
-    for (uint32_t i = B->last; i-- > B->first;) {
-        if (!parse_cmp(&in->insns[i], &in->fx[i], c)) {
-            /* another SCC writer in between decides the branch instead */
-            for (unsigned k = 0; k < in->fx[i].nops; k++)
-                if ((in->fx[i].ops[k].role & TREG_DEF) && in->fx[i].ops[k].reg == TREG_REG_SCC)
-                    return false;
-            continue;
-        }
-        return true;
-    }
+    int on_scc = treg_scalar_branch_on_scc(in->insns[B->last].text);
+    if (in->fx[B->last].ctrl != TREG_CTRL_CBRANCH || B->nsucc != 2 || on_scc < 0) return false;
+    *taken_if_true = on_scc == 1;
+    for (uint32_t i = B->last; i-- > B->first;)
+        if (treg_insn_writes(&in->fx[i], TREG_REG_SCC)) return parse_cmp(&in->insns[i], c);
     return false;
 }
 
@@ -189,7 +117,8 @@ int treg_wave_roles_find(treg_arena *A, const treg_roles_input *in, treg_wave_ro
     size_t nsetters = 0;
     bool too_many = false;
     for (size_t i = 0; i < in->n; i++) {
-        if (!is_setter(&in->fx[i]) || g->blocks[g->block_of[i]].rpo == TREG_NONE) continue;
+        if (!(in->fx[i].flags & TREG_FX_VGPR_SIZE) || g->blocks[g->block_of[i]].rpo == TREG_NONE)
+            continue;
         if (nsetters == sizeof setters / sizeof setters[0]) {
             too_many = true;
             break;
@@ -322,9 +251,11 @@ int treg_wave_roles_find(treg_arena *A, const treg_roles_input *in, treg_wave_ro
     for (size_t r = 0; r < nroles; r++) {
         treg_wave_role *R = &roles[r];
         uint32_t i = role_setter[r];
-        if (!setter_size(in->insns[i].text, &R->size))
-            note(&nb_note, "The VGPR size at +0x%llx is not a number. ",
+        int64_t size = in->fx[i].imm;
+        if (size < 0)
+            note(&nb_note, "The VGPR size at +0x%llx is not a constant. ",
                  (unsigned long long)(in->insns[i].addr - in->entry));
+        R->size = size < 0 || size > 0xffff ? 0 : (uint32_t)size; /* 0: said below too */
         R->set_address = in->insns[i].addr - in->entry;
         R->backend_needs = R->backend_available = R->backend_spills = -1;
         R->first_wave = R->last_wave = -1;

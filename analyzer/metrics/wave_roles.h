@@ -4,12 +4,14 @@
  * on its wave id (HYGON-AI/triton-das: ConvertWarpSpecializeToLLVM.cpp,
  * backend/wasp.py).  One .vgpr_count does not hold for every wave, so the
  * roles are found from the code:
- *   - a role starts at an s_set_vgpr_size from which no other one is
+ *   - a role starts at a VGPR-size setting (TREG_FX_VGPR_SIZE in the
+ *     semantics table: s_set_vgpr_size N) from which no other one is
  *     reachable (WDRA's prologue may set sizes before the dispatch too);
  *   - its code is every instruction that runs with that size in effect
  *     (forward over the CFG; code after roles merge counts for each);
  *   - its wave ids are what the dispatch's compares of one SGPR against
- *     constants (s_cmp_* / s_cmpk_* and s_cbranch_scc*) let through to it;
+ *     constants (model/scalar.h: s_cmp_* / s_cmpk_* and s_cbranch_scc*) let
+ *     through to it;
  *   - its peak is the most VGPRs live there (the rows' counts), its
  *     highest VGPR the highest its code names: past its size the wave
  *     faults;

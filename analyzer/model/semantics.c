@@ -38,7 +38,8 @@ enum {
     R_DUAL = 1 << 7,
     R_FI_BC = 1 << 8,
     R_MASK4 = 1 << 9,
-    R_LDS_ADDR = 1 << 10
+    R_LDS_ADDR = 1 << 10,
+    R_VGPR_SIZE = 1 << 11
 };
 enum {
     C_JUMP = TREG_CTRL_JUMP,
@@ -714,6 +715,10 @@ static int model_one(const treg_model_ctx *ctx, const char *p, treg_insn_effect 
          st.fields[1].kind != FIELD_REG || st.fields[0].reg != st.fields[1].reg))
         out->pc = TREG_PC_NONE; /* only sN := sN + constant combines */
     if (out->pc == P_ADD || out->pc == P_ADDC) out->imm = st.fields[2].value;
+    if (row->flags & R_VGPR_SIZE) {
+        out->flags |= TREG_FX_VGPR_SIZE;
+        out->imm = st.nfields >= 1 && st.fields[0].kind == FIELD_INT ? st.fields[0].value : -1;
+    }
     if ((row->flags & R_COPY) && st.nfields >= 2 && st.fields[0].kind == FIELD_REG &&
         st.fields[1].kind == FIELD_REG) {
         out->copy_dst = st.fields[0].reg;

@@ -82,9 +82,11 @@ enum treg_spill_move {
 enum { TREG_MAX_OPERANDS = 24, TREG_NO_REG = 0xffff };
 
 enum treg_effect_flags {
-    TREG_FX_UNKNOWN = 1 << 0, /* generic rule applied */
-    TREG_FX_VECTOR = 1 << 1,  /* writes VGPRs/AGPRs under EXEC (VALU, VMEM/DS/FLAT loads) */
-    TREG_FX_SAVEEXEC = 1 << 2 /* dst := old EXEC before exec_op (s_*_saveexec_*) */
+    TREG_FX_UNKNOWN = 1 << 0,  /* generic rule applied */
+    TREG_FX_VECTOR = 1 << 1,   /* writes VGPRs/AGPRs under EXEC (VALU, VMEM/DS/FLAT loads) */
+    TREG_FX_SAVEEXEC = 1 << 2, /* dst := old EXEC before exec_op (s_*_saveexec_*) */
+    TREG_FX_VGPR_SIZE = 1 << 3 /* the wave's VGPRs become imm from here (Hygon's
+                                  s_set_vgpr_size N: a count, not blocks) */
 };
 
 typedef struct treg_insn_effect {
@@ -101,7 +103,8 @@ typedef struct treg_insn_effect {
     uint16_t copy_dst, copy_src;
     uint8_t move;   /* enum treg_spill_move */
     uint8_t pc;     /* enum treg_pc_role */
-    int64_t imm;    /* TREG_PC_ADD/ADDC: the constant as printed (a 32-bit literal) */
+    int64_t imm;    /* TREG_PC_ADD/ADDC: the constant as printed (a 32-bit literal);
+                       TREG_FX_VGPR_SIZE: the size, -1 when not a constant */
     uint16_t flags; /* enum treg_effect_flags */
     /* mnemonic as it appears in the text (points into the caller's text) */
     const char *mnemonic;

@@ -5,6 +5,7 @@
  * knows them all. */
 #include <regex.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,24 +149,44 @@ static int categories_note(pipeline *p, treg_kernel_report *k, bool attribution_
     return TREG_OK;
 }
 
+/* Tallies by mnemonic (unknown mnemonics, off-target ones): the entry of
+ * items[0..n) (each size bytes, its mnemonic at offset at) naming e's
+ * mnemonic, or n. */
+static size_t tally_find(const void *items, size_t n, size_t size, size_t at,
+                         const treg_insn_effect *e)
+{
+    for (size_t j = 0; j < n; j++) {
+        const char *m = *(const char *const *)((const char *)items + j * size + at);
+        if (strlen(m) == e->mnemonic_len && memcmp(m, e->mnemonic, e->mnemonic_len) == 0) return j;
+    }
+    return n;
+}
+
+/* Room for one more entry after n (the array doubled in the arena when
+ * full), or NULL. */
+static void *tally_room(treg_arena *A, void *items, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap) return items;
+    size_t ncap = *cap ? *cap * 2 : 4;
+    void *grown = treg_arena_grow(A, items, n, ncap, size);
+    if (grown) *cap = ncap;
+    return grown;
+}
+
 static int note_unknown(pipeline *p, treg_kernel_report *k, const treg_insn_effect *e, size_t *cap,
                         treg_error *err)
 {
-    for (size_t j = 0; j < k->nunknown; j++)
-        if (strlen(k->unknown[j].mnemonic) == e->mnemonic_len &&
-            memcmp(k->unknown[j].mnemonic, e->mnemonic, e->mnemonic_len) == 0) {
-            k->unknown[j].count++;
-            return TREG_OK;
-        }
-    if (k->nunknown == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 8;
-        k->unknown = treg_arena_grow(p->arena, k->unknown, k->nunknown, ncap, sizeof *k->unknown);
-        if (!k->unknown) return treg_fail(err, TREG_E_NOMEM, "out of memory");
-        *cap = ncap;
+    size_t j = tally_find(k->unknown, k->nunknown, sizeof *k->unknown,
+                          offsetof(treg_unknown_mnemonic, mnemonic), e);
+    if (j < k->nunknown) {
+        k->unknown[j].count++;
+        return TREG_OK;
     }
-    k->unknown[k->nunknown].mnemonic = treg_arena_strndup(p->arena, e->mnemonic, e->mnemonic_len);
-    k->unknown[k->nunknown].count = 1;
-    if (!k->unknown[k->nunknown].mnemonic) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    k->unknown = tally_room(p->arena, k->unknown, k->nunknown, cap, sizeof *k->unknown);
+    if (!k->unknown ||
+        !(k->unknown[j].mnemonic = treg_arena_strndup(p->arena, e->mnemonic, e->mnemonic_len)))
+        return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    k->unknown[j].count = 1;
     k->nunknown++;
     return TREG_OK;
 }
@@ -179,20 +200,15 @@ static int note_off_target(pipeline *p, treg_kernel_report *k, const treg_insn_e
     if (!f) return TREG_OK;
     enum treg_family_status st = treg_isa_family_status(f, p->target->name);
     if (st == TREG_FAMILY_HAS) return TREG_OK;
-    for (size_t j = 0; j < k->noff_target; j++)
-        if (strlen(k->off_target[j].mnemonic) == e->mnemonic_len &&
-            memcmp(k->off_target[j].mnemonic, e->mnemonic, e->mnemonic_len) == 0) {
-            k->off_target[j].count++;
-            return TREG_OK;
-        }
-    if (k->noff_target == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 4;
-        k->off_target =
-            treg_arena_grow(p->arena, k->off_target, k->noff_target, ncap, sizeof *k->off_target);
-        if (!k->off_target) return treg_fail(err, TREG_E_NOMEM, "out of memory");
-        *cap = ncap;
+    size_t j = tally_find(k->off_target, k->noff_target, sizeof *k->off_target,
+                          offsetof(treg_off_target, mnemonic), e);
+    if (j < k->noff_target) {
+        k->off_target[j].count++;
+        return TREG_OK;
     }
-    treg_off_target *o = &k->off_target[k->noff_target];
+    k->off_target = tally_room(p->arena, k->off_target, k->noff_target, cap, sizeof *k->off_target);
+    if (!k->off_target) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    treg_off_target *o = &k->off_target[j];
     if (!(o->mnemonic = treg_arena_strndup(p->arena, e->mnemonic, e->mnemonic_len)))
         return treg_fail(err, TREG_E_NOMEM, "out of memory");
     o->count = 1;
@@ -587,7 +603,7 @@ static const treg_asm_trailer *kernel_trailer(kernel_run *kr, treg_error *err, i
 
 /* One wave-limit from the roles, the rest of the bounds as computed. */
 static unsigned waves_with_roles(const treg_target *t, treg_occ_input in, unsigned role_waves,
-                                 const char **limited_by, const char *own)
+                                 const char **limited_by)
 {
     in.arch_vgprs = in.agprs = 0; /* every bound but the VGPRs' */
     treg_occ_result o;
@@ -596,7 +612,7 @@ static unsigned waves_with_roles(const treg_target *t, treg_occ_input in, unsign
         *limited_by = "wave_roles";
         return role_waves;
     }
-    *limited_by = o.waves < o.max_waves ? o.limited_by : own;
+    *limited_by = o.waves < o.max_waves ? o.limited_by : "target";
     return o.waves;
 }
 
@@ -606,8 +622,7 @@ static int wave_roles(kernel_run *kr, treg_error *err)
 {
     if (kr->function) return TREG_OK;
     bool sets = false;
-    for (size_t i = 0; i < kr->n && !sets; i++)
-        sets = treg_mnemonic_starts(&kr->fx[i], "s_set_vgpr_size");
+    for (size_t i = 0; i < kr->n && !sets; i++) sets = kr->fx[i].flags & TREG_FX_VGPR_SIZE;
     if (!sets) return TREG_OK;
     int rc = TREG_OK;
     const treg_asm_trailer *trailer = kernel_trailer(kr, err, &rc);
@@ -632,10 +647,10 @@ static int wave_roles(kernel_run *kr, treg_error *err)
     k->occupancy.vgprs_to_next = -1;
     k->occupancy.nvgpr_steps = 0;
     k->occupancy.waves_per_simd =
-        waves_with_roles(t, kr->occ_in, role_waves, &k->occupancy.limited_by, "target");
+        waves_with_roles(t, kr->occ_in, role_waves, &k->occupancy.limited_by);
     if (k->occupancy.launch_waves_per_simd)
-        k->occupancy.launch_waves_per_simd = waves_with_roles(
-            t, kr->launch_in, role_waves, &k->occupancy.launch_limited_by, "target");
+        k->occupancy.launch_waves_per_simd =
+            waves_with_roles(t, kr->launch_in, role_waves, &k->occupancy.launch_limited_by);
     return TREG_OK;
 }
 

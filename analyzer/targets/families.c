@@ -84,23 +84,26 @@ static bool matches_any(const char *patterns, const char *m, size_t len)
     return false;
 }
 
-/* Whether the len bytes at m start with the NUL-ended prefix. */
-static bool starts(const char *m, size_t len, const char *prefix)
-{
-    size_t n = strlen(prefix);
-    return len >= n && memcmp(m, prefix, n) == 0;
-}
-
 const treg_isa_family *treg_isa_family_of(const char *m, size_t len)
 {
     /* Every family's mnemonics start with one of these; the rest of the
-     * instruction set is turned away before any pattern is tried. */
-    static const char *const gates[] = {"v_mmac_",     "ds_read_m",   "ds_write_matrix",
-                                        "matrix_",     "s_abarrier_", "s_ebarrier_",
-                                        "s_set_vgpr_", "s_waitcnt_v"};
+     * instruction set (every instruction passes here) is turned away by a
+     * length and a first byte before any pattern is tried. */
+#define GATE(p)                                                                                    \
+    {                                                                                              \
+        p, sizeof p - 1                                                                            \
+    }
+    static const struct {
+        const char *prefix;
+        size_t len;
+    } gates[] = {GATE("v_mmac_"),     GATE("ds_read_m"),   GATE("ds_write_matrix"),
+                 GATE("matrix_"),     GATE("s_abarrier_"), GATE("s_ebarrier_"),
+                 GATE("s_set_vgpr_"), GATE("s_waitcnt_v")};
+#undef GATE
     bool maybe = false;
     for (size_t i = 0; i < sizeof gates / sizeof gates[0] && !maybe; i++)
-        maybe = m[0] == gates[i][0] && starts(m, len, gates[i]);
+        maybe = len >= gates[i].len && m[0] == gates[i].prefix[0] &&
+                memcmp(m, gates[i].prefix, gates[i].len) == 0;
     if (!maybe) return NULL;
     for (size_t i = 0; i < NFAMILIES; i++)
         if (matches_any(families[i].patterns, m, len)) return &families[i];

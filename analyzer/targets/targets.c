@@ -108,7 +108,9 @@ static const treg_sgpr_step gfx9_sgpr_steps[] = {
  * inputs fit (179 -> 4, 191 -> 4, 218 -> 3, 65 -> 10 at budget 768) and no
  * 256-wide file would; VGPRBlocks = ceil(V/4) - 1 and SGPRBlocks =
  * ceil(S/8) - 1 in the same trailers.  The SGPR limits are GFX9's: no
- * Hygon figure is limited by SGPRs, so they stay unverified.
+ * Hygon figure is limited by SGPRs, so they stay unverified; so do the CU's
+ * GFX9 figures (4 SIMDs, 16 barrier work-groups, unpacked work-item ids),
+ * but for gfx928's SIMDs, which its rocminfo shows.
  *
  * decode_as is gfx906 for all: Hygon's ISA is of the Vega20 (gfx906)
  * lineage plus Hygon-only instructions (v_mmac_*, ds_read_m*, matrix_*,
@@ -140,7 +142,11 @@ static const treg_sgpr_step gfx9_sgpr_steps[] = {
 /* clang-format off */
 #define UNVERIFIED_SGPR_LIMITS \
     {"102 SGPRs per wave and GFX9's SGPR occupancy steps", \
-     "GFX9's; no figure from Hygon's compiler is limited by SGPRs"}
+     "GFX9's (an 800-SGPR file in granules of 16, FLAT_SCRATCH and XNACK_MASK at its top); " \
+     "no figure from Hygon's compiler is limited by SGPRs or reserves those two"}
+#define UNVERIFIED_CU \
+    {"4 SIMDs and 16 barrier work-groups per CU, work-item ids unpacked", \
+     "GFX9's; no Hygon figure shows them"}
 #define UNVERIFIED_GRANULES \
     {"VGPR granule 4, SGPR block 8", "gfx936's (its trailers); none of this target's seen"}
 #define UNVERIFIED_WAVES \
@@ -159,16 +165,20 @@ static const treg_unverified gfx926_unverified[] = {
     {"10 waves per SIMD", "GCN5's; no gfx926 figure seen"},
     UNVERIFIED_GRANULES,
     UNVERIFIED_SGPR_LIMITS,
+    UNVERIFIED_CU,
     UNVERIFIED_END,
 };
 static const treg_unverified gfx928_unverified[] = {
     UNVERIFIED_BUDGET(512, "-support-512-vgprs"),
     UNVERIFIED_GRANULES,
     UNVERIFIED_SGPR_LIMITS,
+    /* its 4 SIMDs per CU: rocminfo (the row's source) */
+    {"16 barrier work-groups per CU, work-item ids unpacked", "GFX9's; no Hygon figure shows them"},
     UNVERIFIED_END,
 };
 static const treg_unverified gfx936_unverified[] = {
     UNVERIFIED_SGPR_LIMITS,
+    UNVERIFIED_CU,
     UNVERIFIED_END,
 };
 static const treg_unverified gfx938_unverified[] = {
@@ -176,6 +186,7 @@ static const treg_unverified gfx938_unverified[] = {
     UNVERIFIED_WAVES,
     UNVERIFIED_GRANULES,
     UNVERIFIED_SGPR_LIMITS,
+    UNVERIFIED_CU,
     UNVERIFIED_END,
 };
 static const treg_unverified gfx92a_unverified[] = {
@@ -183,15 +194,13 @@ static const treg_unverified gfx92a_unverified[] = {
     UNVERIFIED_WAVES,
     UNVERIFIED_GRANULES,
     UNVERIFIED_SGPR_LIMITS,
+    UNVERIFIED_CU,
     UNVERIFIED_END,
 };
 /* gfx946's budget is WDRA's: each SIMD holds one wave of every role, and
  * the roles' VGPR quotas add up to at most 512 (wasp.py). */
 static const treg_unverified gfx946_unverified[] = {
-    UNVERIFIED_WAVES,
-    UNVERIFIED_GRANULES,
-    UNVERIFIED_SGPR_LIMITS,
-    UNVERIFIED_END,
+    UNVERIFIED_WAVES, UNVERIFIED_GRANULES, UNVERIFIED_SGPR_LIMITS, UNVERIFIED_CU, UNVERIFIED_END,
 };
 
 /* gfx92a and gfx946: the fork's hardware profile and Triton's own LDS

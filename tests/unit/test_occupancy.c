@@ -139,14 +139,26 @@ static void test_hygon_rows(void **state)
         const char *name;
         unsigned budget, lds_kib;
         bool lds_disputed;
-        const char *unverified[5]; /* each figure's first words, in order */
+        const char *unverified[6]; /* each figure's first words, in order */
     } rows[] = {
-        {"gfx926", 256, 64, false, {"VGPR budget 256", "10 waves", "VGPR granule", "102 SGPRs"}},
-        {"gfx928", 512, 64, false, {"VGPR budget 512", "VGPR granule", "102 SGPRs"}},
-        {"gfx936", 768, 64, false, {"102 SGPRs"}},
-        {"gfx938", 768, 64, false, {"VGPR budget 768", "10 waves", "VGPR granule", "102 SGPRs"}},
-        {"gfx92a", 512, 64, true, {"VGPR budget 512", "10 waves", "VGPR granule", "102 SGPRs"}},
-        {"gfx946", 512, 128, true, {"10 waves", "VGPR granule", "102 SGPRs"}},
+        {"gfx926",
+         256,
+         64,
+         false,
+         {"VGPR budget 256", "10 waves", "VGPR granule", "102 SGPRs", "4 SIMDs"}},
+        {"gfx928", 512, 64, false, {"VGPR budget 512", "VGPR granule", "102 SGPRs", "16 barrier"}},
+        {"gfx936", 768, 64, false, {"102 SGPRs", "4 SIMDs"}},
+        {"gfx938",
+         768,
+         64,
+         false,
+         {"VGPR budget 768", "10 waves", "VGPR granule", "102 SGPRs", "4 SIMDs"}},
+        {"gfx92a",
+         512,
+         64,
+         true,
+         {"VGPR budget 512", "10 waves", "VGPR granule", "102 SGPRs", "4 SIMDs"}},
+        {"gfx946", 512, 128, true, {"10 waves", "VGPR granule", "102 SGPRs", "4 SIMDs"}},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         const treg_target *t = treg_target_by_name(rows[i].name);

@@ -656,8 +656,16 @@ static void test_hygon_matrix_memory(void **state)
 static void test_hygon_scalar(void **state)
 {
     (void)state;
-    check(64, "s_set_vgpr_size 128", "", "", "");
-    check(64, "s_set_vgpr_size_prsv 96", "", "", "");
+    /* the wave's VGPR count from here: a count, in imm (-1 when not a constant) */
+    treg_insn_effect e = check(64, "s_set_vgpr_size 128", "", "", "");
+    assert_true(e.flags & TREG_FX_VGPR_SIZE);
+    assert_int_equal(e.imm, 128);
+    e = check(64, "s_set_vgpr_size_prsv 96", "", "", "");
+    assert_true(e.flags & TREG_FX_VGPR_SIZE);
+    assert_int_equal(e.imm, 96);
+    e = check(64, "s_set_vgpr_size quota", "", "", "");
+    assert_int_equal(e.imm, -1);
+    assert_false(check(64, "s_setprio 3", "", "", "").flags & TREG_FX_VGPR_SIZE);
     check(64, "s_trap 0xff", "", "", "");
     check(64, "s_waitcnt_vwcnt 0", "", "", "");
     check(64, "s_abarrier_try_wait s0, 1, s1", "s0", "s1", "");
