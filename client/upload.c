@@ -81,6 +81,18 @@ static void send_sources(cli *c, const Treg__V1__Report *r, const char *inputs, 
                 server_message(&resp, err.msg, sizeof err.msg);
                 fprintf(stderr, "tregc: %s: the server did not keep its source files: %s (%d)\n",
                         path, err.msg, resp.status);
+            } else {
+                Treg__V1__SourcesResponse *sr =
+                    treg__v1__sources_response__unpack(NULL, resp.len, resp.body);
+                /* The team's first text stays: say so when this one differs
+                 * (the file was edited since, and the page shows the old). */
+                if (sr != NULL && sr->kept_older > 0)
+                    fprintf(stderr,
+                            "tregc: %s: note: the server kept the source text your team sent "
+                            "earlier; %u of %zu file%s differ from it now, and the page shows "
+                            "the earlier text\n",
+                            path, sr->kept_older, n, n == 1 ? "" : "s");
+                if (sr != NULL) treg__v1__sources_response__free_unpacked(sr, NULL);
             }
         }
         tregc_response_free(&resp);

@@ -197,6 +197,21 @@ void treg_html_text(FILE *out, const char *s);
  * to out failed. */
 int treg_render_html(FILE *out, const Treg__V1__Report *const *reports, size_t n, treg_sources *src,
                      const char *title);
+/* The same, saying beside each source file's name who sent its text
+ * (sources_from, e.g. "team b": a server showing another team's upload);
+ * NULL says nothing. */
+int treg_render_html_from(FILE *out, const Treg__V1__Report *const *reports, size_t n,
+                          treg_sources *src, const char *title, const char *sources_from);
+
+/* The Content-Security-Policy source of an inline script: 'sha256-BASE64'
+ * of its text, into out (TREG_CSP_HASH_LEN bytes); 0, or -1 when hashing
+ * failed.  The pages allow their own script by its hash, never by
+ * 'unsafe-inline': a script that escaped into a page does not run. */
+#define TREG_CSP_HASH_LEN 64
+int treg_csp_script_hash(const char *script, char out[TREG_CSP_HASH_LEN]);
+/* The report page's whole policy (the one its <meta> says), into out:
+ * 0, or -1 when it does not fit or hashing failed. */
+int treg_html_report_csp(char *out, size_t len);
 
 /* The page of n reports, written to path atomically (a temporary file in the
  * same folder, renamed when complete): 0, or -1 with a one-line message. */

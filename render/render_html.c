@@ -10,7 +10,11 @@
  * report can close the script element or start markup, and the script
  * puts strings on the page as text.
  *
- * The data: {"title", "generator", "row_flags": {"spill", "reload", "peak"}
+ * The page's own script is allowed by its SHA-256 (script-src 'sha256-...'),
+ * so the script element holds exactly treg_html_js, nothing around it.
+ *
+ * The data: {"title", "generator", "src_from" (who sent the source text, when
+ * not the viewer: a server's page), "row_flags": {"spill", "reload", "peak"}
  * (the RowFlag bits), "src": {path: [line text, ...]}, "reports": [...]},
  * each report the JSON view itself (render_json.c, from treg.proto's
  * descriptors, with rows and the page-only fields), so the page has no
@@ -25,6 +29,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <openssl/evp.h>
+#include <openssl/sha.h>
 
 #include "render.h"
 #include "util/error.h"
@@ -123,14 +130,38 @@ void treg_html_text(FILE *out, const char *s)
     }
 }
 
-int treg_render_html(FILE *out, const Treg__V1__Report *const *reports, size_t n, treg_sources *src,
-                     const char *title)
+int treg_csp_script_hash(const char *script, char out[TREG_CSP_HASH_LEN])
 {
+    unsigned char md[SHA256_DIGEST_LENGTH];
+    unsigned char b64[4 * ((SHA256_DIGEST_LENGTH + 2) / 3) + 1];
+    if (SHA256((const unsigned char *)script, strlen(script), md) == NULL ||
+        EVP_EncodeBlock(b64, md, SHA256_DIGEST_LENGTH) <= 0)
+        return -1;
+    return snprintf(out, TREG_CSP_HASH_LEN, "'sha256-%s'", (const char *)b64) < TREG_CSP_HASH_LEN
+               ? 0
+               : -1;
+}
+
+int treg_html_report_csp(char *out, size_t len)
+{
+    char script[TREG_CSP_HASH_LEN];
+    if (treg_csp_script_hash(treg_html_js, script) != 0) return -1;
+    int n = snprintf(out, len,
+                     "default-src 'none'; style-src 'unsafe-inline'; script-src %s; img-src data:; "
+                     "base-uri 'none'; form-action 'none'",
+                     script);
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+int treg_render_html_from(FILE *out, const Treg__V1__Report *const *reports, size_t n,
+                          treg_sources *src, const char *title, const char *sources_from)
+{
+    char csp[256];
+    if (treg_html_report_csp(csp, sizeof csp) != 0) return -1;
     fputs("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-          "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n<title>",
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
           out);
+    fprintf(out, "<meta http-equiv=\"Content-Security-Policy\" content=\"%s\">\n<title>", csp);
     treg_html_text(out, title);
     fputs(" — treg</title>\n<style>\n", out);
     fputs(treg_html_css, out);
@@ -141,6 +172,7 @@ int treg_render_html(FILE *out, const Treg__V1__Report *const *reports, size_t n
     fputc('{', out);
     j_kstr(out, "title", title, &f);
     j_kstr(out, "generator", "treg", &f);
+    if (sources_from != NULL) j_kstr(out, "src_from", sources_from, &f);
     j_key(out, "row_flags", &f); /* Row.flags bits the script reads (RowFlag) */
     fprintf(out, "{\"spill\":%d,\"reload\":%d,\"peak\":%d}", TREG__V1__ROW_FLAG__ROW_SPILL,
             TREG__V1__ROW_FLAG__ROW_RELOAD, TREG__V1__ROW_FLAG__ROW_VGPR_PEAK);
@@ -153,10 +185,16 @@ int treg_render_html(FILE *out, const Treg__V1__Report *const *reports, size_t n
         if (i) fputc(',', out);
         if (treg_render_json_page(out, reports[i]) != 0) failed = 1;
     }
-    fputs("]}</script>\n<script>\n", out);
+    fputs("]}</script>\n<script>", out);
     fputs(treg_html_js, out);
     fputs("</script>\n</body>\n</html>\n", out);
     return failed || ferror(out) ? -1 : 0;
+}
+
+int treg_render_html(FILE *out, const Treg__V1__Report *const *reports, size_t n, treg_sources *src,
+                     const char *title)
+{
+    return treg_render_html_from(out, reports, n, src, title, NULL);
 }
 
 int treg_render_html_file(const char *path, const Treg__V1__Report *const *reports, size_t n,

@@ -4,6 +4,7 @@
 #include "util/error.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,53 @@ int auth_hash_hex(const char *token, char out[2 * AUTH_HASH_LEN + 1])
     for (size_t i = 0; i < AUTH_HASH_LEN; i++) snprintf(out + 2 * i, 3, "%02x", h[i]);
     OPENSSL_cleanse(h, sizeof h);
     return 0;
+}
+
+/* log2(n) in thousandths, n >= 1, by repeated squaring (no libm). */
+static unsigned milli_log2(unsigned n)
+{
+    unsigned whole = 0;
+    while ((n >> (whole + 1)) != 0) whole++;
+    uint64_t x = ((uint64_t)n << 32) >> whole; /* n / 2^whole in [1, 2), Q32 */
+    unsigned frac = 0, step = 500;
+    for (int i = 0; i < 12; i++, step /= 2) {
+        x = (x >> 16) * (x >> 16); /* squared, Q32 */
+        if (x >= (uint64_t)2 << 32) {
+            frac += step;
+            x >>= 1;
+        }
+    }
+    return whole * 1000 + frac;
+}
+
+unsigned auth_token_bits(const char *token)
+{
+    bool digit = false, lower = false, upper = false, other = false, hex_lower = true,
+         hex_upper = true;
+    bool seen[256] = {false};
+    unsigned distinct = 0;
+    size_t len = strlen(token);
+    for (const unsigned char *p = (const unsigned char *)token; *p; p++) {
+        if (!seen[*p]) distinct++;
+        seen[*p] = true;
+        if (isdigit(*p))
+            digit = true;
+        else if (islower(*p))
+            lower = true;
+        else if (isupper(*p))
+            upper = true;
+        else
+            other = true;
+        hex_lower = hex_lower && (isdigit(*p) || (*p >= 'a' && *p <= 'f'));
+        hex_upper = hex_upper && (isdigit(*p) || (*p >= 'A' && *p <= 'F'));
+    }
+    unsigned n = hex_lower || hex_upper ? (digit && !lower && !upper ? 10 : 16)
+                                        : 10 * digit + 26 * lower + 26 * upper + 33 * other;
+    /* a few characters repeated ("aaaa...", "abab..."): no more than those */
+    if (distinct < 8 && distinct < n) n = distinct;
+    if (n < 2) return 0;
+    uint64_t bits = (uint64_t)len * milli_log2(n) / 1000;
+    return bits > 100000 ? 100000 : (unsigned)bits;
 }
 
 static auth_entry *append(auth_set *set, const char *team)

@@ -27,6 +27,16 @@ typedef struct auth_set {
     struct evp_md_st *sha256;
 } auth_set;
 
+/* The bits a plain token can carry at most, by its length and the kinds of
+ * character it uses (lower-case hex digits alone: 4 a character; digits,
+ * lower and upper letters, other printable ASCII: the log2 of their
+ * classes' sizes together).  A token shorter than AUTH_MIN_TOKEN_BITS is
+ * refused at start: one guessable from a short list would open every
+ * report of its team.  (A tokens file holds hashes: its tokens come from
+ * add-token or openssl, 256 bits.) */
+#define AUTH_MIN_TOKEN_BITS 128
+unsigned auth_token_bits(const char *token);
+
 /* SHA-256 of token as 64 lower-case hex digits plus NUL. 0 on success. */
 int auth_hash_hex(const char *token, char out[2 * AUTH_HASH_LEN + 1]);
 

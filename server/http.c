@@ -81,6 +81,7 @@ typedef struct request {
     const char *method;
     char *path;
     char peer[64];
+    char addr[64]; /* the peer's address alone: the throttle's key */
     /* A copy: a SIGHUP may reload the tokens while the request waits. */
     char team[sizeof(((auth_entry *)0)->team)];
     char hash[STORE_HASH_HEX + 1];
@@ -88,6 +89,7 @@ typedef struct request {
     char *file_name, *client_host;
     int64_t created_unix;
     bool joined;    /* waited for another upload's analysis of the same blob */
+    bool had_it;    /* this team had uploaded these inputs before (stored_before) */
     bool omit_rows; /* answer the report without per-instruction rows */
     struct request *next_waiter;
 } request;
@@ -115,6 +117,10 @@ struct http_server {
     struct timespec accept_logged;
     tls_listener tls;            /* the connection hook's context and head deadline */
     struct timespec full_logged; /* the last "store is full" line */
+    throttle *throttle;          /* failed sign-ins and tokens */
+    writer *pages;               /* the report pages' rendering threads */
+    unsigned pages_pending;      /* renders queued or running (at most PAGES_PENDING_MAX) */
+    char hsts[64];               /* the Strict-Transport-Security value, or "" */
     http_server *next_server;    /* in all_servers */
 };
 
@@ -159,8 +165,12 @@ static const char *reason(int status)
         return "Unauthorized";
     case 404:
         return "Not Found";
+    case 403:
+        return "Forbidden";
     case 409:
         return "Conflict";
+    case 429:
+        return "Too Many Requests";
     case 405:
         return "Method Not Allowed";
     case 413:
@@ -192,6 +202,11 @@ static void reply_typed(request *r, int status, const char *type, const uint8_t 
 {
     struct evkeyvalq *out = evhttp_request_get_output_headers(r->req);
     evhttp_add_header(out, "Content-Type", type);
+    /* Every answer: reports, tokens' teams and pages are nobody's to keep
+     * (a shared proxy or the browser's disk cache); and HTTPS only, for
+     * every later visit of this name. */
+    evhttp_add_header(out, "Cache-Control", "no-store");
+    if (r->srv->hsts[0]) evhttp_add_header(out, "Strict-Transport-Security", r->srv->hsts);
     struct evbuffer *buf = evbuffer_new();
     if (buf != NULL && len > 0) evbuffer_add(buf, body, len);
     struct evhttp_connection *evcon = evhttp_request_get_connection(r->req);
@@ -273,18 +288,61 @@ static void reply_pb(request *r, const ProtobufCMessage *m)
     free(buf);
 }
 
+/* ---- tokens: checked, and their failures slowed down (throttle.h) ---- */
+
+static int64_t mono_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec;
+}
+
+/* The team of an Authorization header: 1 and r->team; 0 without one (no
+ * header); -1 a wrong one (counted against the address); -2 when the
+ * address must wait (*wait seconds) before a token of it is looked at. */
+static int bearer_team(request *r, const char *authorization, unsigned *wait)
+{
+    *wait = 0;
+    if (authorization == NULL) return 0;
+    int64_t now = mono_seconds();
+    if ((*wait = throttle_wait(r->srv->throttle, r->addr, now)) > 0) return -2;
+    const char *team = auth_check(r->srv->cfg.auth, authorization);
+    if (team == NULL) {
+        throttle_failed(r->srv->throttle, r->addr, now);
+        log_msg("warn", "a wrong bearer token", r->peer);
+        return -1;
+    }
+    throttle_succeeded(r->srv->throttle, r->addr, now);
+    snprintf(r->team, sizeof r->team, "%s", team);
+    return 1;
+}
+
+static void add_retry_after(request *r, unsigned seconds)
+{
+    char v[16];
+    snprintf(v, sizeof v, "%u", seconds ? seconds : 1);
+    evhttp_add_header(evhttp_request_get_output_headers(r->req), "Retry-After", v);
+}
+
 /* ---- GET /v1/health ---- */
 
+/* Anyone: up, and which analyzer; a caller with a token: the counts too
+ * (the store's size and the queue are the teams' business). */
 static void handle_health(request *r)
 {
     Treg__V1__Health h = TREG__V1__HEALTH__INIT;
     h.status = "ok";
     h.analyzer_version = TREG_ANALYZER_VERSION;
     h.llvm_version = (char *)treg_llvm_version();
-    h.workers = pool_workers(r->srv->cfg.pool);
-    h.queued = pool_queued(r->srv->cfg.pool);
-    int64_t n = store_count(r->srv->cfg.store);
-    h.reports = n > 0 ? (uint64_t)n : 0;
+    unsigned wait;
+    const char *authorization =
+        evhttp_find_header(evhttp_request_get_input_headers(r->req), "Authorization");
+    if (bearer_team(r, authorization, &wait) == 1) {
+        h.workers = pool_workers(r->srv->cfg.pool);
+        h.queued = pool_queued(r->srv->cfg.pool);
+        int64_t n = store_count(r->srv->cfg.store);
+        h.reports = n > 0 ? (uint64_t)n : 0;
+    }
     reply_pb(r, (const ProtobufCMessage *)&h);
 }
 
@@ -601,12 +659,21 @@ static void record_upload(request *r, const char *key)
         log_msg("error", "store: cannot record an upload in the index", key);
 }
 
+/* UploadResponse.stored_before for r, whose report the server had (or was
+ * making for another upload) when server_had: with --visibility team, only
+ * whether r's own team had uploaded these inputs: another team's upload is
+ * not r's to learn of (the work is shared all the same). */
+static bool stored_before(const request *r, bool server_had)
+{
+    return team_filter(r) != NULL ? r->had_it : server_had;
+}
+
 /* A fresh analysis's report to one waiter; with --visibility team, one
  * whose team did not make it gets its own upload's names. */
 static void reply_fresh(request *w, const inflight *f, const uint8_t *bytes, size_t len)
 {
     if (team_filter(w) == NULL || strcmp(w->team, f->team) == 0) {
-        reply_upload(w, bytes, len, w->joined);
+        reply_upload(w, bytes, len, stored_before(w, w->joined));
         return;
     }
     store_entry e = {.file_name = w->file_name,
@@ -620,7 +687,7 @@ static void reply_fresh(request *w, const inflight *f, const uint8_t *bytes, siz
         reply_error(w, 500, "out of memory");
         return;
     }
-    reply_upload(w, mine, mine_len, w->joined);
+    reply_upload(w, mine, mine_len, stored_before(w, w->joined));
     free(mine);
 }
 
@@ -712,7 +779,7 @@ static bool answer_stored(request *r, const char *key)
     int rc = load_report(r, &e, !r->omit_rows, &out);
     store_entry_free(&e);
     if (rc != STORE_FOUND) return false;
-    reply_upload(r, out.bytes, out.len, true);
+    reply_upload(r, out.bytes, out.len, stored_before(r, true));
     free(out.owned);
     return true;
 }
@@ -792,6 +859,8 @@ static void handle_analyze(request *r)
      * damaged: then it is the repair. */
     bool store_it = true;
     int indexed = store_find_key(s->cfg.store, key, NULL, NULL);
+    if (team_filter(r) != NULL)
+        r->had_it = indexed == 1 && store_find_key(s->cfg.store, key, r->team, NULL) == 1;
     if (indexed == 1 && !up->reanalyze && answer_stored(r, key)) {
         treg__v1__upload_request__free_unpacked(up, NULL);
         return;
@@ -925,30 +994,68 @@ static void reply_login(request *r, int status, const char *next, const char *me
     reply_html(r, status, page, len, NULL, NULL);
 }
 
-/* The team of a browser request: its bearer token, else its session cookie
- * (whose token must still be one of the server's); sets r->team. */
-static bool web_team(request *r)
+/* The session cookie of a request, over all its Cookie headers: true with
+ * its id when there is exactly one (two: one was planted beside ours, and
+ * which is which cannot be told: none). */
+static bool session_cookie(request *r, char id[65])
 {
     struct evkeyvalq *in = evhttp_request_get_input_headers(r->req);
-    const char *team = auth_check(r->srv->cfg.auth, evhttp_find_header(in, "Authorization"));
+    int count = 0;
+    char one[65];
+    id[0] = '\0';
+    for (struct evkeyval *h = in ? in->tqh_first : NULL; h != NULL; h = h->next.tqe_next) {
+        if (strcasecmp(h->key, "Cookie") != 0) continue;
+        int n = web_session_cookies(h->value, one);
+        if (n > 0) memcpy(id, one, sizeof one);
+        count += n;
+    }
+    if (count > 1)
+        log_msg("warn", "a request with more than one session cookie: none used", r->peer);
+    return count == 1 && id[0] != '\0';
+}
+
+/* The team of a browser request: its bearer token, else its one session
+ * cookie (whose token must still be one of the server's); sets r->team.
+ * 1, 0 (none: the login form), or -2 (*wait: the address must wait). */
+static int web_team(request *r, unsigned *wait)
+{
+    struct evkeyvalq *in = evhttp_request_get_input_headers(r->req);
+    int bearer = bearer_team(r, evhttp_find_header(in, "Authorization"), wait);
+    if (bearer == 1 || bearer == -2) return bearer;
     char id[65], id_sha[STORE_HASH_HEX + 1];
     store_session ss;
-    if (team == NULL && web_session_id(evhttp_find_header(in, "Cookie"), id) &&
-        treg_sha256_hex(id, 64, id_sha) == 0 &&
-        store_session_get(r->srv->cfg.store, id_sha, &ss) == 1 &&
-        ss.expires_unix > (int64_t)time(NULL)) {
-        uint8_t h[AUTH_HASH_LEN];
-        bool hex = strlen(ss.token_sha256) == 2 * AUTH_HASH_LEN;
-        for (size_t i = 0; hex && i < AUTH_HASH_LEN; i++) {
-            unsigned v;
-            hex = sscanf(ss.token_sha256 + 2 * i, "%2x", &v) == 1;
-            h[i] = (uint8_t)v;
-        }
-        const auth_entry *e = hex ? auth_find_hash(r->srv->cfg.auth, h) : NULL;
-        if (e != NULL && strcmp(e->team, ss.team) == 0) team = e->team;
+    if (!session_cookie(r, id) || treg_sha256_hex(id, 64, id_sha) != 0 ||
+        store_session_get(r->srv->cfg.store, id_sha, &ss) != 1 ||
+        ss.expires_unix <= (int64_t)time(NULL))
+        return 0;
+    uint8_t h[AUTH_HASH_LEN];
+    bool hex = strlen(ss.token_sha256) == 2 * AUTH_HASH_LEN;
+    for (size_t i = 0; hex && i < AUTH_HASH_LEN; i++) {
+        unsigned v;
+        hex = sscanf(ss.token_sha256 + 2 * i, "%2x", &v) == 1;
+        h[i] = (uint8_t)v;
     }
-    if (team != NULL) snprintf(r->team, sizeof r->team, "%s", team);
-    return team != NULL;
+    const auth_entry *e = hex ? auth_find_hash(r->srv->cfg.auth, h) : NULL;
+    if (e == NULL || strcmp(e->team, ss.team) != 0) return 0;
+    snprintf(r->team, sizeof r->team, "%s", e->team);
+    return 1;
+}
+
+/* A POST /login or /logout from a page of another origin: refused, 403
+ * (web_same_origin), and nothing changed. */
+static bool cross_site(request *r)
+{
+    struct evkeyvalq *in = evhttp_request_get_input_headers(r->req);
+    if (web_same_origin(evhttp_find_header(in, "Origin"), evhttp_find_header(in, "Sec-Fetch-Site"),
+                        evhttp_find_header(in, "Host")))
+        return false;
+    log_line *o = log_begin("warn", "a sign-in or sign-out from another site: refused");
+    log_add_str(o, "path", r->path);
+    log_add_str(o, "peer", r->peer);
+    const char *origin = evhttp_find_header(in, "Origin");
+    if (origin != NULL) log_add_str(o, "origin", origin);
+    log_end(o);
+    return true;
 }
 
 /* The request's path and query, where a login should return to. */
@@ -957,8 +1064,28 @@ static void here(request *r, const char *query, char *out, size_t len)
     snprintf(out, len, "%s%s%s", r->path, query && *query ? "?" : "", query ? query : "");
 }
 
+/* The cookie of tregd before 0.31 (WEB_OLD_COOKIE), cleared where it was set. */
+static const char old_cookie_gone[] =
+    WEB_OLD_COOKIE "=; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=0";
+
 static void handle_login_post(request *r)
 {
+    if (cross_site(r)) {
+        reply_message(r, 403, "treg: sign in",
+                      "Refused: the sign-in form was sent from another site. Sign in on this "
+                      "server's own page.");
+        return;
+    }
+    int64_t now_mono = mono_seconds();
+    unsigned wait = throttle_wait(r->srv->throttle, r->addr, now_mono);
+    if (wait > 0) {
+        char msg[160];
+        snprintf(msg, sizeof msg,
+                 "Too many wrong tokens from your address: try again in %u seconds.", wait);
+        add_retry_after(r, wait);
+        reply_login(r, 429, "/", msg);
+        return;
+    }
     struct evbuffer *body = evhttp_request_get_input_buffer(r->req);
     size_t n = body ? evbuffer_get_length(body) : 0;
     if (n > 4096) {
@@ -979,12 +1106,14 @@ static void handle_login_post(request *r)
     }
     const auth_entry *e = auth_find_token(r->srv->cfg.auth, token);
     if (e == NULL) {
+        throttle_failed(r->srv->throttle, r->addr, now_mono);
         log_msg("warn", "browser login refused: not a token of this server", r->peer);
         reply_login(r, 401, next, "That token is not one this server knows.");
         evhttp_clear_headers(&params);
         OPENSSL_cleanse(form, sizeof form);
         return;
     }
+    throttle_succeeded(r->srv->throttle, r->addr, now_mono);
     uint8_t raw[32];
     char id[65], id_sha[STORE_HASH_HEX + 1], token_sha[2 * AUTH_HASH_LEN + 1];
     for (size_t i = 0; i < AUTH_HASH_LEN; i++) snprintf(token_sha + 2 * i, 3, "%02x", e->hash[i]);
@@ -993,7 +1122,7 @@ static void handle_login_post(request *r)
     for (size_t i = 0; ok && i < sizeof raw; i++) snprintf(id + 2 * i, 3, "%02x", raw[i]);
     ok = ok && treg_sha256_hex(id, 64, id_sha) == 0 &&
          store_session_put(r->srv->cfg.store, id_sha, e->team, token_sha,
-                           now + WEB_SESSION_HOURS * 3600, now) == 0;
+                           now + WEB_SESSION_HOURS * 3600, now, WEB_SESSIONS_PER_TOKEN) == 0;
     snprintf(r->team, sizeof r->team, "%s", e->team);
     char location[600], cookie[256];
     snprintf(location, sizeof location, "%s", next);
@@ -1006,19 +1135,32 @@ static void handle_login_post(request *r)
     snprintf(cookie, sizeof cookie,
              WEB_COOKIE "=%s; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=%d", id,
              WEB_SESSION_HOURS * 3600);
+    OPENSSL_cleanse(id, sizeof id);
+    evhttp_add_header(evhttp_request_get_output_headers(r->req), "Set-Cookie", old_cookie_gone);
     char *page = NULL;
     size_t len = 0;
     web_message_page("treg: signed in", "Signed in.", &page, &len);
     reply_html(r, 303, page, len, cookie, location);
+    OPENSSL_cleanse(cookie, sizeof cookie);
 }
 
+/* The session ends on the server (the cookie's id is forgotten: a copy of
+ * the cookie opens nothing), then in the browser. */
 static void handle_logout(request *r)
 {
+    if (cross_site(r)) {
+        reply_message(r, 403, "treg: sign out",
+                      "Refused: the sign-out was sent from another site. Sign out on this "
+                      "server's own page.");
+        return;
+    }
     char id[65], id_sha[STORE_HASH_HEX + 1];
-    struct evkeyvalq *in = evhttp_request_get_input_headers(r->req);
-    if (web_session_id(evhttp_find_header(in, "Cookie"), id) &&
-        treg_sha256_hex(id, 64, id_sha) == 0)
-        store_session_drop(r->srv->cfg.store, id_sha);
+    if (session_cookie(r, id) && treg_sha256_hex(id, 64, id_sha) == 0 &&
+        store_session_drop(r->srv->cfg.store, id_sha) != 0) {
+        reply_message(r, 500, "treg: sign out", "cannot end the session (the index)");
+        return;
+    }
+    evhttp_add_header(evhttp_request_get_output_headers(r->req), "Set-Cookie", old_cookie_gone);
     char *page = NULL;
     size_t len = 0;
     web_login_page("/", "Signed out.", &page, &len);
@@ -1095,36 +1237,123 @@ static int web_find(request *r, const char *hash_text, const char *query, store_
     return 0;
 }
 
-static void handle_web_report(request *r, const char *hash_text, const char *query)
+/* A report's page, made on a page thread (s->pages): the report's and the
+ * sources' files read, the report unpacked and rendered there, so that a
+ * 4 MB page (50-80 ms) holds no other request up; the index was asked on
+ * the loop before (web_find, store_upload_teams), and the answer goes out
+ * from the loop (page_done). */
+enum { PAGES_PENDING_MAX = 16, PAGE_THREADS = 1 };
+
+typedef struct page_job {
+    write_req work; /* first: the writer hands this back */
+    request *r;
+    http_server *srv;
+    store_entry e;
+    bool own_upload;    /* --visibility team: the page with the team's upload record */
+    bool any_sources;   /* --visibility all: another team's set when the viewer's has none */
+    char old_owner[64]; /* whose the team-less set is (store.h), or "" */
+    char team[64];      /* the viewer's */
+    int rc;             /* a STORE_ value */
+    char *page;
+    size_t len;
+    char from[64]; /* who sent the sources shown, when not the viewer's team */
+} page_job;
+
+static void page_work(write_req *w)
 {
-    store_entry e = {0};
-    if (web_find(r, hash_text, query, &e) != 1) return;
-    served out;
-    int rc = load_report(r, &e, true, &out);
+    page_job *j = (page_job *)w;
+    store *st = j->srv->cfg.store;
+    uint8_t *bytes = NULL, *mine = NULL;
+    size_t len = 0, mine_len = 0;
+    j->rc = store_read_report_file(st, j->e.key, &bytes, &len);
+    if (j->rc != STORE_FOUND) return;
+    if (j->own_upload) {
+        if (treg_pb_report_set_upload(bytes, len, j->e.file_name, j->e.created_unix,
+                                      j->e.client_host, j->e.team, &mine, &mine_len) != 0) {
+            free(bytes);
+            j->rc = STORE_IO;
+            return;
+        }
+        free(bytes);
+        bytes = mine;
+        len = mine_len;
+    }
     store_source *files = NULL;
     size_t nfiles = 0;
-    if (rc == STORE_FOUND && store_read_sources(r->srv->cfg.store, e.key, &files, &nfiles) != 0)
-        nfiles = 0; /* damaged (logged): the page without them */
-    store_entry_free(&e);
-    if (rc != STORE_FOUND) {
+    const char *old = j->old_owner[0] ? j->old_owner : NULL, *said = NULL;
+    /* damaged sets are logged: the page goes without them */
+    if (store_read_sources(st, j->e.key, j->team, old, &files, &nfiles) != 0) nfiles = 0;
+    if (nfiles == 0 && j->any_sources) {
+        store_sources_free(files, 0);
+        files = NULL;
+        if (store_read_first_sources(st, j->e.key, old, &files, &nfiles, j->from) != 0) nfiles = 0;
+        if (nfiles > 0) said = j->from[0] ? j->from : "(not recorded)";
+    }
+    Treg__V1__Report *rep = treg__v1__report__unpack(NULL, len, bytes);
+    free(bytes);
+    if (rep != NULL) {
+        web_report_page(rep, files, nfiles, said, &j->page, &j->len);
+        treg__v1__report__free_unpacked(rep, NULL);
+    }
+    store_sources_free(files, nfiles);
+}
+
+static void page_done(write_req *w)
+{
+    page_job *j = (page_job *)w;
+    request *r = j->r;
+    http_server *s = j->srv;
+    s->pages_pending--;
+    if (j->rc != STORE_FOUND) {
+        int rc = store_read_failed(s->cfg.store, j->e.key, j->rc);
         reply_message(r, rc == STORE_MISSING ? 404 : 500, "treg: no such report",
                       rc == STORE_MISSING ? "No report for that code object here."
                                           : "The stored report cannot be read.");
-        return;
-    }
-    Treg__V1__Report *rep = treg__v1__report__unpack(NULL, out.len, out.bytes);
-    free(out.owned);
-    char *page = NULL;
-    size_t len = 0;
-    if (rep != NULL) web_report_page(rep, files, nfiles, &page, &len);
-    if (rep != NULL) treg__v1__report__free_unpacked(rep, NULL);
-    store_sources_free(files, nfiles);
-    if (page == NULL) {
+    } else if (j->page == NULL) {
         reply_message(r, 500, "treg", "cannot render the report");
+    } else {
+        char csp[400];
+        if (web_report_csp(csp, sizeof csp) != 0) {
+            free(j->page);
+            reply_message(r, 500, "treg", "cannot render the report");
+        } else {
+            /* The renderer's page carries its own policy; the header says it too. */
+            reply_html_csp(r, 200, j->page, j->len, NULL, NULL, csp);
+        }
+    }
+    store_entry_free(&j->e);
+    free(j);
+}
+
+static void handle_web_report(request *r, const char *hash_text, const char *query)
+{
+    http_server *s = r->srv;
+    if (s->pages_pending >= PAGES_PENDING_MAX) {
+        add_retry_after(r, 1);
+        reply_message(r, 503, "treg", "Too many report pages are being made: retry in a moment.");
         return;
     }
-    /* The renderer's page carries its own Content-Security-Policy. */
-    reply_html_csp(r, 200, page, len, NULL, NULL, web_csp_report);
+    page_job *j = calloc(1, sizeof *j);
+    if (j == NULL) {
+        reply_message(r, 500, "treg", "out of memory");
+        return;
+    }
+    if (web_find(r, hash_text, query, &j->e) != 1) {
+        free(j);
+        return;
+    }
+    j->r = r;
+    j->srv = s;
+    j->own_upload = team_filter(r) != NULL;
+    j->any_sources = team_filter(r) == NULL;
+    snprintf(j->team, sizeof j->team, "%s", r->team);
+    if (store_has_old_sources(s->cfg.store, j->e.key) &&
+        store_upload_teams(s->cfg.store, j->e.key, j->old_owner) != 1)
+        j->old_owner[0] = '\0';
+    j->work.work = page_work;
+    j->work.done = page_done;
+    s->pages_pending++;
+    writer_submit(s->pages, &j->work);
 }
 
 /* Routes a browser page; false when path is not one. */
@@ -1160,7 +1389,14 @@ static bool route_web(request *r, enum evhttp_cmd_type cmd, const char *query)
         reply_message(r, 405, "treg", "use GET");
         return true;
     }
-    if (!web_team(r)) {
+    unsigned wait;
+    int who = web_team(r, &wait);
+    if (who == -2) {
+        add_retry_after(r, wait);
+        reply_message(r, 429, "treg", "Too many wrong tokens from your address: try again later.");
+        return true;
+    }
+    if (who != 1) {
         char next[600];
         here(r, query, next, sizeof next);
         reply_login(r, 401, next, NULL);
@@ -1184,10 +1420,11 @@ typedef struct sources_job {
     char link[200];
 } sources_job;
 
-static void reply_sources(request *r, uint32_t stored, const char *link)
+static void reply_sources(request *r, uint32_t stored, uint32_t kept_older, const char *link)
 {
     Treg__V1__SourcesResponse resp = TREG__V1__SOURCES_RESPONSE__INIT;
     resp.stored = stored;
+    resp.kept_older = kept_older;
     resp.link = (char *)link;
     reply_pb(r, (const ProtobufCMessage *)&resp);
 }
@@ -1196,7 +1433,9 @@ static void sources_written(write_req *w)
 {
     sources_job *j = (sources_job *)w;
     if (w->rc == 0)
-        reply_sources(j->r, (uint32_t)j->n, j->link);
+        reply_sources(j->r, (uint32_t)j->n, 0, j->link);
+    else if (w->rc == STORE_SOURCES_KEPT)
+        reply_sources(j->r, 0, (uint32_t)w->sources_differ, j->link);
     else {
         log_msg("error", w->err.msg, j->key);
         reply_error(j->r, w->rc == STORE_WRITE_FULL ? 507 : 500, "cannot store the source files");
@@ -1234,15 +1473,18 @@ static void handle_sources(request *r)
     memcpy(r->hash, req->hash, sizeof r->hash);
     char key[STORE_HASH_HEX + 1];
     store_entry e = {0};
+    /* Sources go with the team's own upload of the report, whatever the
+     * visibility: they are stored as that team's. */
     int found = treg_report_key(req->hash, req->inputs, TREG_ANALYZER_VERSION, treg_llvm_version(),
                                 key) == 0
-                    ? store_find_key(r->srv->cfg.store, key, team_filter(r), &e)
+                    ? store_find_key(r->srv->cfg.store, key, r->team, &e)
                     : -1;
     store_entry_free(&e);
     if (found != 1) {
         treg__v1__sources_request__free_unpacked(req, NULL);
         if (found == 0)
-            reply_error(r, 404, "no report for those inputs: upload the code object first");
+            reply_error(r, 404,
+                        "no report for those inputs from your team: upload the code object first");
         else
             reply_error(r, 500, "cannot query the index");
         return;
@@ -1279,11 +1521,6 @@ static void handle_sources(request *r)
         reply_error(r, 400, bad);
         return;
     }
-    if (store_has_sources(r->srv->cfg.store, key)) { /* the first set stays */
-        treg__v1__sources_request__free_unpacked(req, NULL);
-        reply_sources(r, 0, link);
-        return;
-    }
     sources_job *j = calloc(1, sizeof *j);
     store_source *files = calloc(req->n_files, sizeof *files);
     if (j == NULL || files == NULL) {
@@ -1305,6 +1542,8 @@ static void handle_sources(request *r)
     j->write.sources = files;
     j->write.nsources = req->n_files;
     j->write.sources_key = j->key;
+    j->write.sources_team = r->team;
+    j->write.sources_created_unix = (int64_t)time(NULL);
     j->write.done = sources_written;
     pool_write(r->srv->cfg.pool, &j->write);
 }
@@ -1327,7 +1566,10 @@ static void route(struct evhttp_request *req, void *arg)
     char *peer_host = NULL;
     ev_uint16_t peer_port = 0;
     if (conn != NULL) evhttp_connection_get_peer(conn, &peer_host, &peer_port);
-    if (peer_host != NULL) snprintf(r->peer, sizeof r->peer, "%s:%u", peer_host, peer_port);
+    if (peer_host != NULL) {
+        snprintf(r->peer, sizeof r->peer, "%s:%u", peer_host, peer_port);
+        snprintf(r->addr, sizeof r->addr, "%s", peer_host);
+    }
     const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
     const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
     const char *query = uri ? evhttp_uri_get_query(uri) : NULL;
@@ -1358,10 +1600,17 @@ static void route(struct evhttp_request *req, void *arg)
     }
     if (route_web(r, cmd, query)) return;
 
-    const char *team = auth_check(
-        s->cfg.auth, evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization"));
-    if (team != NULL) snprintf(r->team, sizeof r->team, "%s", team);
-    if (team == NULL) {
+    unsigned wait;
+    int bearer = bearer_team(
+        r, evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization"), &wait);
+    if (bearer == -2) {
+        char msg[120];
+        snprintf(msg, sizeof msg, "too many wrong tokens from this address: retry in %u s", wait);
+        add_retry_after(r, wait);
+        reply_error(r, 429, msg);
+        return;
+    }
+    if (bearer != 1) {
         evhttp_add_header(evhttp_request_get_output_headers(req), "WWW-Authenticate",
                           "Bearer realm=\"treg\"");
         reply_error(r, 401, "missing or invalid bearer token");
@@ -1479,6 +1728,13 @@ http_server *http_new(struct event_base *base, const http_config *cfg, treg_erro
         free(s);
         return NULL;
     }
+    if ((s->throttle = throttle_new(&cfg->throttle)) == NULL ||
+        (s->pages = writer_new(base, NULL, NULL, PAGE_THREADS, err)) == NULL) {
+        if (s->throttle == NULL) treg_fail(err, TREG_E_NOMEM, "http: out of memory");
+        http_free(s);
+        return NULL;
+    }
+    if (cfg->hsts_max_age > 0) snprintf(s->hsts, sizeof s->hsts, "max-age=%u", cfg->hsts_max_age);
     evhttp_set_bevcb(s->http, connection_bev, s);
     evhttp_set_gencb(s->http, route, s);
     /* All methods reach route(), which answers 405 with an Error body. */
@@ -1550,7 +1806,9 @@ void http_free(http_server *s)
             break;
         }
     }
+    writer_free(s->pages);                     /* pages being made are answered first */
     if (s->http != NULL) evhttp_free(s->http); /* its connections give back their counts */
+    throttle_free(s->throttle);
     peers_free(s->tls.peers);
     if (s->accept_resume != NULL) event_free(s->accept_resume);
     /* Inflight entries belong to pool jobs; pool_free completes them. */

@@ -14,6 +14,7 @@
 #include "auth.h"
 #include "pool.h"
 #include "store.h"
+#include "throttle.h"
 
 #include "treg/error.h"
 
@@ -37,6 +38,8 @@ typedef struct http_config {
     size_t max_list_bytes;    /* a listing stops before its body passes this */
     uint64_t min_free_bytes;  /* no analysis unless the store keeps this much free after it */
     unsigned max_per_address; /* TLS connections one client address may hold; 0: no cap */
+    throttle_config throttle; /* failed sign-ins and bearer tokens (throttle.h) */
+    unsigned hsts_max_age;    /* Strict-Transport-Security's max-age, seconds; 0: none */
 } http_config;
 
 /* Binds and starts serving; NULL with a one-line message on failure. */

@@ -40,6 +40,7 @@ typedef struct config {
     long long workers, queue, timeout, head_timeout, worker_memory, request_timeout;
     long long what_if_seconds; /* -1: half the timeout */
     long long max_body, max_list_bytes, min_free_mb, max_per_address;
+    long long auth_free_failures, auth_max_delay, auth_server_failures, hsts_max_age;
     bool team_visibility; /* --visibility team */
     char **tokens;        /* plain tokens from --token, hashed at startup */
     size_t ntokens;
@@ -96,6 +97,11 @@ static void usage(FILE *f)
         "  --min-free-mb MIB              free space kept on the store's disk, else 507 (64)\n"
         "  --max-connections-per-address N   TLS connections one address may hold; 0: no cap "
         "(128)\n"
+        "  --auth-free-failures N         wrong tokens an address may send before it waits (5)\n"
+        "  --auth-max-delay SECONDS       the longest such wait; each failure doubles it (900)\n"
+        "  --auth-server-failures N       wrong tokens a minute, all addresses, before only\n"
+        "                                 addresses known good are served; 0: no bound (300)\n"
+        "  --hsts-max-age SECONDS         Strict-Transport-Security; 0: not sent (31536000)\n"
         "  --port-file FILE               write the port bound here (for --listen HOST:0)\n"
         "  -h, --help                     this text\n");
 }
@@ -196,7 +202,11 @@ static int config_set(config *c, const char *name, const char *v, treg_error *er
                 {"worker-memory", 0, 1 << 20, &c->worker_memory},
                 {"max-list-bytes", 4096, (long long)1 << 30, &c->max_list_bytes},
                 {"min-free-mb", 0, (long long)1 << 40, &c->min_free_mb},
-                {"max-connections-per-address", 0, 1000000, &c->max_per_address}};
+                {"max-connections-per-address", 0, 1000000, &c->max_per_address},
+                {"auth-free-failures", 0, 1000000, &c->auth_free_failures},
+                {"auth-max-delay", 1, 86400, &c->auth_max_delay},
+                {"auth-server-failures", 0, 100000000, &c->auth_server_failures},
+                {"hsts-max-age", 0, 2LL * 365 * 86400, &c->hsts_max_age}};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
         if (strcmp(name, nums[i].name) != 0) continue;
         if (parse_long(v, nums[i].lo, nums[i].hi, &n) != 0) {
@@ -480,6 +490,10 @@ static const struct option long_options[] = {
     {"request-timeout", required_argument, NULL, 'R'},
     {"index", required_argument, NULL, 'I'},
     {"instance", required_argument, NULL, 'N'},
+    {"auth-free-failures", required_argument, NULL, 'a'},
+    {"auth-max-delay", required_argument, NULL, 'd'},
+    {"auth-server-failures", required_argument, NULL, 'g'},
+    {"hsts-max-age", required_argument, NULL, 'S'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -532,6 +546,16 @@ static int parse_args(int argc, char **argv, config *c)
     if (c->ntokens == 0 && c->tokens_file == NULL) {
         fprintf(stderr, "tregd: no tokens: give --token TOKEN or --tokens-file FILE\n");
         return 2;
+    }
+    for (size_t i = 0; i < c->ntokens; i++) {
+        unsigned bits = auth_token_bits(c->tokens[i]);
+        if (bits < AUTH_MIN_TOKEN_BITS) {
+            fprintf(stderr,
+                    "tregd: --token/token = (team token-%zu): a guessable token (%u bits, %u "
+                    "needed): make one with 'openssl rand -hex 32' or 'tregd add-token TEAM'\n",
+                    i + 1, bits, AUTH_MIN_TOKEN_BITS);
+            return 2;
+        }
     }
     return 0;
 }
@@ -612,7 +636,11 @@ int main(int argc, char **argv)
                 .max_body = 64LL << 20,
                 .max_list_bytes = 4LL << 20,
                 .min_free_mb = 64,
-                .max_per_address = 128};
+                .max_per_address = 128,
+                .auth_free_failures = 5,
+                .auth_max_delay = 900,
+                .auth_server_failures = 300,
+                .hsts_max_age = 365LL * 86400};
     int rc = parse_args(argc, argv, &c);
     /* The what-if builds stop starting new ones at their budget; the worker
      * is killed at the timeout, so the budget must end first. */
@@ -698,7 +726,12 @@ int main(int argc, char **argv)
                           .team_visibility = c.team_visibility,
                           .max_list_bytes = (size_t)c.max_list_bytes,
                           .min_free_bytes = (uint64_t)c.min_free_mb << 20,
-                          .max_per_address = (unsigned)c.max_per_address};
+                          .max_per_address = (unsigned)c.max_per_address,
+                          .throttle = {.free = (unsigned)c.auth_free_failures,
+                                       .max_delay = (unsigned)c.auth_max_delay,
+                                       .forget = (unsigned)c.auth_max_delay,
+                                       .server_per_minute = (unsigned)c.auth_server_failures},
+                          .hsts_max_age = (unsigned)c.hsts_max_age};
         if ((http = http_new(base, &hc, &err)) == NULL) {
             fprintf(stderr, "tregd: %s\n", err.msg);
             rc = 1;

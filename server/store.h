@@ -188,19 +188,41 @@ typedef struct store_source {
 #define STORE_SOURCE_MAX_BYTES  (1u << 20) /* one file */
 #define STORE_SOURCES_MAX_BYTES (8u << 20) /* all of a report's */
 
-/* Whether the report under key has its source files stored. */
-bool store_has_sources(const store *s, const char *key);
+/* Sources belong to the team that sent them: reports/ab/KEY.tTAG.sources per
+ * team (TAG: the first 32 hex digits of the team name's SHA-256), never
+ * merged.  A set stored before tregd kept who sent it (reports/ab/KEY.sources)
+ * is the team's when the index says that team alone uploaded the report,
+ * since only an uploading team could send it; otherwise nobody's own. */
 
-/* Writes the texts (content-addressed in texts/) and, last, the manifest
- * reports/ab/KEY.sources, each atomically and durably; 0, STORE_WRITE_FULL or
- * -1 with one line in err.  Blocks on the disk: never on the event loop. */
-int store_write_sources(const char *dir, const char *tmp_dir, const char *key,
-                        const store_source *files, size_t n, treg_error *err);
+/* Whether team has sent its source files for the report under key. */
+bool store_has_sources(const store *s, const char *key, const char *team);
 
-/* The source files stored for key: 0 with *files (store_sources_free) and
- * *n, 0 of them when none are stored; -1 (logged) when the manifest or a
- * text is damaged.  Bounded by the limits above. */
-int store_read_sources(store *s, const char *key, store_source **files, size_t *n);
+/* Writes the texts (content-addressed in texts/) and, last, team's manifest
+ * for key, each atomically and durably; 0, STORE_WRITE_FULL or -1 with one
+ * line in err.  When the team has a set for key already, it is kept:
+ * STORE_SOURCES_KEPT, with how many of files differ from it (a path it
+ * lacks, or another text) in *differ.  Blocks on the disk: never on the
+ * event loop. */
+#define STORE_SOURCES_KEPT 1
+int store_write_sources(const char *dir, const char *tmp_dir, const char *key, const char *team,
+                        int64_t created_unix, const store_source *files, size_t n, size_t *differ,
+                        treg_error *err);
+
+/* team's source files for key: 0 with *files (store_sources_free) and *n,
+ * 0 of them when the team sent none; -1 (logged) when the manifest or a
+ * text is damaged.  Bounded by the limits above.  old_owner: the team the
+ * index names as the report's only uploader (store_upload_teams), whose
+ * the old team-less set is; NULL or "" when none.  Reads files only: any
+ * thread. */
+int store_read_sources(const store *s, const char *key, const char *team, const char *old_owner,
+                       store_source **files, size_t *n);
+/* The first set any team sent for key (--visibility all, for a viewer whose
+ * team sent none), and who sent it into from (old_owner for the old
+ * team-less set, "" when that is not known); as store_read_sources. */
+int store_read_first_sources(const store *s, const char *key, const char *old_owner,
+                             store_source **files, size_t *n, char from[64]);
+/* Whether key has a set from before tregd kept who sent it. */
+bool store_has_old_sources(const store *s, const char *key);
 void store_sources_free(store_source *files, size_t n);
 
 /* Whether the store's filesystem has need bytes free past reserve, and a
@@ -213,6 +235,12 @@ bool store_has_room(const store *s, uint64_t need, uint64_t reserve, treg_error 
  * STORE_FOUND and a malloc'd *out, or another STORE_ value.  A damaged or
  * missing file is logged. */
 int store_read_report(store *s, const char *key, uint8_t **out, size_t *len);
+/* The same from a thread other than the loop's: the file only, nothing
+ * logged or forgotten; the loop then gives a failure to store_read_failed
+ * (which logs it, forgets a missing report's rows, drops a damaged one's
+ * cached summary) and answers what it returns. */
+int store_read_report_file(const store *s, const char *key, uint8_t **out, size_t *len);
+int store_read_failed(store *s, const char *key, int rc);
 
 /* The report under key without per-instruction rows (every Kernel.rows
  * empty), from a cache validated against the report file (see store.c):
@@ -278,9 +306,13 @@ typedef struct store_session {
     int64_t expires_unix;
 } store_session;
 
-/* Records a session (and forgets those expired by now_unix); 0 or -1. */
+/* Records a session (and forgets those expired by now_unix, and the
+ * token's oldest past its newest per_token; 0: no bound); 0 or -1. */
 int store_session_put(store *s, const char *id_sha256, const char *team, const char *token_sha256,
-                      int64_t expires_unix, int64_t now_unix);
+                      int64_t expires_unix, int64_t now_unix, unsigned per_token);
+/* How many teams uploaded the report under key (-1 on error); when one,
+ * its name into only. */
+int store_upload_teams(store *s, const char *key, char only[64]);
 /* 1 and *out, 0 when there is none, -1 on error. */
 int store_session_get(store *s, const char *id_sha256, store_session *out);
 int store_session_drop(store *s, const char *id_sha256);

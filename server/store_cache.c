@@ -83,7 +83,7 @@ int st_read_report_file(const char *path, uint8_t **out, size_t *len, struct sta
 static summary *cache_find(store *s, const char *key);
 
 /* What a failed read means for the index and the log. */
-static int read_failed(store *s, const char *key, int rc)
+int store_read_failed(store *s, const char *key, int rc)
 {
     if (rc == STORE_MISSING) {
         st_forget(s, key); /* indexed or not: nothing to list */
@@ -105,13 +105,21 @@ static int read_failed(store *s, const char *key, int rc)
     return rc;
 }
 
+int store_read_report_file(const store *s, const char *key, uint8_t **out, size_t *len)
+{
+    char path[4200];
+    if (!store_valid_hash(key)) return STORE_MISSING;
+    if (st_report_path(s->dir, key, path, sizeof path) != 0) return STORE_IO;
+    return st_read_report_file(path, out, len, NULL);
+}
+
 int store_read_report(store *s, const char *key, uint8_t **out, size_t *len)
 {
     char path[4200];
     if (!store_valid_hash(key)) return STORE_MISSING;
     if (st_report_path(s->dir, key, path, sizeof path) != 0) return STORE_IO;
     int rc = st_read_report_file(path, out, len, NULL);
-    return rc == STORE_FOUND ? rc : read_failed(s, key, rc);
+    return rc == STORE_FOUND ? rc : store_read_failed(s, key, rc);
 }
 
 /* ---- reports without rows ----
@@ -269,7 +277,7 @@ int store_read_summary(store *s, const char *key, const uint8_t **out, size_t *l
     }
     if (stat(path, &st) != 0) {
         if (e != NULL) st_cache_drop(s, e);
-        return read_failed(s, key, errno == ENOENT ? STORE_MISSING : STORE_IO);
+        return store_read_failed(s, key, errno == ENOENT ? STORE_MISSING : STORE_IO);
     }
     if (e != NULL && same_file(e, &st)) {
         e->checked_ms = now;
@@ -285,10 +293,10 @@ int store_read_summary(store *s, const char *key, const uint8_t **out, size_t *l
     uint8_t *full = NULL, *stripped = NULL;
     size_t full_len = 0, stripped_len = 0;
     int rc = st_read_report_file(path, &full, &full_len, &st);
-    if (rc != STORE_FOUND) return read_failed(s, key, rc);
+    if (rc != STORE_FOUND) return store_read_failed(s, key, rc);
     rc = treg_pb_strip_rows(full, full_len, &stripped, &stripped_len);
     free(full);
-    if (rc != 0) return read_failed(s, key, STORE_DAMAGED);
+    if (rc != 0) return store_read_failed(s, key, STORE_DAMAGED);
     cache_put(s, key, &st, stripped, stripped_len, out);
     *len = stripped_len;
     return STORE_FOUND;

@@ -357,33 +357,99 @@ int store_write_upload(const char *dir, const char *tmp_dir, const store_upload 
 
 /* ---- a report's source files ----
  *
- * reports/ab/<key>.sources: a SourceManifest naming each file and the
- * SHA-256 of its text, stored content-addressed in texts/ like Triton's
- * texts (written first, the manifest last: a manifest names only texts that
- * are durable). */
+ * reports/ab/<key>.t<tag>.sources: a SourceManifest of one team (store.h),
+ * naming each file and the SHA-256 of its text, stored content-addressed in
+ * texts/ like Triton's texts (written first, the manifest last: a manifest
+ * names only texts that are durable).  reports/ab/<key>.sources: a set from
+ * before tregd kept who sent it. */
 
-static void sources_path(const char *dir, const char *key, char *path, size_t len)
+#define SOURCES_TAG_HEX 32
+
+/* The manifest's path for team's set (team NULL: the old, team-less one). */
+static int sources_path(const char *dir, const char *key, const char *team, char *path, size_t len)
 {
-    snprintf(path, len, "%s/reports/%.2s/%s.sources", dir, key, key);
+    if (team == NULL) {
+        snprintf(path, len, "%s/reports/%.2s/%s.sources", dir, key, key);
+        return 0;
+    }
+    char sha[STORE_HASH_HEX + 1];
+    if (treg_text_sha256(team, strlen(team), sha) != 0) return -1;
+    snprintf(path, len, "%s/reports/%.2s/%s.t%.*s.sources", dir, key, key, SOURCES_TAG_HEX, sha);
+    return 0;
 }
 
-bool store_has_sources(const store *s, const char *key)
+bool store_has_sources(const store *s, const char *key, const char *team)
 {
     char path[4200];
-    if (!store_valid_hash(key)) return false;
-    sources_path(s->dir, key, path, sizeof path);
+    if (!store_valid_hash(key) || team == NULL ||
+        sources_path(s->dir, key, team, path, sizeof path))
+        return false;
     return access(path, F_OK) == 0;
 }
 
-int store_write_sources(const char *dir, const char *tmp_dir, const char *key,
-                        const store_source *files, size_t n, treg_error *err)
+/* The manifest at path, bounded: NULL when it is absent (*missing) or
+ * cannot be read. */
+static Treg__V1__SourceManifest *read_manifest(const char *path, bool *missing)
+{
+    *missing = false;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        *missing = errno == ENOENT;
+        return NULL;
+    }
+    struct stat st;
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    int ok = fstat(fd, &st) == 0 && st.st_size <= (1 << 20) &&
+             st_read_fd(fd, (size_t)st.st_size, &bytes, &len) == 0;
+    close(fd);
+    Treg__V1__SourceManifest *m = ok ? treg__v1__source_manifest__unpack(NULL, len, bytes) : NULL;
+    free(bytes);
+    return m;
+}
+
+/* How many of files differ from the set in manifest m (by path and SHA-256);
+ * -1 when hashing fails. */
+static int differing(const Treg__V1__SourceManifest *m, const store_source *files, size_t n,
+                     size_t *differ)
+{
+    *differ = 0;
+    for (size_t i = 0; i < n; i++) {
+        char sha[STORE_HASH_HEX + 1];
+        if (treg_text_sha256((const char *)files[i].text, files[i].len, sha) != 0) return -1;
+        bool same = false;
+        for (size_t k = 0; k < m->n_files && !same; k++)
+            same = strcmp(m->files[k]->path, files[i].path) == 0 &&
+                   strcmp(m->files[k]->sha256 ? m->files[k]->sha256 : "", sha) == 0;
+        if (!same) (*differ)++;
+    }
+    return 0;
+}
+
+int store_write_sources(const char *dir, const char *tmp_dir, const char *key, const char *team,
+                        int64_t created_unix, const store_source *files, size_t n, size_t *differ,
+                        treg_error *err)
 {
     size_t total = 0;
+    *differ = 0;
     for (size_t i = 0; i < n; i++) total += files[i].len;
-    if (!store_valid_hash(key) || n == 0 || n > STORE_SOURCES_MAX ||
-        total > STORE_SOURCES_MAX_BYTES) {
+    if (!store_valid_hash(key) || team == NULL || *team == '\0' || n == 0 ||
+        n > STORE_SOURCES_MAX || total > STORE_SOURCES_MAX_BYTES) {
         treg_fail(err, TREG_E_FORMAT, "store: not a source set");
         return -1;
+    }
+    char mine[4200];
+    bool missing;
+    if (sources_path(dir, key, team, mine, sizeof mine) != 0) {
+        treg_fail(err, TREG_E_NOMEM, "store: out of memory");
+        return -1;
+    }
+    Treg__V1__SourceManifest *had = read_manifest(mine, &missing);
+    if (had != NULL) { /* the team's first set stays */
+        int rc = differing(had, files, n, differ);
+        treg__v1__source_manifest__free_unpacked(had, NULL);
+        if (rc != 0) treg_fail(err, TREG_E_NOMEM, "store: out of memory");
+        return rc == 0 ? STORE_SOURCES_KEPT : -1;
     }
     char(*sha)[STORE_HASH_HEX + 1] = calloc(n, sizeof *sha);
     char(*paths)[4200] = calloc(n + 1, sizeof *paths);
@@ -417,13 +483,18 @@ int store_write_sources(const char *dir, const char *tmp_dir, const char *key,
     }
     m.files = ep;
     m.n_files = n;
+    m.team = (char *)team;
+    m.created_unix = created_unix;
     size_t len = treg__v1__source_manifest__get_packed_size(&m);
     if ((packed = malloc(len ? len : 1)) == NULL) {
         treg_fail(err, TREG_E_NOMEM, "store: out of memory");
         goto out;
     }
     treg__v1__source_manifest__pack(&m, packed);
-    sources_path(dir, key, paths[n], sizeof paths[n]);
+    if (sources_path(dir, key, team, paths[n], sizeof paths[n]) != 0) {
+        treg_fail(err, TREG_E_NOMEM, "store: out of memory");
+        goto out;
+    }
     want[nwant++] = (piece){NULL, 0, packed, len, paths[n]};
     sync[n] = paths[n];
     rc = put_files(tmp_dir, want, nwant, sync, n + 1, paths[n], err);
@@ -447,66 +518,128 @@ void store_sources_free(store_source *files, size_t n)
     free(files);
 }
 
-int store_read_sources(store *s, const char *key, store_source **out, size_t *n)
+/* The files a manifest names, each text checked against its SHA-256. */
+static int manifest_files(const store *s, const Treg__V1__SourceManifest *m, store_source **out,
+                          size_t *n)
 {
-    *out = NULL;
-    *n = 0;
-    char path[4200];
-    if (!store_valid_hash(key)) return -1;
-    sources_path(s->dir, key, path, sizeof path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return errno == ENOENT ? 0 : -1;
-    struct stat st;
-    uint8_t *bytes = NULL;
-    size_t len = 0;
-    int ok = fstat(fd, &st) == 0 && st.st_size <= (1 << 20) &&
-             st_read_fd(fd, (size_t)st.st_size, &bytes, &len) == 0;
-    close(fd);
-    Treg__V1__SourceManifest *m = ok ? treg__v1__source_manifest__unpack(NULL, len, bytes) : NULL;
-    free(bytes);
-    int rc = -1;
     store_source *files = NULL;
     size_t got = 0, total = 0;
-    if (m == NULL || m->n_files > STORE_SOURCES_MAX) goto out;
-    if ((files = calloc(m->n_files ? m->n_files : 1, sizeof *files)) == NULL) goto out;
+    if (m->n_files > STORE_SOURCES_MAX) return -1;
+    if ((files = calloc(m->n_files ? m->n_files : 1, sizeof *files)) == NULL) return -1;
     for (size_t i = 0; i < m->n_files; i++) {
         const Treg__V1__SourceManifest__Entry *e = m->files[i];
         char text[4200], sha[STORE_HASH_HEX + 1];
         total += e->size;
         if (!store_valid_hash(e->sha256) || e->size > STORE_SOURCE_MAX_BYTES ||
             total > STORE_SOURCES_MAX_BYTES)
-            goto out;
+            goto bad;
         snprintf(text, sizeof text, "%s/texts/%.2s/%s", s->dir, e->sha256, e->sha256);
         uint8_t *t = NULL;
         size_t tlen = 0;
         if (e->size > 0) {
-            if ((fd = open(text, O_RDONLY | O_CLOEXEC)) < 0) goto out;
-            ok = st_read_fd(fd, (size_t)e->size, &t, &tlen) == 0 && tlen == e->size;
+            int fd = open(text, O_RDONLY | O_CLOEXEC);
+            if (fd < 0) goto bad;
+            bool ok = st_read_fd(fd, (size_t)e->size, &t, &tlen) == 0 && tlen == e->size;
             close(fd);
             /* a text is named by its SHA-256: one that differs is damaged */
             if (!ok || treg_text_sha256((const char *)t, tlen, sha) != 0 ||
                 strcmp(sha, e->sha256) != 0) {
                 free(t);
-                goto out;
+                goto bad;
             }
         }
         files[got].path = strdup(e->path);
         files[got].text = t;
         files[got].len = tlen;
         got++;
-        if (files[got - 1].path == NULL) goto out;
-    }
-    rc = 0;
-out:
-    if (m != NULL) treg__v1__source_manifest__free_unpacked(m, NULL);
-    if (rc != 0) {
-        store_sources_free(files, got);
-        st_log_key("error", "a report's source files are damaged or unreadable: not served", key);
-        return -1;
+        if (files[got - 1].path == NULL) goto bad;
     }
     *out = files;
     *n = got;
     return 0;
+bad:
+    store_sources_free(files, got);
+    return -1;
+}
+
+/* The set in the manifest at path: 0 (none when it is absent), or -1 logged. */
+static int read_set(const store *s, const char *key, const char *path, store_source **out,
+                    size_t *n)
+{
+    bool missing;
+    Treg__V1__SourceManifest *m = read_manifest(path, &missing);
+    if (m == NULL && missing) return 0;
+    int rc = m != NULL ? manifest_files(s, m, out, n) : -1;
+    if (m != NULL) treg__v1__source_manifest__free_unpacked(m, NULL);
+    if (rc != 0)
+        st_log_key("error", "a report's source files are damaged or unreadable: not served", key);
+    return rc;
+}
+
+bool store_has_old_sources(const store *s, const char *key)
+{
+    char path[4200];
+    if (!store_valid_hash(key)) return false;
+    sources_path(s->dir, key, NULL, path, sizeof path);
+    return access(path, F_OK) == 0;
+}
+
+int store_read_sources(const store *s, const char *key, const char *team, const char *old_owner,
+                       store_source **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    char path[4200];
+    if (!store_valid_hash(key) || team == NULL ||
+        sources_path(s->dir, key, team, path, sizeof path) != 0)
+        return -1;
+    if (access(path, F_OK) != 0) { /* the old team-less set, when it can only be this team's */
+        if (old_owner == NULL || strcmp(old_owner, team) != 0) return 0;
+        sources_path(s->dir, key, NULL, path, sizeof path);
+    }
+    return read_set(s, key, path, out, n);
+}
+
+int store_read_first_sources(const store *s, const char *key, const char *old_owner,
+                             store_source **out, size_t *n, char from[64])
+{
+    *out = NULL;
+    *n = 0;
+    from[0] = '\0';
+    if (!store_valid_hash(key)) return -1;
+    char path[4400], best[4400] = "";
+    sources_path(s->dir, key, NULL, path, sizeof path);
+    if (access(path, F_OK) == 0) { /* the old set came first */
+        snprintf(from, 64, "%s", old_owner ? old_owner : "");
+        return read_set(s, key, path, out, n);
+    }
+    char folder[4200], prefix[STORE_HASH_HEX + 3];
+    snprintf(folder, sizeof folder, "%s/reports/%.2s", s->dir, key);
+    snprintf(prefix, sizeof prefix, "%s.t", key);
+    DIR *d = opendir(folder);
+    if (d == NULL) return errno == ENOENT ? 0 : -1;
+    int64_t first = INT64_MAX;
+    struct dirent *de;
+    /* every team's set of this report: few (a team sends one) */
+    while ((de = readdir(d)) != NULL) {
+        size_t len = strlen(de->d_name);
+        if (len != STORE_HASH_HEX + 2 + SOURCES_TAG_HEX + 8 ||
+            strncmp(de->d_name, prefix, STORE_HASH_HEX + 2) != 0 ||
+            strcmp(de->d_name + len - 8, ".sources") != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", folder, de->d_name);
+        bool missing;
+        Treg__V1__SourceManifest *m = read_manifest(path, &missing);
+        if (m == NULL) continue;
+        if (m->created_unix < first || (m->created_unix == first && strcmp(path, best) < 0)) {
+            first = m->created_unix;
+            snprintf(best, sizeof best, "%s", path);
+            snprintf(from, 64, "%s", m->team ? m->team : "");
+        }
+        treg__v1__source_manifest__free_unpacked(m, NULL);
+    }
+    closedir(d);
+    return best[0] ? read_set(s, key, best, out, n) : 0;
 }
 
 bool store_has_room(const store *s, uint64_t need, uint64_t reserve, treg_error *why)

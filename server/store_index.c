@@ -94,6 +94,12 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_SESSION_GET] = "SELECT team, token_sha256, expires_unix FROM sessions WHERE id_sha256 = $1",
     [ST_SESSION_DROP] = "DELETE FROM sessions WHERE id_sha256 = $1",
     [ST_SESSION_PURGE] = "DELETE FROM sessions WHERE expires_unix < $1",
+    /* a token's sessions past the newest $2 (sessions all last as long:
+     * the latest expiry is the latest sign-in) */
+    [ST_SESSION_TRIM] = "DELETE FROM sessions WHERE token_sha256 = $1 AND id_sha256 NOT IN"
+                        " (SELECT id_sha256 FROM sessions WHERE token_sha256 = $1"
+                        " ORDER BY expires_unix DESC, id_sha256 LIMIT $2)",
+    [ST_UPLOAD_TEAMS] = "SELECT count(DISTINCT team), min(team) FROM uploads WHERE key = $1",
 };
 
 /* The tables, as both engines take them (BIGINT: SQLite's INTEGER). */
@@ -117,7 +123,8 @@ static const char schema[] =
     "CREATE INDEX IF NOT EXISTS report_kernels_name ON report_kernels(name);"
     "CREATE INDEX IF NOT EXISTS uploads_team ON uploads(team, created_unix);"
     "CREATE TABLE IF NOT EXISTS sessions(id_sha256 TEXT PRIMARY KEY, team TEXT NOT NULL,"
-    " token_sha256 TEXT NOT NULL, expires_unix BIGINT NOT NULL);";
+    " token_sha256 TEXT NOT NULL, expires_unix BIGINT NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS sessions_token ON sessions(token_sha256);";
 
 /* ---- index ---- */
 
@@ -467,13 +474,30 @@ void store_summaries_free(store_summary *rows, size_t n)
 /* ---- browser sessions ---- */
 
 int store_session_put(store *s, const char *id_sha256, const char *team, const char *token_sha256,
-                      int64_t expires_unix, int64_t now_unix)
+                      int64_t expires_unix, int64_t now_unix, unsigned per_token)
 {
     db_arg purge[] = {DB_INT_ARG(now_unix)};
     db_arg a[] = {DB_TEXT_ARG(id_sha256), DB_TEXT_ARG(team), DB_TEXT_ARG(token_sha256),
                   DB_INT_ARG(expires_unix)};
+    db_arg trim[] = {DB_TEXT_ARG(token_sha256), DB_INT_ARG(per_token)};
     if (st_run(s, ST_SESSION_PURGE, purge, 1, NULL) != 0) return -1;
-    return st_run(s, ST_SESSION_PUT, a, 4, NULL);
+    if (st_run(s, ST_SESSION_PUT, a, 4, NULL) != 0) return -1;
+    return per_token > 0 ? st_run(s, ST_SESSION_TRIM, trim, 2, NULL) : 0;
+}
+
+int store_upload_teams(store *s, const char *key, char only[64])
+{
+    db_arg a[] = {DB_TEXT_ARG(key)};
+    db_rows *r = NULL;
+    only[0] = '\0';
+    if (st_run(s, ST_UPLOAD_TEAMS, a, 1, &r) != 0) return -1;
+    int64_t n = 0;
+    if (db_next(r) == 1) {
+        n = db_int(r, 0);
+        if (n == 1) snprintf(only, 64, "%s", db_text(r, 1));
+    }
+    db_done(r);
+    return n > INT32_MAX ? INT32_MAX : (int)n;
 }
 
 int store_session_get(store *s, const char *id_sha256, store_session *out)

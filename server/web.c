@@ -4,13 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "render.h"
 
-const char *const web_headers[] = {"Cache-Control",
-                                   "no-store",
-                                   "X-Content-Type-Options",
+const char *const web_headers[] = {"X-Content-Type-Options",
                                    "nosniff",
                                    "Referrer-Policy",
                                    "no-referrer",
@@ -22,9 +21,13 @@ const char *const web_headers[] = {"Cache-Control",
  * in their <meta>, which cannot say frame-ancestors). */
 const char web_csp_pages[] = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
                              "frame-ancestors 'none'";
-/* A report's page: its own policy is in its <meta> (render_html.c); the
- * header adds what a <meta> cannot say. */
-const char web_csp_report[] = "frame-ancestors 'none'";
+int web_report_csp(char *out, size_t len)
+{
+    char page[256];
+    if (treg_html_report_csp(page, sizeof page) != 0) return -1;
+    int n = snprintf(out, len, "%s; frame-ancestors 'none'", page);
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
 
 /* The pages' own style: no script, no request leaves the page. */
 static const char head_start[] =
@@ -207,8 +210,8 @@ int web_list_page(const store_summary *rows, size_t n, const char *team, const c
     return finish(f, out, len);
 }
 
-int web_report_page(const Treg__V1__Report *r, const store_source *files, size_t nfiles, char **out,
-                    size_t *len)
+int web_report_page(const Treg__V1__Report *r, const store_source *files, size_t nfiles,
+                    const char *sources_from, char **out, size_t *len)
 {
     *out = NULL;
     *len = 0;
@@ -226,7 +229,9 @@ int web_report_page(const Treg__V1__Report *r, const store_source *files, size_t
         const Treg__V1__Report *one[1] = {r};
         char title[300];
         snprintf(title, sizeof title, "%s", r->file_name && *r->file_name ? r->file_name : r->hash);
-        rc = treg_render_html(f, one, 1, src, title);
+        char from[96];
+        if (sources_from != NULL) snprintf(from, sizeof from, "team %s", sources_from);
+        rc = treg_render_html_from(f, one, 1, src, title, sources_from ? from : NULL);
         if (fclose(f) != 0) rc = -1;
     }
     treg_sources_free(src);
@@ -238,21 +243,44 @@ int web_report_page(const Treg__V1__Report *r, const store_source *files, size_t
     return rc;
 }
 
-bool web_session_id(const char *cookie_header, char id[65])
+int web_session_cookies(const char *cookie_header, char id[65])
 {
     const size_t name_len = strlen(WEB_COOKIE);
+    int count = 0;
+    id[0] = '\0';
     for (const char *p = cookie_header; p != NULL && *p;) {
-        while (*p == ' ' || *p == ';') p++;
+        while (*p == ' ' || *p == '\t' || *p == ';') p++;
         const char *end = strchr(p, ';');
         size_t n = end ? (size_t)(end - p) : strlen(p);
-        if (n == name_len + 1 + 64 && strncmp(p, WEB_COOKIE, name_len) == 0 && p[name_len] == '=') {
-            memcpy(id, p + name_len + 1, 64);
-            id[64] = '\0';
-            return strspn(id, "0123456789abcdef") == 64;
+        size_t name = 0;
+        while (name < n && p[name] != '=') name++;
+        size_t trimmed = name;
+        while (trimmed > 0 && (p[trimmed - 1] == ' ' || p[trimmed - 1] == '\t')) trimmed--;
+        if (trimmed == name_len && strncmp(p, WEB_COOKIE, name_len) == 0) {
+            count++;
+            const char *v = p + name + (name < n);
+            size_t vn = n - name - (name < n);
+            while (vn > 0 && (*v == ' ' || *v == '\t')) v++, vn--;
+            while (vn > 0 && (v[vn - 1] == ' ' || v[vn - 1] == '\t')) vn--;
+            id[0] = '\0';
+            if (vn == 64 && strspn(v, "0123456789abcdef") >= 64) {
+                memcpy(id, v, 64);
+                id[64] = '\0';
+            }
         }
         p = end;
     }
-    return false;
+    return count;
+}
+
+bool web_same_origin(const char *origin, const char *sec_fetch_site, const char *host)
+{
+    if (sec_fetch_site != NULL) return strcmp(sec_fetch_site, "same-origin") == 0;
+    if (origin == NULL) return true;
+    static const char scheme[] = "https://";
+    size_t sn = sizeof scheme - 1;
+    return host != NULL && *host != '\0' && strncasecmp(origin, scheme, sn) == 0 &&
+           strcasecmp(origin + sn, host) == 0;
 }
 
 bool web_safe_next(const char *next)

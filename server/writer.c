@@ -46,9 +46,16 @@ static void *run(void *arg)
         if (w->todo_head == NULL) w->todo_tail = NULL;
         pthread_mutex_unlock(&w->lock);
         r->err = (treg_error){0, ""};
-        r->rc = r->sources != NULL ? store_write_sources(w->dir, w->tmp, r->sources_key, r->sources,
-                                                         r->nsources, &r->err)
-                                   : store_write_upload(w->dir, w->tmp, &r->upload, &r->err);
+        if (r->work != NULL)
+            r->work(r);
+        else if (w->dir == NULL)
+            r->rc = -1;
+        else if (r->sources != NULL)
+            r->rc = store_write_sources(w->dir, w->tmp, r->sources_key, r->sources_team,
+                                        r->sources_created_unix, r->sources, r->nsources,
+                                        &r->sources_differ, &r->err);
+        else
+            r->rc = store_write_upload(w->dir, w->tmp, &r->upload, &r->err);
         pthread_mutex_lock(&w->lock);
         push(&w->done_head, &w->done_tail, r);
         uint64_t one = 1;
@@ -86,7 +93,8 @@ writer *writer_new(struct event_base *base, const char *dir, const char *tmp, un
                    treg_error *err)
 {
     writer *w = calloc(1, sizeof *w);
-    if (w == NULL || (w->dir = strdup(dir)) == NULL || (w->tmp = strdup(tmp)) == NULL ||
+    if (w == NULL || (dir != NULL && (w->dir = strdup(dir)) == NULL) ||
+        (tmp != NULL && (w->tmp = strdup(tmp)) == NULL) ||
         (w->threads = calloc(threads, sizeof *w->threads)) == NULL) {
         if (w) {
             free(w->dir);

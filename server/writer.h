@@ -28,11 +28,17 @@ typedef struct write_req write_req;
  * valid until done runs. */
 struct write_req {
     store_upload upload;
-    /* Or, when sources is not NULL, a report's source files under
-     * sources_key (store_write_sources) instead of an upload. */
+    /* Or, when sources is not NULL, a team's source files for the report
+     * under sources_key (store_write_sources) instead of an upload. */
     const store_source *sources;
     size_t nsources;
-    const char *sources_key;
+    const char *sources_key, *sources_team;
+    int64_t sources_created_unix;
+    size_t sources_differ; /* rc STORE_SOURCES_KEPT: the files unlike the kept ones */
+    /* Or, when work is not NULL, work(req) on a thread instead of a write
+     * (a report page's rendering: tregd's page threads, a writer of their
+     * own); it may read the store's files, and touches nothing of the loop. */
+    void (*work)(write_req *req);
     /* Called on the loop thread once the files are durable (rc 0) or the
      * write failed (rc -1, err holds one line). */
     void (*done)(write_req *req);
@@ -44,7 +50,7 @@ struct write_req {
 typedef struct writer writer;
 
 /* threads writing uploads into the store at dir, their temp files in tmp
- * (store_tmp_dir). */
+ * (store_tmp_dir); both NULL for threads that only run work. */
 writer *writer_new(struct event_base *base, const char *dir, const char *tmp, unsigned threads,
                    treg_error *err);
 

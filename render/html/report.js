@@ -500,7 +500,7 @@
     for (const f of files) {
       const path = r.files[f];
       const text = DATA.src[path];
-      box.append(el('h4', null, path + (text ? '' : ' (not readable here: lines only)')));
+      box.append(el('h4', null, path + (text ? (DATA.src_from ? ' (the text ' + DATA.src_from + ' sent)' : '') : ' (not readable here: lines only)')));
       const numbers = text ? text.map((_, i) => i + 1) : k.lines.filter((s) => s[0] === f && s[1] > 0).map((s) => s[1]);
       for (const line of numbers) {
         const s = byLine.get(f + ':' + line);

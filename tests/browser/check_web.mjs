@@ -63,10 +63,11 @@ try {
   if (!sub.includes('kernel ' + first.kernel)) fail(`the page does not name kernel ${first.kernel}: ${sub}`);
   ok(`signed in: the report's page, kernel ${first.kernel}`);
   const cookies = await context.cookies();
-  const c = cookies.find((k) => k.name === 'treg_session');
-  if (!c || !c.httpOnly || !c.secure || c.sameSite !== 'Strict' || !(c.expires > Date.now() / 1000))
-    fail(`session cookie ${JSON.stringify(c)}`);
-  ok(`session cookie: HttpOnly, Secure, SameSite=Strict, expires in ${Math.round(c.expires - Date.now() / 1000)} s`);
+  const c = cookies.find((k) => k.name === '__Host-treg_session');
+  if (!c || !c.httpOnly || !c.secure || c.sameSite !== 'Strict' || c.path !== '/' || c.domain.startsWith('.') ||
+      !(c.expires > Date.now() / 1000))
+    fail(`session cookie ${JSON.stringify(cookies)}`);
+  ok(`session cookie __Host-treg_session: HttpOnly, Secure, Path=/, host-only, SameSite=Strict, expires in ${Math.round(c.expires - Date.now() / 1000)} s`);
 
   // 4. Each report's page, with its source when it was sent.
   for (const r of want.reports) {

@@ -38,7 +38,7 @@ self_signed "$work"
 
 pb() { python3 "$TREG_SOURCE_ROOT/tests/cli/pbwire.py" "$@"; }
 
-token=team-secret-token
+token=$(openssl rand -hex 24)
 store=$work/store
 start_server() {
   rm -f "$work/port"
@@ -64,11 +64,14 @@ post() { req POST /v1/analyze "$2" "${auth[@]}" -H 'Content-Type: application/x-
 
 start_server
 
-# health, no token needed
+# health, no token needed; the counts only for a token's holder
 code=$(req GET /v1/health "$work/h.bin")
 [[ $code == 200 ]] || fail "health: HTTP $code"
+[[ $(pb health "$work/h.bin") == "status=ok workers=0 reports=0" ]] ||
+  fail "health body without a token carries counts: $(pb health "$work/h.bin")"
+code=$(req GET /v1/health "$work/h.bin" "${auth[@]}")
 [[ $(pb health "$work/h.bin") == "status=ok workers=2 reports=0" ]] ||
-  fail "health body: $(pb health "$work/h.bin")"
+  fail "health body with a token: $(pb health "$work/h.bin")"
 
 # TLS 1.1 is refused
 if curl -sS --max-time 10 --cacert "$work/cert.pem" --tlsv1.1 --tls-max 1.1 \
@@ -283,7 +286,7 @@ code=$(post "$work/up.bin" "$work/r7.bin")
 # with a one-line Error, no index row, no report; the worker is not lost.
 fixture5=$TREG_FIXTURES/gfx90a/call_kernel.hsaco
 hash5=$(sha256sum "$fixture5" | cut -d' ' -f1)
-req GET /v1/health "$work/h5.bin" >/dev/null
+req GET /v1/health "$work/h5.bin" "${auth[@]}" >/dev/null
 before5=$(pb health "$work/h5.bin")
 # (the store makes every shard at start: put this one aside, whatever it
 # holds, since the fixtures' hashes depend on the compiler that made them,
@@ -300,7 +303,7 @@ code=$(post "$work/up5.bin" "$work/e5.bin")
   fail "failed store write body: $(pb error "$work/e5.bin")"
 grep -q "store: cannot rename into $store/reports/" "$work/tregd.log" ||
   fail "the failed store write's path is not in the log"
-req GET /v1/health "$work/h5.bin" >/dev/null
+req GET /v1/health "$work/h5.bin" "${auth[@]}" >/dev/null
 [[ $(pb health "$work/h5.bin") == "$before5" ]] ||
   fail "a failed store write changed the index: $(pb health "$work/h5.bin")"
 rm -f "$shard5"
@@ -323,7 +326,7 @@ start_server
 code=$(req GET "/v1/reports/$hash" "$work/f2.bin" "${auth[@]}")
 [[ $code == 200 ]] || fail "fetch after restart: HTTP $code"
 cmp -s "$work/f.bin" "$work/f2.bin" || fail "report changed across the restart"
-code=$(req GET /v1/health "$work/h.bin")
+code=$(req GET /v1/health "$work/h.bin" "${auth[@]}")
 [[ $(pb health "$work/h.bin") == "status=ok workers=2 reports=3" ]] ||
   fail "health after restart: $(pb health "$work/h.bin")"
 kill -TERM "$pid"
@@ -427,7 +430,7 @@ grep -q '"msg":"worker process died"' "$work/tregd.log" || fail "the worker cras
 
 # A config file (same names as the long flags) and a tokens file of
 # hashes made by `tregd hash-token`; the request log names the team.
-team_token=another-team-token
+team_token=$(openssl rand -hex 24)
 team_hash=$("$TREGD" hash-token "$team_token")
 [[ $team_hash == $(printf '%s' "$team_token" | sha256sum | cut -d' ' -f1) ]] ||
   fail "hash-token: $team_hash"
@@ -451,13 +454,13 @@ code=$(req GET "/v1/reports/$hash" "$work/f3.bin" -H "Authorization: Bearer $tea
 [[ $code == 200 ]] || fail "tokens-file token: HTTP $code"
 code=$(req GET "/v1/reports/$hash" "$work/e.bin" "${auth[@]}")
 [[ $code == 401 ]] || fail "a token not in the config was accepted: HTTP $code"
-code=$(req GET /v1/health "$work/h.bin")
+code=$(req GET /v1/health "$work/h.bin" -H "Authorization: Bearer $team_token")
 [[ $(pb health "$work/h.bin") == "status=ok workers=1 "* ]] || fail "config workers: $(pb health "$work/h.bin")"
 # (the request log is written within 10 ms of the request)
 wait_for 5 grep -q '"team":"kernels-team"' "$work/tregd.log" || fail "the team is not in the request log"
 # Token rotation: a new tokens file and SIGHUP, no restart; the old token is
 # refused, the new one accepted; a tokens file that does not load keeps the set.
-rotated_token=rotated-team-token
+rotated_token=$(openssl rand -hex 24)
 printf 'rotated-team %s\n' "$("$TREGD" hash-token "$rotated_token")" >"$work/tokens"
 kill -HUP "$pid"
 wait_for 5 grep -q '"msg":"tokens reloaded"' "$work/tregd.log" || fail "SIGHUP: no 'tokens reloaded' in the log"
@@ -652,15 +655,24 @@ rc=0
 "$TREGD" --bogus 2>"$work/err" || rc=$?
 [[ $rc == 2 && $(wc -l <"$work/err") == 1 ]] || fail "--bogus: exit $rc, $(cat "$work/err")"
 rc=0
-"$TREGD" --cert /nonexistent --key "$work/key.pem" --store "$store" --token x 2>"$work/err" || rc=$?
+"$TREGD" --cert /nonexistent --key "$work/key.pem" --store "$store" --token "$token" 2>"$work/err" || rc=$?
 [[ $rc == 1 && $(wc -l <"$work/err") == 1 ]] || fail "missing cert: exit $rc, $(cat "$work/err")"
+# a plain token under 128 bits: refused at start, one line, the token not echoed
+for weak in change-me team-secret-token "$(openssl rand -hex 15)" aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa; do
+  rc=0
+  "$TREGD" --cert "$work/cert.pem" --key "$work/key.pem" --store "$store" --token "$token" \
+    --token "$weak" 2>"$work/err" || rc=$?
+  [[ $rc == 2 && $(wc -l <"$work/err") == 1 ]] || fail "--token $weak: exit $rc, $(cat "$work/err")"
+  grep -q "team token-2.*guessable token" "$work/err" || fail "--token $weak: $(cat "$work/err")"
+  if grep -qF -- "$weak" "$work/err"; then fail "the refusal echoes the token: $(cat "$work/err")"; fi
+done
 
 # a port in use: the line says why
 python3 -c 'import socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(); print(s.getsockname()[1], flush=True); time.sleep(30)' >"$work/busy" &
 busy_pid=$!
 wait_for 5 test -s "$work/busy" || fail "test setup: no port held"
 rc=0
-"$TREGD" --cert "$work/cert.pem" --key "$work/key.pem" --store "$store" --token x \
+"$TREGD" --cert "$work/cert.pem" --key "$work/key.pem" --store "$store" --token "$token" \
   --listen "127.0.0.1:$(cat "$work/busy")" 2>"$work/err" || rc=$?
 kill "$busy_pid" 2>/dev/null || true
 wait "$busy_pid" 2>/dev/null || true

@@ -36,7 +36,7 @@ cleanup() {
 trap cleanup EXIT
 
 self_signed "$work"
-token=attack-suite-token-$RANDOM$RANDOM
+token=$(openssl rand -hex 24)
 # Under AddressSanitizer, freed memory waits in a quarantine (256 MiB by
 # default) before it is reused, which an RSS bound would count: keep it small.
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=8

@@ -39,8 +39,8 @@ pb() { python3 "$TREG_SOURCE_ROOT/tests/cli/pbwire.py" "$@"; }
 self_signed "$work"
 
 # Two teams: tregd names the teams of --token flags token-1, token-2.
-t1=team-one-token-$RANDOM$RANDOM
-t2=team-two-token-$RANDOM$RANDOM
+t1=$(openssl rand -hex 24)
+t2=$(openssl rand -hex 24)
 store=$work/store
 start_server() {
   rm -f "$work/port"
@@ -172,7 +172,7 @@ with open(path, "r+b") as f:
 PY
   start_server
   grep -q '"index damaged: moved aside' "$work/tregd.log" || fail "no log line for the damaged index ($damage)"
-  curl -sS --cacert "$work/cert.pem" -o "$work/health.bin" "$url/v1/health"
+  curl -sS --cacert "$work/cert.pem" -H "Authorization: Bearer $t1" -o "$work/health.bin" "$url/v1/health"
   [[ $(pb health "$work/health.bin") == "status=ok workers=2 reports=1" ]] ||
     fail "after rebuilding a damaged index ($damage): $(pb health "$work/health.bin")"
   code=$(as "$t1" GET "/v1/reports/$hash?inputs=$inputs_a" "$work/r.bin")
@@ -191,11 +191,16 @@ code=$(as "$t2" GET "/v1/reports/$hash?inputs=$inputs_a&rows=0" "$work/e.bin")
 [[ $code == 404 ]] || fail "team 2 sees team 1's report by its inputs: HTTP $code"
 as "$t2" GET /v1/reports "$work/l3.bin" >/dev/null
 [[ -z $(pb list-teams "$work/l3.bin") ]] || fail "team 2 lists team 1's report: $(pb list-teams "$work/l3.bin")"
-# team 2 proves it has the blob and inputs: stored before, under its own names
+# team 2 proves it has the blob and inputs: the report, under its own names,
+# and not "stored before": that team 1 uploaded the same kernel is not team
+# 2's to learn (issue 31, finding 7); team 2's own second upload is.
 pb upload "$fixture" team2.hsaco json="$work/a.json" host=node-two omit >"$work/up-t2.bin"
 code=$(post "$t2" "$work/up-t2.bin" "$work/r-t2.bin")
-[[ $code == 200 && $(pb upload-response "$work/r-t2.bin") == *" stored_before=1" ]] ||
-  fail "team 2's upload of stored inputs: HTTP $code"
+[[ $code == 200 && $(pb upload-response "$work/r-t2.bin") == *" stored_before=0" ]] ||
+  fail "team 2's first upload of team 1's inputs: HTTP $code $(pb upload-response "$work/r-t2.bin" 2>/dev/null) (an existence oracle)"
+code=$(post "$t2" "$work/up-t2.bin" "$work/r-t2b.bin")
+[[ $code == 200 && $(pb upload-response "$work/r-t2b.bin") == *" stored_before=1" ]] ||
+  fail "team 2's second upload: HTTP $code $(pb upload-response "$work/r-t2b.bin" 2>/dev/null)"
 [[ $(pb meta upload-response "$work/r-t2.bin") == "team=token-2 file=team2.hsaco host=node-two "* ]] ||
   fail "team 2 was answered team 1's names: $(pb meta upload-response "$work/r-t2.bin")"
 for q in "" "?rows=0"; do
@@ -209,7 +214,7 @@ done
 as "$t2" GET /v1/reports "$work/l4.bin" >/dev/null
 [[ $(pb list-teams "$work/l4.bin") == "$hash token-2 $inputs_a team2.hsaco" ]] ||
   fail "team 2's listing: $(pb list-teams "$work/l4.bin")"
-echo "$prog: ok: --visibility team: a team sees only what it uploaded, under its own names"
+echo "$prog: ok: --visibility team: a team sees only what it uploaded, under its own names; stored_before is its own"
 
 # ---- bounded listings ----
 stop_server

@@ -73,7 +73,7 @@ for p in "$path1" / "/r/$(printf '%064d' 0)"; do
   grep -q 'name="token"' page.html || fail "GET $p without a session: no sign-in form"
   if grep -q 'treg-data\|loop_kernel' page.html; then fail "GET $p without a session carries report data"; fi
 done
-code=$(c -o page.html -w '%{http_code}' -H "Cookie: treg_session=$(printf 'a%.0s' {1..64})" "$base$path1")
+code=$(c -o page.html -w '%{http_code}' -H "Cookie: __Host-treg_session=$(printf 'a%.0s' {1..64})" "$base$path1")
 [[ $code == 401 ]] || fail "a forged session cookie: HTTP $code"
 code=$(c -o page.html -w '%{http_code}' -H "Authorization: Bearer $tregd_token" "$base$path1")
 if [[ $code != 200 ]] || ! grep -q 'id="treg-data"' page.html; then fail "a bearer token on the page: HTTP $code"; fi

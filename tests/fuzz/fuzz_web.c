@@ -1,12 +1,14 @@
 /* tregd's browser pages (server/web.c) on hostile strings: a Cookie header,
  * the login form's next, a message, and a listing's names (kernel, target,
  * team, file) cut from the input.  Beyond memory safety: a session id comes
- * back only as 64 lower-case hex digits; next is accepted only as one of
+ * back only as 64 lower-case hex digits; an Origin (or Sec-Fetch-Site) passes
+ * only as our own; next is accepted only as one of
  * our own paths; no page ever carries a <script (the pages have none: any
  * must be the input's, unescaped). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "web.h"
 
@@ -39,8 +41,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int i = 0; i < 6; i++) names[i] = piece(&p, end);
 
     char id[65];
-    if (web_session_id(cookie, id) && (strlen(id) != 64 || strspn(id, "0123456789abcdef") != 64))
+    int cookies = web_session_cookies(cookie, id);
+    if (cookies < 0 || (id[0] && (strlen(id) != 64 || strspn(id, "0123456789abcdef") != 64)))
         abort();
+    if (cookies == 0 && id[0]) abort();
+    /* an Origin is ours only when it is https:// and the Host given */
+    if (web_same_origin(message, NULL, next) &&
+        (strncasecmp(message, "https://", 8) != 0 || strcasecmp(message + 8, next) != 0))
+        abort();
+    if (web_same_origin(NULL, message, next) && strcmp(message, "same-origin") != 0) abort();
     if (web_safe_next(next) && (next[0] != '/' || next[1] == '/' || strchr(next, '"') != NULL))
         abort();
 
