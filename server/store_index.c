@@ -25,10 +25,10 @@
 #include "util/error.h"
 
 /* The index's schema version (PRAGMA user_version, or PostgreSQL's
- * treg_schema): 4 adds browser sessions, 3 orders a report's kernels by their own column and
- * keeps 64-bit numbers, 2 kept each kernel's figures for listings, 1 keyed
- * reports by their inputs, 0 was one report per code object. */
-#define INDEX_VERSION 4
+ * treg_schema): 5 orders a token's sessions by when they were made, 4 adds browser sessions, 3
+ * orders a report's kernels by their own column and keeps 64-bit numbers, 2 kept each kernel's
+ * figures for listings, 1 keyed reports by their inputs, 0 was one report per code object. */
+#define INDEX_VERSION 5
 /* The oldest schema whose report tables this code reads: older ones are
  * dropped and indexed again from the report files. */
 #define INDEX_REPORTS_VERSION 3
@@ -89,16 +89,15 @@ static const char *const stmt_sql[ST_COUNT] = {
                      " ORDER BY u.created_unix DESC, r.key LIMIT $3 OFFSET $4",
     [ST_COUNT_REPORTS] = "SELECT count(*) FROM reports",
     [ST_ALL_KEYS] = "SELECT key FROM reports",
-    [ST_SESSION_PUT] = "INSERT INTO sessions(id_sha256, team, token_sha256, expires_unix)"
-                       " VALUES($1, $2, $3, $4)",
+    [ST_SESSION_PUT] = "INSERT INTO sessions(id_sha256, team, token_sha256, expires_unix,"
+                       " created_us) VALUES($1, $2, $3, $4, $5)",
     [ST_SESSION_GET] = "SELECT team, token_sha256, expires_unix FROM sessions WHERE id_sha256 = $1",
     [ST_SESSION_DROP] = "DELETE FROM sessions WHERE id_sha256 = $1",
     [ST_SESSION_PURGE] = "DELETE FROM sessions WHERE expires_unix < $1",
-    /* a token's sessions past the newest $2 (sessions all last as long:
-     * the latest expiry is the latest sign-in) */
+    /* a token's sessions past the newest $2 */
     [ST_SESSION_TRIM] = "DELETE FROM sessions WHERE token_sha256 = $1 AND id_sha256 NOT IN"
                         " (SELECT id_sha256 FROM sessions WHERE token_sha256 = $1"
-                        " ORDER BY expires_unix DESC, id_sha256 LIMIT $2)",
+                        " ORDER BY created_us DESC, id_sha256 LIMIT $2)",
     [ST_UPLOAD_TEAMS] = "SELECT count(DISTINCT team), min(team) FROM uploads WHERE key = $1",
 };
 
@@ -123,7 +122,8 @@ static const char schema[] =
     "CREATE INDEX IF NOT EXISTS report_kernels_name ON report_kernels(name);"
     "CREATE INDEX IF NOT EXISTS uploads_team ON uploads(team, created_unix);"
     "CREATE TABLE IF NOT EXISTS sessions(id_sha256 TEXT PRIMARY KEY, team TEXT NOT NULL,"
-    " token_sha256 TEXT NOT NULL, expires_unix BIGINT NOT NULL);"
+    " token_sha256 TEXT NOT NULL, expires_unix BIGINT NOT NULL,"
+    " created_us BIGINT NOT NULL DEFAULT 0);"
     "CREATE INDEX IF NOT EXISTS sessions_token ON sessions(token_sha256);";
 
 /* ---- index ---- */
@@ -478,10 +478,10 @@ int store_session_put(store *s, const char *id_sha256, const char *team, const c
 {
     db_arg purge[] = {DB_INT_ARG(now_unix)};
     db_arg a[] = {DB_TEXT_ARG(id_sha256), DB_TEXT_ARG(team), DB_TEXT_ARG(token_sha256),
-                  DB_INT_ARG(expires_unix)};
+                  DB_INT_ARG(expires_unix), DB_INT_ARG(now_us())};
     db_arg trim[] = {DB_TEXT_ARG(token_sha256), DB_INT_ARG(per_token)};
     if (st_run(s, ST_SESSION_PURGE, purge, 1, NULL) != 0) return -1;
-    if (st_run(s, ST_SESSION_PUT, a, 4, NULL) != 0) return -1;
+    if (st_run(s, ST_SESSION_PUT, a, 5, NULL) != 0) return -1;
     return per_token > 0 ? st_run(s, ST_SESSION_TRIM, trim, 2, NULL) : 0;
 }
 
@@ -546,6 +546,10 @@ static int migrate(store *s, const char *where, treg_error *err)
     if (reindex)
         rc = db_exec(s->db, "DROP TABLE IF EXISTS reports; DROP TABLE IF EXISTS report_kernels;");
     if (rc == 0) rc = db_exec(s->db, schema);
+    /* 4's sessions table, made before the column (the schema keeps a table) */
+    if (rc == 0 && version == 4)
+        rc =
+            db_exec(s->db, "ALTER TABLE sessions ADD COLUMN created_us BIGINT NOT NULL DEFAULT 0;");
     if (rc == 0 && version < INDEX_VERSION) rc = db_set_version(s->db, INDEX_VERSION);
     if (rc == 0) rc = db_commit(s->db);
     if (rc != 0) {

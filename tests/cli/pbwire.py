@@ -119,6 +119,11 @@ def main():
         if "omit" in sys.argv[4:]:
             body += bytes([0x38, 1])
         sys.stdout.buffer.write(body)
+    elif cmd == "sources":  # sources HASH INPUTS PATH TEXT_FILE: a SourcesRequest, to stdout
+        text = open(sys.argv[5], "rb").read()
+        f = field_bytes(1, sys.argv[4].encode()) + field_bytes(2, text)
+        sys.stdout.buffer.write(field_bytes(1, sys.argv[2].encode()) + field_bytes(2, sys.argv[3].encode())
+                                + field_bytes(3, f))
     elif cmd == "inputs":  # inputs BUNDLE_ENTRY JSON_FILE|- AMDGCN_FILE|- [TTGIR_FILE|-]: the inputs digest
         ttgir = text_sha(read_opt(sys.argv[5])) if len(sys.argv) > 5 else ""
         print(inputs_digest(sys.argv[2], text_sha(read_opt(sys.argv[3])), text_sha(read_opt(sys.argv[4])),
@@ -161,6 +166,8 @@ def main():
                                                    ",".join(s(r, 1) for r in rows)))
         elif cmd == "error":
             print("status=%d message=%s" % (msg.get(1, [0])[0], s(msg, 2)))
+        elif cmd == "sources-response":
+            print("stored=%d kept_older=%d" % (msg.get(1, [0])[0], msg.get(3, [0])[0]))
         elif cmd == "health":
             print("status=%s workers=%d reports=%d" % (s(msg, 1), msg.get(4, [0])[0], msg.get(6, [0])[0]))
 
