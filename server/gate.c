@@ -103,8 +103,8 @@ static bool parse_header(const char *line, size_t len, header *h)
  * announces (0 none; UINT64_MAX of unknown length). */
 static void judge(const gate *g, const char *p, size_t n, bool *trusted, uint64_t *body, bool *form)
 {
-    size_t at = 0, len;
-    const char *line;
+    size_t at = 0, len = 0;
+    const char *line = "";
     *trusted = false;
     *body = 0;
     next_line(p, n, &at, &line, &len); /* the request line */

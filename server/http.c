@@ -33,8 +33,9 @@
  * trip to PostgreSQL), and reading one stored report file, which is
  * usually in the page cache, or, for a report without rows, one stat() and
  * a cache lookup (a miss reads and strips the report once).  A report's
- * page also reads its source files (at most 8 MiB, bounded by store.h) and
- * renders the page here: tens of milliseconds for a 1 MB page. */
+ * page is made on a page thread (page_work: the report and its source
+ * files read, unpacked and rendered, 50-80 ms for a 4 MB page), after one
+ * index lookup here, and answered from here when it is done. */
 #include "http.h"
 
 #include <ctype.h>

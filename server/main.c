@@ -553,7 +553,7 @@ static int parse_args(int argc, char **argv, config *c)
             fprintf(stderr,
                     "tregd: --token/token = (team token-%zu): a guessable token (%u bits, %u "
                     "needed): make one with 'openssl rand -hex 32' or 'tregd add-token TEAM'\n",
-                    i + 1, bits, AUTH_MIN_TOKEN_BITS);
+                    i + 1, bits, (unsigned)AUTH_MIN_TOKEN_BITS);
             return 2;
         }
     }

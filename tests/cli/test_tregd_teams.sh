@@ -105,8 +105,9 @@ as_b --no-source upload "$fx/gfx90a/loop_kernel.hsaco" >b1.txt 2>b1.err || fail 
 link_a1=$(link_of a1.json)
 link_b1=$(sed -n 's/^  page: //p' b1.txt)
 link_b1=${link_b1#"$base"}
-[[ $(page "$tok_a" "$link_a1" pa1.html) == 200 ]] && grep -q "$real_line" pa1.html ||
+if [[ $(page "$tok_a" "$link_a1" pa1.html) != 200 ]] || ! grep -q "$real_line" pa1.html; then
   fail "alpha's page lacks alpha's source (the test's premise)"
+fi
 code=$(page "$tok_b" "$link_b1" pb1.html)
 if [[ $code != 200 ]]; then
   finding 1 "beta's own page: HTTP $code"
@@ -173,7 +174,8 @@ login() { # login OUT [curl args]: POST /login with alpha's token; prints the st
 }
 code=$(login h-login.txt -H "Origin: $base")
 cookie=$(grep -i '^set-cookie: __Host-treg_session=[0-9a-f]' h-login.txt | head -n1 | tr -d '\r' || true)
-id=$(sed 's/^[^=]*=\([0-9a-f]*\);.*/\1/' <<<"$cookie")
+id=${cookie#*=}
+id=${id%%;*}
 if [[ $code != 303 || -z $cookie ]]; then
   finding 6 "a sign-in from tregd's own origin: HTTP $code, cookie '$(grep -i '^set-cookie' h-login.txt | head -n1)'"
 elif [[ $cookie != *'; Path=/;'* || $cookie != *'; Secure'* || $cookie != *'HttpOnly'* || $cookie == *'Domain'* ]]; then
