@@ -194,9 +194,6 @@ typedef struct store_source {
  * is the team's when the index says that team alone uploaded the report,
  * since only an uploading team could send it; otherwise nobody's own. */
 
-/* Whether team has sent its source files for the report under key. */
-bool store_has_sources(const store *s, const char *key, const char *team);
-
 /* Writes the texts (content-addressed in texts/) and, last, team's manifest
  * for key, each atomically and durably; 0, STORE_WRITE_FULL or -1 with one
  * line in err.  When the team has a set for key already, it is kept:

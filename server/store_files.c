@@ -378,15 +378,6 @@ static int sources_path(const char *dir, const char *key, const char *team, char
     return 0;
 }
 
-bool store_has_sources(const store *s, const char *key, const char *team)
-{
-    char path[4200];
-    if (!store_valid_hash(key) || team == NULL ||
-        sources_path(s->dir, key, team, path, sizeof path))
-        return false;
-    return access(path, F_OK) == 0;
-}
-
 /* The manifest at path, bounded: NULL when it is absent (*missing) or
  * cannot be read. */
 static Treg__V1__SourceManifest *read_manifest(const char *path, bool *missing)

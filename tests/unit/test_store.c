@@ -484,6 +484,86 @@ static void test_uploads_and_visibility(void **state)
     store_close(s);
 }
 
+/* Source files per team (issue 31): each team's set apart; a team's first
+ * set stays and a later one says how many files differ; the first set any
+ * team sent, and who sent it; the old team-less set is the sole uploader's. */
+static void test_sources_per_team(void **state)
+{
+    fixture *f = *state;
+    treg_error err = {0, ""};
+    store *s = open_at(f->dir, &err);
+    assert_non_null(s);
+    char key[STORE_HASH_HEX + 1], tmp[4200];
+    fake_hash('7', key);
+    tmp_of(f->dir, tmp, sizeof tmp);
+    const store_source beta[] = {{"/src/k.py", (const uint8_t *)"beta's text\n", 12}};
+    const store_source alpha[] = {{"/src/k.py", (const uint8_t *)"alpha's text\n", 13},
+                                  {"/src/lib.py", (const uint8_t *)"lib\n", 4}};
+    size_t differ = 99;
+    assert_int_equal(store_write_sources(f->dir, tmp, key, "beta", 50, beta, 1, &differ, &err), 0);
+    assert_int_equal(store_write_sources(f->dir, tmp, key, "alpha", 60, alpha, 2, &differ, &err),
+                     0);
+    /* alpha again: kept; one file's text differs, one is the same */
+    const store_source again[] = {{"/src/k.py", (const uint8_t *)"edited\n", 7},
+                                  {"/src/lib.py", (const uint8_t *)"lib\n", 4}};
+    assert_int_equal(store_write_sources(f->dir, tmp, key, "alpha", 70, again, 2, &differ, &err),
+                     STORE_SOURCES_KEPT);
+    assert_int_equal(differ, 1);
+    assert_int_equal(store_write_sources(f->dir, tmp, key, "alpha", 70, alpha, 2, &differ, &err),
+                     STORE_SOURCES_KEPT);
+    assert_int_equal(differ, 0);
+
+    store_source *files = NULL;
+    size_t n = 0;
+    assert_int_equal(store_read_sources(s, key, "alpha", NULL, &files, &n), 0);
+    assert_int_equal(n, 2);
+    assert_memory_equal(files[0].text, "alpha's text\n", 13);
+    store_sources_free(files, n);
+    assert_int_equal(store_read_sources(s, key, "beta", NULL, &files, &n), 0);
+    assert_int_equal(n, 1);
+    assert_memory_equal(files[0].text, "beta's text\n", 12);
+    store_sources_free(files, n);
+    assert_int_equal(store_read_sources(s, key, "gamma", NULL, &files, &n), 0);
+    assert_int_equal(n, 0);
+    store_sources_free(files, n);
+    char from[64];
+    assert_int_equal(store_read_first_sources(s, key, NULL, &files, &n, from), 0);
+    assert_int_equal(n, 1); /* beta's, sent first */
+    assert_string_equal(from, "beta");
+    store_sources_free(files, n);
+
+    /* A set from before teams were kept (reports/ab/KEY.sources): alpha's
+     * set moved there stands for one. */
+    char other[STORE_HASH_HEX + 1], dir[600], team_file[1024] = "", old[1024];
+    fake_hash('8', other);
+    assert_int_equal(store_write_sources(f->dir, tmp, other, "alpha", 60, alpha, 2, &differ, &err),
+                     0);
+    snprintf(dir, sizeof dir, "%s/reports/88", f->dir);
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (strstr(e->d_name, ".sources"))
+            snprintf(team_file, sizeof team_file, "%s/%s", dir, e->d_name);
+    closedir(d);
+    snprintf(old, sizeof old, "%s/%s.sources", dir, other);
+    assert_int_equal(rename(team_file, old), 0);
+    assert_true(store_has_old_sources(s, other));
+    assert_int_equal(store_read_sources(s, other, "alpha", "alpha", &files, &n), 0);
+    assert_int_equal(n, 2); /* the sole uploader's */
+    store_sources_free(files, n);
+    assert_int_equal(store_read_sources(s, other, "beta", "alpha", &files, &n), 0);
+    assert_int_equal(n, 0);
+    store_sources_free(files, n);
+    assert_int_equal(store_read_sources(s, other, "alpha", NULL, &files, &n), 0);
+    assert_int_equal(n, 0); /* several uploaders (none named): nobody's own */
+    store_sources_free(files, n);
+    assert_int_equal(store_read_first_sources(s, other, "", &files, &n, from), 0);
+    assert_int_equal(n, 2);
+    assert_string_equal(from, "");
+    store_sources_free(files, n);
+    store_close(s);
+}
+
 static void test_list_filters_and_pages(void **state)
 {
     fixture *f = *state;
@@ -1257,6 +1337,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_atomic_write_and_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_keyed_by_inputs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_uploads_and_visibility, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sources_per_team, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_filters_and_pages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hash_prefix, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recovery_after_crash, setup, teardown),
