@@ -83,7 +83,7 @@ int treg_text_bundle_each(const char *text, size_t len, const treg_container_lim
     treg_container_stats none;
     if (!stats) stats = &none;
     memset(stats, 0, sizeof *stats);
-    stats->format = "bundled assembly listing";
+    stats->format = TREG_FORMAT_ASM_LISTING;
     uint32_t max_entries = lim && lim->max_entries ? lim->max_entries : 65536;
     char id[256], where[64], target[64], skipped_ids[300] = "";
     marker open = {0, NULL, 0};

@@ -203,15 +203,16 @@ int treg_render_html(FILE *out, const Treg__V1__Report *const *reports, size_t n
 int treg_render_html_from(FILE *out, const Treg__V1__Report *const *reports, size_t n,
                           treg_sources *src, const char *title, const char *sources_from);
 
-/* The Content-Security-Policy source of an inline script: 'sha256-BASE64'
- * of its text, into out (TREG_CSP_HASH_LEN bytes); 0, or -1 when hashing
- * failed.  The pages allow their own script by its hash, never by
- * 'unsafe-inline': a script that escaped into a page does not run. */
-#define TREG_CSP_HASH_LEN 64
-int treg_csp_script_hash(const char *script, char out[TREG_CSP_HASH_LEN]);
-/* The report page's whole policy (the one its <meta> says), into out:
- * 0, or -1 when it does not fit or hashing failed. */
-int treg_html_report_csp(char *out, size_t len);
+/* The Content-Security-Policy of a page whose one script is script: nothing
+ * from outside the page, its style inline, its script allowed by its
+ * SHA-256 ('sha256-BASE64'), never by 'unsafe-inline' (a script that
+ * escaped into a page does not run), then extra ("img-src data:", or NULL).
+ * 0, or -1 when it does not fit in out or hashing failed. */
+#define TREG_CSP_MAX 256
+int treg_html_csp(const char *script, const char *extra, char *out, size_t len);
+/* The report page's policy (the one its <meta> says), made once; NULL when
+ * hashing failed. */
+const char *treg_html_report_csp(void);
 
 /* The page of n reports, written to path atomically (a temporary file in the
  * same folder, renamed when complete): 0, or -1 with a one-line message. */

@@ -31,9 +31,10 @@
 #include <unistd.h>
 
 #include <openssl/evp.h>
-#include <openssl/sha.h>
+#include <pthread.h>
 
 #include "render.h"
+#include "report_key.h"
 #include "util/error.h"
 
 extern const char treg_html_css[], treg_html_js[];
@@ -130,34 +131,40 @@ void treg_html_text(FILE *out, const char *s)
     }
 }
 
-int treg_csp_script_hash(const char *script, char out[TREG_CSP_HASH_LEN])
+int treg_html_csp(const char *script, const char *extra, char *out, size_t len)
 {
-    unsigned char md[SHA256_DIGEST_LENGTH];
-    unsigned char b64[4 * ((SHA256_DIGEST_LENGTH + 2) / 3) + 1];
-    if (SHA256((const unsigned char *)script, strlen(script), md) == NULL ||
-        EVP_EncodeBlock(b64, md, SHA256_DIGEST_LENGTH) <= 0)
+    unsigned char md[32];
+    unsigned char b64[4 * ((sizeof md + 2) / 3) + 1];
+    if (treg_sha256(script, strlen(script), md) != 0 || EVP_EncodeBlock(b64, md, sizeof md) <= 0)
         return -1;
-    return snprintf(out, TREG_CSP_HASH_LEN, "'sha256-%s'", (const char *)b64) < TREG_CSP_HASH_LEN
-               ? 0
-               : -1;
+    int n = snprintf(out, len,
+                     "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-%s'; "
+                     "base-uri 'none'; form-action 'none'%s%s",
+                     (const char *)b64, extra ? "; " : "", extra ? extra : "");
+    return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
-int treg_html_report_csp(char *out, size_t len)
+/* The report page's policy: its script is a constant, hashed once. */
+static char report_csp[TREG_CSP_MAX];
+static pthread_once_t report_csp_once = PTHREAD_ONCE_INIT;
+
+static void make_report_csp(void)
 {
-    char script[TREG_CSP_HASH_LEN];
-    if (treg_csp_script_hash(treg_html_js, script) != 0) return -1;
-    int n = snprintf(out, len,
-                     "default-src 'none'; style-src 'unsafe-inline'; script-src %s; img-src data:; "
-                     "base-uri 'none'; form-action 'none'",
-                     script);
-    return n > 0 && (size_t)n < len ? 0 : -1;
+    if (treg_html_csp(treg_html_js, "img-src data:", report_csp, sizeof report_csp) != 0)
+        report_csp[0] = '\0';
+}
+
+const char *treg_html_report_csp(void)
+{
+    pthread_once(&report_csp_once, make_report_csp);
+    return report_csp[0] ? report_csp : NULL;
 }
 
 int treg_render_html_from(FILE *out, const Treg__V1__Report *const *reports, size_t n,
                           treg_sources *src, const char *title, const char *sources_from)
 {
-    char csp[256];
-    if (treg_html_report_csp(csp, sizeof csp) != 0) return -1;
+    const char *csp = treg_html_report_csp();
+    if (csp == NULL) return -1;
     fputs("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
           out);

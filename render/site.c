@@ -267,13 +267,12 @@ static void write_group(FILE *out, const site_row *rows, const size_t *members, 
 
 static int write_index(FILE *out, const treg_site *s, const char *title)
 {
-    char script[TREG_CSP_HASH_LEN];
-    if (treg_csp_script_hash(index_js, script) != 0) return -1;
+    char csp[TREG_CSP_MAX];
+    if (treg_html_csp(index_js, NULL, csp, sizeof csp) != 0) return -1;
     fprintf(out,
             "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-            "style-src 'unsafe-inline'; script-src %s\">\n<title>",
-            script);
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"%s\">\n<title>",
+            csp);
     treg_html_text(out, title);
     fprintf(out, " — treg</title>\n<style>%s</style>\n</head>\n<body>\n<header><h1>", index_css);
     treg_html_text(out, title);

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <stdbool.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,23 +30,6 @@ int auth_hash_hex(const char *token, char out[2 * AUTH_HASH_LEN + 1])
     for (size_t i = 0; i < AUTH_HASH_LEN; i++) snprintf(out + 2 * i, 3, "%02x", h[i]);
     OPENSSL_cleanse(h, sizeof h);
     return 0;
-}
-
-/* log2(n) in thousandths, n >= 1, by repeated squaring (no libm). */
-static unsigned milli_log2(unsigned n)
-{
-    unsigned whole = 0;
-    while ((n >> (whole + 1)) != 0) whole++;
-    uint64_t x = ((uint64_t)n << 32) >> whole; /* n / 2^whole in [1, 2), Q32 */
-    unsigned frac = 0, step = 500;
-    for (int i = 0; i < 12; i++, step /= 2) {
-        x = (x >> 16) * (x >> 16); /* squared, Q32 */
-        if (x >= (uint64_t)2 << 32) {
-            frac += step;
-            x >>= 1;
-        }
-    }
-    return whole * 1000 + frac;
 }
 
 unsigned auth_token_bits(const char *token)
@@ -74,7 +58,7 @@ unsigned auth_token_bits(const char *token)
     /* a few characters repeated ("aaaa...", "abab..."): no more than those */
     if (distinct < 8 && distinct < n) n = distinct;
     if (n < 2) return 0;
-    uint64_t bits = (uint64_t)len * milli_log2(n) / 1000;
+    double bits = (double)len * log2(n);
     return bits > 100000 ? 100000 : (unsigned)bits;
 }
 
@@ -169,6 +153,18 @@ const auth_entry *auth_find_hash(const auth_set *set, const uint8_t hash[AUTH_HA
             found = &set->entries[i];
     }
     return found;
+}
+
+const auth_entry *auth_find_hash_hex(const auth_set *set, const char *hex)
+{
+    uint8_t h[AUTH_HASH_LEN];
+    if (hex == NULL || strlen(hex) != 2 * AUTH_HASH_LEN) return NULL;
+    for (size_t i = 0; i < AUTH_HASH_LEN; i++) {
+        int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0) return NULL;
+        h[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return auth_find_hash(set, h);
 }
 
 const auth_entry *auth_find_token(const auth_set *set, const char *token)

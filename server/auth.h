@@ -56,6 +56,9 @@ const char *auth_check(const auth_set *set, const char *authorization);
  * session is too); NULL when none.  Constant time in the match. */
 const auth_entry *auth_find_token(const auth_set *set, const char *token);
 const auth_entry *auth_find_hash(const auth_set *set, const uint8_t hash[AUTH_HASH_LEN]);
+/* The same for the hash as 64 hex digits (a session's record); NULL when
+ * it is not that. */
+const auth_entry *auth_find_hash_hex(const auth_set *set, const char *hex);
 
 void auth_free(auth_set *set);
 

@@ -122,6 +122,7 @@ struct http_server {
     writer *pages;               /* the report pages' rendering threads */
     unsigned pages_pending;      /* renders queued or running (at most PAGES_PENDING_MAX) */
     char hsts[64];               /* the Strict-Transport-Security value, or "" */
+    char report_csp[400];        /* a report page's Content-Security-Policy (web_report_csp) */
     http_server *next_server;    /* in all_servers */
 };
 
@@ -361,6 +362,20 @@ static const char *team_filter(const request *r)
     return r->srv->cfg.team_visibility ? r->team : NULL;
 }
 
+/* *out, a report's bytes, as e's upload record names it (the team's own
+ * file name, host, time and team: --visibility team).  0, or -1 (out of
+ * memory: *out emptied).  Any thread. */
+static int with_upload(const store_entry *e, served *out)
+{
+    uint8_t *mine = NULL;
+    size_t mine_len = 0;
+    int set = treg_pb_report_set_upload(out->bytes, out->len, e->file_name, e->created_unix,
+                                        e->client_host, e->team, &mine, &mine_len);
+    free(out->owned);
+    *out = set == 0 ? (served){mine, mine_len, mine} : (served){0};
+    return set == 0 ? 0 : -1;
+}
+
 /* The report under e->key, whole (rows) or without rows; with
  * --visibility team carrying e's upload record (the team's own).  A
  * STORE_ value. */
@@ -380,17 +395,7 @@ static int load_report(request *r, const store_entry *e, bool rows, served *out)
         if ((rc = store_read_summary(st, e->key, &bytes, &len)) != STORE_FOUND) return rc;
         *out = (served){bytes, len, NULL};
     }
-    if (team_filter(r) != NULL) {
-        uint8_t *mine = NULL;
-        size_t mine_len = 0;
-        int set = treg_pb_report_set_upload(out->bytes, out->len, e->file_name, e->created_unix,
-                                            e->client_host, e->team, &mine, &mine_len);
-        free(out->owned);
-        *out = (served){0};
-        if (set != 0) return STORE_IO;
-        *out = (served){mine, mine_len, mine};
-    }
-    return STORE_FOUND;
+    return team_filter(r) != NULL && with_upload(e, out) != 0 ? STORE_IO : STORE_FOUND;
 }
 
 static void reply_load_error(request *r, int rc)
@@ -661,12 +666,13 @@ static void record_upload(request *r, const char *key)
 }
 
 /* UploadResponse.stored_before for r, whose report the server had (or was
- * making for another upload) when server_had: with --visibility team, only
- * whether r's own team had uploaded these inputs: another team's upload is
+ * making for another upload) when server_had (not for a fresh analysis of
+ * r's own, --reanalyze or a repair): with --visibility team, also only
+ * when r's own team had uploaded these inputs: another team's upload is
  * not r's to learn of (the work is shared all the same). */
 static bool stored_before(const request *r, bool server_had)
 {
-    return team_filter(r) != NULL ? r->had_it : server_had;
+    return team_filter(r) != NULL ? r->had_it && server_had : server_had;
 }
 
 /* A fresh analysis's report to one waiter; with --visibility team, one
@@ -1029,14 +1035,7 @@ static int web_team(request *r, unsigned *wait)
         store_session_get(r->srv->cfg.store, id_sha, &ss) != 1 ||
         ss.expires_unix <= (int64_t)time(NULL))
         return 0;
-    uint8_t h[AUTH_HASH_LEN];
-    bool hex = strlen(ss.token_sha256) == 2 * AUTH_HASH_LEN;
-    for (size_t i = 0; hex && i < AUTH_HASH_LEN; i++) {
-        unsigned v;
-        hex = sscanf(ss.token_sha256 + 2 * i, "%2x", &v) == 1;
-        h[i] = (uint8_t)v;
-    }
-    const auth_entry *e = hex ? auth_find_hash(r->srv->cfg.auth, h) : NULL;
+    const auth_entry *e = auth_find_hash_hex(r->srv->cfg.auth, ss.token_sha256);
     if (e == NULL || strcmp(e->team, ss.team) != 0) return 0;
     snprintf(r->team, sizeof r->team, "%s", e->team);
     return 1;
@@ -1245,15 +1244,13 @@ static int web_find(request *r, const char *hash_text, const char *query, store_
  * from the loop (page_done). */
 enum { PAGES_PENDING_MAX = 16, PAGE_THREADS = 1 };
 
+/* The thread reads the request (its team, the server's settings) and
+ * writes only the job; the loop leaves both alone until page_done. */
 typedef struct page_job {
     write_req work; /* first: the writer hands this back */
     request *r;
-    http_server *srv;
     store_entry e;
-    bool own_upload;    /* --visibility team: the page with the team's upload record */
-    bool any_sources;   /* --visibility all: another team's set when the viewer's has none */
-    char old_owner[64]; /* whose the team-less set is (store.h), or "" */
-    char team[64];      /* the viewer's */
+    char old_owner[64]; /* the report's only uploading team (whose a team-less set is), or "" */
     int rc;             /* a STORE_ value */
     char *page;
     size_t len;
@@ -1263,35 +1260,30 @@ typedef struct page_job {
 static void page_work(write_req *w)
 {
     page_job *j = (page_job *)w;
-    store *st = j->srv->cfg.store;
-    uint8_t *bytes = NULL, *mine = NULL;
-    size_t len = 0, mine_len = 0;
-    j->rc = store_read_report_file(st, j->e.key, &bytes, &len);
+    const request *r = j->r;
+    store *st = r->srv->cfg.store;
+    served out = {0};
+    uint8_t *bytes = NULL;
+    j->rc = store_read_report_file(st, j->e.key, &bytes, &out.len);
     if (j->rc != STORE_FOUND) return;
-    if (j->own_upload) {
-        if (treg_pb_report_set_upload(bytes, len, j->e.file_name, j->e.created_unix,
-                                      j->e.client_host, j->e.team, &mine, &mine_len) != 0) {
-            free(bytes);
-            j->rc = STORE_IO;
-            return;
-        }
-        free(bytes);
-        bytes = mine;
-        len = mine_len;
+    out.bytes = out.owned = bytes;
+    if (team_filter(r) != NULL && with_upload(&j->e, &out) != 0) {
+        j->rc = STORE_IO;
+        return;
     }
     store_source *files = NULL;
     size_t nfiles = 0;
     const char *old = j->old_owner[0] ? j->old_owner : NULL, *said = NULL;
     /* damaged sets are logged: the page goes without them */
-    if (store_read_sources(st, j->e.key, j->team, old, &files, &nfiles) != 0) nfiles = 0;
-    if (nfiles == 0 && j->any_sources) {
+    if (store_read_sources(st, j->e.key, r->team, old, &files, &nfiles) != 0) nfiles = 0;
+    if (nfiles == 0 && team_filter(r) == NULL) { /* --visibility all: another team's */
         store_sources_free(files, 0);
         files = NULL;
         if (store_read_first_sources(st, j->e.key, old, &files, &nfiles, j->from) != 0) nfiles = 0;
         if (nfiles > 0) said = j->from[0] ? j->from : "(not recorded)";
     }
-    Treg__V1__Report *rep = treg__v1__report__unpack(NULL, len, bytes);
-    free(bytes);
+    Treg__V1__Report *rep = treg__v1__report__unpack(NULL, out.len, out.bytes);
+    free(out.owned);
     if (rep != NULL) {
         web_report_page(rep, files, nfiles, said, &j->page, &j->len);
         treg__v1__report__free_unpacked(rep, NULL);
@@ -1303,7 +1295,7 @@ static void page_done(write_req *w)
 {
     page_job *j = (page_job *)w;
     request *r = j->r;
-    http_server *s = j->srv;
+    http_server *s = r->srv;
     s->pages_pending--;
     if (j->rc != STORE_FOUND) {
         int rc = store_read_failed(s->cfg.store, j->e.key, j->rc);
@@ -1312,15 +1304,8 @@ static void page_done(write_req *w)
                                           : "The stored report cannot be read.");
     } else if (j->page == NULL) {
         reply_message(r, 500, "treg", "cannot render the report");
-    } else {
-        char csp[400];
-        if (web_report_csp(csp, sizeof csp) != 0) {
-            free(j->page);
-            reply_message(r, 500, "treg", "cannot render the report");
-        } else {
-            /* The renderer's page carries its own policy; the header says it too. */
-            reply_html_csp(r, 200, j->page, j->len, NULL, NULL, csp);
-        }
+    } else { /* the renderer's page carries its own policy; the header says it too */
+        reply_html_csp(r, 200, j->page, j->len, NULL, NULL, s->report_csp);
     }
     store_entry_free(&j->e);
     free(j);
@@ -1344,13 +1329,9 @@ static void handle_web_report(request *r, const char *hash_text, const char *que
         return;
     }
     j->r = r;
-    j->srv = s;
-    j->own_upload = team_filter(r) != NULL;
-    j->any_sources = team_filter(r) == NULL;
-    snprintf(j->team, sizeof j->team, "%s", r->team);
-    if (store_has_old_sources(s->cfg.store, j->e.key) &&
-        store_upload_teams(s->cfg.store, j->e.key, j->old_owner) != 1)
-        j->old_owner[0] = '\0';
+    /* the index's part here; the files (whether a team-less set exists at
+     * all) are the thread's */
+    if (store_upload_teams(s->cfg.store, j->e.key, j->old_owner) != 1) j->old_owner[0] = '\0';
     j->work.work = page_work;
     j->work.done = page_done;
     s->pages_pending++;
@@ -1736,6 +1717,11 @@ http_server *http_new(struct event_base *base, const http_config *cfg, treg_erro
         return NULL;
     }
     if (cfg->hsts_max_age > 0) snprintf(s->hsts, sizeof s->hsts, "max-age=%u", cfg->hsts_max_age);
+    if (web_report_csp(s->report_csp, sizeof s->report_csp) != 0) {
+        treg_fail(err, TREG_E_NOMEM, "http: cannot hash the report page's script");
+        http_free(s);
+        return NULL;
+    }
     evhttp_set_bevcb(s->http, connection_bev, s);
     evhttp_set_gencb(s->http, route, s);
     /* All methods reach route(), which answers 405 with an Error body. */

@@ -729,7 +729,6 @@ int main(int argc, char **argv)
                           .max_per_address = (unsigned)c.max_per_address,
                           .throttle = {.free = (unsigned)c.auth_free_failures,
                                        .max_delay = (unsigned)c.auth_max_delay,
-                                       .forget = (unsigned)c.auth_max_delay,
                                        .server_per_minute = (unsigned)c.auth_server_failures},
                           .hsts_max_age = (unsigned)c.hsts_max_age};
         if ((http = http_new(base, &hc, &err)) == NULL) {

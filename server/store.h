@@ -218,8 +218,6 @@ int store_read_sources(const store *s, const char *key, const char *team, const 
  * team-less set, "" when that is not known); as store_read_sources. */
 int store_read_first_sources(const store *s, const char *key, const char *old_owner,
                              store_source **files, size_t *n, char from[64]);
-/* Whether key has a set from before tregd kept who sent it. */
-bool store_has_old_sources(const store *s, const char *key);
 void store_sources_free(store_source *files, size_t n);
 
 /* Whether the store's filesystem has need bytes free past reserve, and a

@@ -567,14 +567,6 @@ static int read_set(const store *s, const char *key, const char *path, store_sou
     return rc;
 }
 
-bool store_has_old_sources(const store *s, const char *key)
-{
-    char path[4200];
-    if (!store_valid_hash(key)) return false;
-    sources_path(s->dir, key, NULL, path, sizeof path);
-    return access(path, F_OK) == 0;
-}
-
 int store_read_sources(const store *s, const char *key, const char *team, const char *old_owner,
                        store_source **out, size_t *n)
 {
@@ -584,10 +576,10 @@ int store_read_sources(const store *s, const char *key, const char *team, const 
     if (!store_valid_hash(key) || team == NULL ||
         sources_path(s->dir, key, team, path, sizeof path) != 0)
         return -1;
-    if (access(path, F_OK) != 0) { /* the old team-less set, when it can only be this team's */
-        if (old_owner == NULL || strcmp(old_owner, team) != 0) return 0;
-        sources_path(s->dir, key, NULL, path, sizeof path);
-    }
+    int rc = read_set(s, key, path, out, n);
+    if (rc != 0 || *n > 0 || old_owner == NULL || strcmp(old_owner, team) != 0) return rc;
+    /* none: the old team-less set, when it can only be this team's */
+    sources_path(s->dir, key, NULL, path, sizeof path);
     return read_set(s, key, path, out, n);
 }
 

@@ -98,9 +98,13 @@ static slot *find(throttle *t, const uint8_t key[16], bool make, int64_t now)
     return victim;
 }
 
+/* Failures forgotten after max_delay quiet seconds, counted from the end
+ * of the address's wait (from its last failure when it had none): an
+ * address at the longest wait never finds its count gone when it ends. */
 static void forget_old(const throttle *t, slot *s, int64_t now)
 {
-    if (s->failures > 0 && now - s->last_failure >= (int64_t)t->c.forget) {
+    int64_t quiet_since = s->until > s->last_failure ? s->until : s->last_failure;
+    if (s->failures > 0 && now - quiet_since >= (int64_t)t->c.max_delay) {
         s->failures = 0;
         s->until = 0;
     }

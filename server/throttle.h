@@ -5,7 +5,8 @@
  * An address may fail `free` times; each failure past those makes it wait
  * twice as long as the last (1 s, 2 s, 4 s ... up to max_delay) before its
  * next attempt is even looked at (answered 429 with Retry-After).  Failures
- * are forgotten after `forget` quiet seconds, and a success clears them.
+ * are forgotten after max_delay quiet seconds past the end of the wait, and
+ * a success clears them.
  * A wrong token names no team, so the second bound is the server's: past
  * `server_per_minute` failures in a minute from all addresses together (a
  * guess spread over many addresses), only addresses that signed in or used
@@ -27,8 +28,9 @@
 
 typedef struct throttle_config {
     unsigned free;              /* failures an address makes before it waits (5) */
-    unsigned max_delay;         /* the longest wait, seconds (900) */
-    unsigned forget;            /* quiet seconds after which failures are forgotten (900) */
+    unsigned max_delay;         /* the longest wait, and the quiet seconds past a wait's
+                                 * end after which an address's failures are
+                                 * forgotten (900) */
     unsigned server_per_minute; /* failures server-wide before unknown addresses wait (300);
                                  * 0: no server-wide bound */
 } throttle_config;

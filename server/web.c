@@ -23,8 +23,8 @@ const char web_csp_pages[] = "default-src 'none'; style-src 'unsafe-inline'; for
                              "frame-ancestors 'none'";
 int web_report_csp(char *out, size_t len)
 {
-    char policy[256];
-    if (treg_html_report_csp(policy, sizeof policy) != 0) return -1;
+    const char *policy = treg_html_report_csp();
+    if (policy == NULL) return -1;
     int n = snprintf(out, len, "%s; frame-ancestors 'none'", policy);
     return n > 0 && (size_t)n < len ? 0 : -1;
 }

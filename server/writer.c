@@ -48,8 +48,6 @@ static void *run(void *arg)
         r->err = (treg_error){0, ""};
         if (r->work != NULL)
             r->work(r);
-        else if (w->dir == NULL)
-            r->rc = -1;
         else if (r->sources != NULL)
             r->rc = store_write_sources(w->dir, w->tmp, r->sources_key, r->sources_team,
                                         r->sources_created_unix, r->sources, r->nsources,

@@ -50,7 +50,8 @@ struct write_req {
 typedef struct writer writer;
 
 /* threads writing uploads into the store at dir, their temp files in tmp
- * (store_tmp_dir); both NULL for threads that only run work. */
+ * (store_tmp_dir); both NULL for threads that only run work (and are
+ * given nothing else). */
 writer *writer_new(struct event_base *base, const char *dir, const char *tmp, unsigned threads,
                    treg_error *err);
 

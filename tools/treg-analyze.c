@@ -331,7 +331,7 @@ now:
 /* A container's line in the text output, after its reports. */
 static void container_line(tool *t, const queue_item *it)
 {
-    bool listing = it->format && strcmp(it->format, "bundled assembly listing") == 0;
+    bool listing = it->format && strcmp(it->format, TREG_FORMAT_ASM_LISTING) == 0;
     printf("%s: %s with %zu AMDGPU %s%s", it->path, it->format, it->objects,
            listing ? "section" : "code object", it->objects == 1 ? "" : "s");
     if (it->fs->dropped) printf(" (%d not for --target)", it->fs->dropped);

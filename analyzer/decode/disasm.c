@@ -190,13 +190,15 @@ int treg_disasm_range(treg_disasm *d, treg_arena *a, const uint8_t *code, size_t
         }
         size_t len =
             LLVMDisasmInstruction(d->ctx, (uint8_t *)p, avail, addr + off, text, sizeof text);
+        uint32_t word;
+        memcpy(&word, code + off, 4);
         /* Older decoders "decode" what is no instruction: LLVM 16 prints an
          * all-ones word as v_illegal on GFX9, and a GFX11 true16 operand it
          * cannot name as "; Error: VGPR_32_Lo128: unknown register 145".
-         * Neither says what the word does to registers: not decoded. */
-        if (len && (decoded_as_illegal(text) || strstr(text, "; Error:"))) len = 0;
-        uint32_t word;
-        memcpy(&word, code + off, 4);
+         * Neither says what the word does to registers: not decoded.  (On
+         * GFX10+ v_illegal is a real instruction, word 0: kept.) */
+        if (len && ((word == 0xffffffffu && decoded_as_illegal(text)) || strstr(text, "; Error:")))
+            len = 0;
         bool undecodable = false;
         if (len == 0 && d->lenient) {
             /* step over the whole encoding, never into its second dword */

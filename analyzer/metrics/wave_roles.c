@@ -13,6 +13,12 @@
 #include "util/error.h"
 
 enum { NONE_BIT = 31 }; /* a mask's bit for "no role's size in effect yet" */
+/* WDRA's rules (HYGON-AI/triton-das third_party/hcu/backend/wasp.py@bb697091):
+ * four waves per partition, one on each SIMD (check_options: "HCU WDRA
+ * requires 4 waves per partition"); a partition's VGPR quota 4 to 256 in
+ * steps of 4 (normalize_regs: gran, min_regs, max_regs = 4, 4, 256).  The
+ * backend's Branch* comments give one entry per partition, in wave-id order. */
+enum { WDRA_WAVES_PER_ROLE = 4, WDRA_MIN_VGPRS = 4, WDRA_MAX_VGPRS = 256, WDRA_VGPR_STEP = 4 };
 #define ALL_WAVES UINT64_MAX
 
 /* One compare of an SGPR with a constant, in their printed places. */
@@ -68,6 +74,13 @@ static bool block_dispatch(const treg_roles_input *in, uint32_t b, cmp *c, bool 
         if (treg_insn_writes(&in->fx[i], TREG_REG_SCC)) return parse_cmp(&in->insns[i], c);
     return false;
 }
+
+/* A block's conditional branch on a compare of one SGPR with a constant. */
+typedef struct dispatch {
+    cmp c;
+    bool on, if_true;   /* on: the block has one (after the vote: on the dispatch's SGPR) */
+    uint64_t true_mask; /* the wave ids the compare holds for (the dispatch's) */
+} dispatch;
 
 typedef struct note_buf {
     char text[1024];
@@ -188,6 +201,15 @@ int treg_wave_roles_find(treg_arena *A, const treg_roles_input *in, treg_wave_ro
         return out->note ? TREG_OK : treg_fail(err, TREG_E_NOMEM, "out of memory");
     }
 
+    /* Per block, once: the role its last role setter sets (0: none), and
+     * the compare its conditional branch on SCC tests. */
+    uint32_t *sets = treg_arena_calloc(A, nb, sizeof *sets);
+    dispatch *dis = treg_arena_calloc(A, nb, sizeof *dis);
+    if (!sets || !dis) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    for (size_t s = 0; s < nsetters; s++) /* setters ascend: the last one wins */
+        if (role_of_setter[s] >= 0) sets[g->block_of[setters[s]]] = 1u << role_of_setter[s];
+    for (uint32_t b = 0; b < nb; b++) dis[b].on = block_dispatch(in, b, &dis[b].c, &dis[b].if_true);
+
     /* Which roles' sizes may be in effect at each block's start. */
     const uint32_t entry = g->nreachable ? g->rpo[0] : 0;
     in_mask[entry] = 1u << NONE_BIT;
@@ -195,10 +217,7 @@ int treg_wave_roles_find(treg_arena *A, const treg_roles_input *in, treg_wave_ro
         changed = false;
         for (uint32_t r = 0; r < g->nreachable; r++) {
             uint32_t b = g->rpo[r];
-            uint32_t mask = in_mask[b];
-            for (size_t s = 0; s < nsetters; s++)
-                if (role_of_setter[s] >= 0 && g->block_of[setters[s]] == b)
-                    mask = 1u << role_of_setter[s]; /* setters ascend: the last one wins */
+            uint32_t mask = sets[b] ? sets[b] : in_mask[b];
             for (int k = 0; k < g->blocks[b].nsucc; k++) {
                 uint32_t t = g->blocks[b].succ[k];
                 if ((in_mask[t] | mask) != in_mask[t]) {
@@ -212,14 +231,14 @@ int treg_wave_roles_find(treg_arena *A, const treg_roles_input *in, treg_wave_ro
     /* The dispatch: the SGPR the pre-dispatch code compares with
      * constants most often before its conditional branches. */
     unsigned votes[TREG_NUM_S] = {0};
-    for (uint32_t b = 0; b < nb; b++) {
-        cmp c;
-        bool t;
-        if (in_mask[b] == 1u << NONE_BIT && block_dispatch(in, b, &c, &t)) votes[c.sgpr]++;
-    }
+    for (uint32_t b = 0; b < nb; b++)
+        if (in_mask[b] == 1u << NONE_BIT && dis[b].on) votes[dis[b].c.sgpr]++;
     unsigned wave_reg = TREG_NUM_S;
     for (unsigned r = 0; r < TREG_NUM_S; r++)
         if (votes[r] && (wave_reg == TREG_NUM_S || votes[r] > votes[wave_reg])) wave_reg = r;
+    for (uint32_t b = 0; b < nb; b++) /* the dispatch's own: which wave ids each lets through */
+        if ((dis[b].on = dis[b].on && dis[b].c.sgpr == wave_reg))
+            dis[b].true_mask = cmp_true_mask(&dis[b].c);
     /* The wave ids reaching each block through those compares. */
     in_waves[entry] = ALL_WAVES;
     for (bool changed = wave_reg != TREG_NUM_S; changed;) {
@@ -228,12 +247,10 @@ int treg_wave_roles_find(treg_arena *A, const treg_roles_input *in, treg_wave_ro
             uint32_t b = g->rpo[r];
             const treg_block *B = &g->blocks[b];
             uint64_t w = in_waves[b], taken = w, fall = w;
-            cmp c;
-            bool if_true;
-            if (block_dispatch(in, b, &c, &if_true) && c.sgpr == wave_reg) {
-                uint64_t t = cmp_true_mask(&c);
-                taken = w & (if_true ? t : ~t);
-                fall = w & (if_true ? ~t : t);
+            if (dis[b].on) {
+                uint64_t t = dis[b].true_mask;
+                taken = w & (dis[b].if_true ? t : ~t);
+                fall = w & (dis[b].if_true ? ~t : t);
             }
             for (int k = 0; k < B->nsucc; k++) {
                 uint32_t s = B->succ[k];
@@ -308,9 +325,10 @@ int treg_wave_roles_find(treg_arena *A, const treg_roles_input *in, treg_wave_ro
         ids_known &= R->first_wave >= 0;
         out->size_sum += R->size;
         if (R->size < smallest) smallest = R->size;
-        if (R->size < 4 || R->size > 256 || R->size % 4)
-            note(&nb_note, "The size %u at +0x%llx is not one WDRA allows (4 to 256, step 4). ",
-                 R->size, (unsigned long long)R->set_address);
+        if (R->size < WDRA_MIN_VGPRS || R->size > WDRA_MAX_VGPRS || R->size % WDRA_VGPR_STEP)
+            note(&nb_note, "The size %u at +0x%llx is not one WDRA allows (%d to %d, step %d). ",
+                 R->size, (unsigned long long)R->set_address, WDRA_MIN_VGPRS, WDRA_MAX_VGPRS,
+                 WDRA_VGPR_STEP);
         if (R->highest_vgpr > R->size)
             note(&nb_note,
                  "The role set at +0x%llx names v%u, past its %u VGPRs: its waves fault there. ",
@@ -326,7 +344,7 @@ int treg_wave_roles_find(treg_arena *A, const treg_roles_input *in, treg_wave_ro
              "The code before the dispatch names v%u, past the smallest role's %u VGPRs. ",
              out->before_highest_vgpr - 1, smallest);
 
-    /* The backend's comments, per role in wave-id order (4 waves each). */
+    /* The backend's comments, per role in wave-id order (WDRA_WAVES_PER_ROLE each). */
     const treg_asm_trailer *t = in->trailer;
     if (t && t->nbranch_available) {
         out->backend_comments = 1;
@@ -335,9 +353,10 @@ int treg_wave_roles_find(treg_arena *A, const treg_roles_input *in, treg_wave_ro
                  t->nbranch_available, nroles);
         for (size_t r = 0; r < nroles; r++) {
             treg_wave_role *R = &roles[r];
-            if (R->first_wave < 0 || R->first_wave % 4 || R->last_wave != R->first_wave + 3)
+            if (R->first_wave < 0 || R->first_wave % WDRA_WAVES_PER_ROLE ||
+                R->last_wave != R->first_wave + WDRA_WAVES_PER_ROLE - 1)
                 continue;
-            unsigned p = (unsigned)R->first_wave / 4;
+            unsigned p = (unsigned)R->first_wave / WDRA_WAVES_PER_ROLE;
             if (p >= t->nbranch_available) continue;
             R->backend_available = t->branch_available[p];
             if (p < t->nbranch_needs) R->backend_needs = t->branch_needs[p];

@@ -220,7 +220,10 @@ static const treg_target targets[] = {
      .decode_as = {NULL},
      FAMILY_CDNA("CDNA2", 65536, false, SRC_CDNA)},
     /* gfx940 (0x40) and gfx941 (0x4b) were dropped in LLVM 20 (ELF.h now
-     * names those values RESERVED); decode them as gfx942, same ISA. */
+     * names those values RESERVED); decode them as gfx942, same ISA.  Which
+     * LLVM knows which (llvm/lib/Target/AMDGPU/GCNProcessors.td; checked
+     * with Debian's llvm-mc -mcpu=): 16.0.6 gfx940 only; 19.1.7 all three;
+     * 22.1.8 gfx942 only.  So gfx941 goes to gfx942 (17+), else gfx940 (16). */
     {.name = "gfx940",
      .mach = 0x40,
      .decode_as = {"gfx942"},
@@ -229,7 +232,8 @@ static const treg_target targets[] = {
      .mach = 0x4b,
      .decode_as = {"gfx942", "gfx940"},
      FAMILY_CDNA("CDNA3", 65536, true, SRC_CDNA3 "; mach from ELF.h before LLVM 20")},
-    /* LLVM 16 knows gfx940 and not gfx942 (added in 17): the same ISA. */
+    /* LLVM 16.0.6 knows gfx940 and not gfx942 (GCNProcessors.td gained it in
+     * 17; llvm-mc-16 -mcpu=gfx942: "not a recognized processor"): the same ISA. */
     {.name = "gfx942",
      .mach = 0x4c,
      .decode_as = {"gfx940"},

@@ -749,22 +749,25 @@ static void trailer_comment(parser *ps, const char *s, size_t len)
 {
     if (!ps->nstarts) return;
     treg_asm_trailer *t = &ps->starts[ps->nstarts - 1].trailer;
-    static const char spill[] = "BranchSpillInfo:", needs[] = "BranchRealOrSuggestedVgprs:",
-                      available[] = "BranchAvailableVgprs:";
+    /* Hygon's WASP comments: a tuple per partition (true/false for spills) */
+    static const struct {
+        const char *key;
+        bool booleans;
+        size_t values, count;
+    } tuples[] = {
+        {"BranchSpillInfo:", true, offsetof(treg_asm_trailer, branch_spill),
+         offsetof(treg_asm_trailer, nbranch_spill)},
+        {"BranchRealOrSuggestedVgprs:", false, offsetof(treg_asm_trailer, branch_needs),
+         offsetof(treg_asm_trailer, nbranch_needs)},
+        {"BranchAvailableVgprs:", false, offsetof(treg_asm_trailer, branch_available),
+         offsetof(treg_asm_trailer, nbranch_available)},
+    };
     trim(&s, &len);
-    if (starts_with(s, len, spill)) {
-        t->nbranch_spill =
-            branch_tuple(s + strlen(spill), len - strlen(spill), true, t->branch_spill);
-        return;
-    }
-    if (starts_with(s, len, needs)) {
-        t->nbranch_needs =
-            branch_tuple(s + strlen(needs), len - strlen(needs), false, t->branch_needs);
-        return;
-    }
-    if (starts_with(s, len, available)) {
-        t->nbranch_available = branch_tuple(s + strlen(available), len - strlen(available), false,
-                                            t->branch_available);
+    for (size_t k = 0; k < sizeof tuples / sizeof tuples[0]; k++) {
+        size_t kl = strlen(tuples[k].key);
+        if (!starts_with(s, len, tuples[k].key)) continue;
+        *(unsigned *)((char *)t + tuples[k].count) = branch_tuple(
+            s + kl, len - kl, tuples[k].booleans, (int *)((char *)t + tuples[k].values));
         return;
     }
     static const struct {
@@ -780,14 +783,13 @@ static void trailer_comment(parser *ps, const char *s, size_t len)
         {"Occupancy:", offsetof(treg_asm_trailer, occupancy)},
         {"AccumOffset:", offsetof(treg_asm_trailer, accum_offset)},
     };
-    trim(&s, &len);
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         if (!starts_with(s, len, keys[k].key)) continue;
         const char *v = s + strlen(keys[k].key);
         size_t vl = len - strlen(keys[k].key);
         unsigned long x;
         if (take_uint(&v, &vl, &x) && x <= 0x7fffffff)
-            *(int *)((char *)&ps->starts[ps->nstarts - 1].trailer + keys[k].offset) = (int)x;
+            *(int *)((char *)t + keys[k].offset) = (int)x;
         return;
     }
 }

@@ -87,17 +87,28 @@ start_tregd() {
   printf 'test %s\n' "$("$TREGD" hash-token "$tregd_token" | grep -oE '[0-9a-f]{64}' | head -n1)" >"$dir/tokens"
   server_pid=""
   trap '[[ -z $server_pid ]] || kill -KILL -- "-$server_pid" 2>/dev/null || true' EXIT
+  : >"$dir/tregd.log"
+  launch_tregd "$@"
+}
+# launch_tregd [TREGD ARGS...]: start_tregd's tregd again (after stop_tregd),
+# on the same certificate, tokens file and store; sets server_pid and port.
+launch_tregd() {
+  local dir=$tregd_dir
+  rm -f "$dir/port"
   setsid "$TREGD" --listen 127.0.0.1:0 --port-file "$dir/port" --cert "$dir/certs/server.pem" \
     --key "$dir/certs/server.key" --store "$dir/store" --tokens-file "$dir/tokens" "$@" \
-    2>"$dir/tregd.log" &
+    2>>"$dir/tregd.log" &
   server_pid=$!
   wait_port "$dir/port" "$server_pid" "$dir/tregd.log"
   port=$(tr -dc '0-9' <"$dir/port")
 }
+# (TREGC_TOKEN: another team's token than start_tregd's)
 tregc_to() {
   timeout 120 "$TREGC" --server "https://127.0.0.1:$port" --ca "$tregd_dir/certs/ca.pem" \
-    --token "$tregd_token" "$@"
+    --token "${TREGC_TOKEN:-$tregd_token}" "$@"
 }
+# pb ARGS...: tests/cli/pbwire.py, the hand-rolled treg.v1 messages
+pb() { python3 "$TREG_SOURCE_ROOT/tests/cli/pbwire.py" "$@"; }
 stop_tregd() {
   kill -TERM "$server_pid"
   wait "$server_pid" 2>/dev/null

@@ -36,7 +36,6 @@ trap cleanup EXIT
 
 self_signed "$work"
 
-pb() { python3 "$TREG_SOURCE_ROOT/tests/cli/pbwire.py" "$@"; }
 
 token=$(openssl rand -hex 24)
 store=$work/store

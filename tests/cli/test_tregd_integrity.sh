@@ -34,7 +34,6 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-pb() { python3 "$TREG_SOURCE_ROOT/tests/cli/pbwire.py" "$@"; }
 
 self_signed "$work"
 

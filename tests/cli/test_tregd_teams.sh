@@ -51,7 +51,6 @@ cleanup() {
 start_tregd "$work" --workers 1 --visibility team
 trap cleanup EXIT
 cd "$work"
-pb() { python3 "$TREG_SOURCE_ROOT/tests/cli/pbwire.py" "$@"; }
 base=https://127.0.0.1:$port
 c() { timeout 30 curl -sS --cacert "$work/certs/ca.pem" "$@"; }
 
@@ -77,7 +76,7 @@ tok_b=$(openssl rand -hex 32)
 kill -HUP "$server_pid"
 wait_for 5 grep -q '"tokens reloaded"' "$work/tregd.log" || fail "tregd did not reload its tokens"
 as_a() { tregc_to "$@"; }
-as_b() { timeout 120 "$TREGC" --server "$base" --ca "$work/certs/ca.pem" --token "$tok_b" "$@"; }
+as_b() { TREGC_TOKEN=$tok_b tregc_to "$@"; }
 # link_of JSON: the first report's page path
 link_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["reports"][0]["link"][len(sys.argv[2]):])' "$1" "$base"; }
 # page TOKEN PATH OUT: the page as that team's program sees it; prints the status
@@ -292,13 +291,7 @@ fi
 
 # --- 2 under --visibility all --------------------------------------------------------
 stop_tregd
-trap cleanup EXIT
-setsid "$TREGD" --listen 127.0.0.1:0 --port-file "$work/port2" --cert "$work/certs/server.pem" \
-  --key "$work/certs/server.key" --store "$work/store" --tokens-file "$work/tokens" --workers 1 \
-  --auth-free-failures 3 --auth-max-delay 4 --auth-server-failures 12 2>>"$work/tregd.log" &
-server_pid=$!
-wait_port "$work/port2" "$server_pid" "$work/tregd.log"
-port=$(tr -dc '0-9' <"$work/port2")
+launch_tregd --workers 1 --auth-free-failures 3 --auth-max-delay 4 --auth-server-failures 12
 base=https://127.0.0.1:$port
 n=${#failures[@]}
 as_a --format json --no-rows --no-source upload "$fx/gfx90a/spill_kernel.hsaco" >a4.json 2>a4.err || fail "alpha's upload: $(head -n2 a4.err)"
@@ -320,8 +313,10 @@ code=$(send_text "$tok_b" "$(link_of a5.json)" "$(src_of mfma_kernel)" fake2.hip
 ok_since "$n" "2: --visibility all: another team's text is named as theirs; a team's own wins for it; no text without an upload"
 
 # --- 4: wrong tokens, slowed down -----------------------------------------------------
-# (a minute's server-wide count: start well inside a minute)
-(($(date +%S | sed 's/^0//') < 40)) || sleep $((61 - $(date +%S | sed 's/^0//')))
+# (the server-wide count is per minute of CLOCK_MONOTONIC, which Python's
+# time.monotonic reads on Linux: start well inside one)
+sec=$(python3 -c 'import time; print(int(time.monotonic()) % 60)')
+((sec < 40)) || sleep $((61 - sec))
 bearer() { # bearer TOKEN [curl args]: GET /v1/reports; prints the status
   local t=$1
   shift

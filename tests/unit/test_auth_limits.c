@@ -1,7 +1,9 @@
 /* tregd's defences around tokens: the failure throttle (server/throttle.c)
  * and the strength a plain token must have (auth_token_bits).
  *   - an address fails `free` times unhindered, then waits 1, 2, 4 ... s,
- *     capped; a success clears it; quiet time forgets it;
+ *     capped (and at the cap stays there: its count is not forgotten when
+ *     a wait ends); a success clears it; max_delay quiet seconds past the
+ *     wait forget it;
  *   - IPv6 clients count by /64, IPv4 (and IPv4-mapped IPv6) by address;
  *   - past the server-wide bound in a minute, addresses never seen to
  *     succeed wait until the minute ends, known ones do not;
@@ -21,8 +23,7 @@
 #include "auth.h"
 #include "throttle.h"
 
-static const throttle_config cfg = {
-    .free = 3, .max_delay = 60, .forget = 120, .server_per_minute = 0};
+static const throttle_config cfg = {.free = 3, .max_delay = 60, .server_per_minute = 0};
 
 static void backoff(void **state)
 {
@@ -48,12 +49,14 @@ static void backoff(void **state)
     throttle_succeeded(t, "10.0.0.1", now + 60); /* a right token clears it */
     throttle_failed(t, "10.0.0.1", now + 60);
     assert_int_equal(throttle_wait(t, "10.0.0.1", now + 60), 0);
-    /* quiet for `forget` seconds: forgotten */
+    /* quiet for max_delay seconds past the wait's end: forgotten; not before */
     for (int i = 0; i < 4; i++) throttle_failed(t, "10.0.0.3", now);
-    assert_int_equal(throttle_wait(t, "10.0.0.3", now), 1);
-    assert_int_equal(throttle_wait(t, "10.0.0.3", now + 120), 0);
-    throttle_failed(t, "10.0.0.3", now + 120);
-    assert_int_equal(throttle_wait(t, "10.0.0.3", now + 120), 0);
+    assert_int_equal(throttle_wait(t, "10.0.0.3", now), 1); /* until now + 1 */
+    assert_int_equal(throttle_wait(t, "10.0.0.3", now + 60), 0);
+    throttle_failed(t, "10.0.0.3", now + 60); /* quiet 59 s past the wait: counted */
+    assert_int_equal(throttle_wait(t, "10.0.0.3", now + 60), 2);
+    throttle_failed(t, "10.0.0.3", now + 62 + 60); /* quiet 60 s past it: forgotten */
+    assert_int_equal(throttle_wait(t, "10.0.0.3", now + 122), 0);
     throttle_free(t);
 }
 

@@ -52,10 +52,13 @@ typedef struct treg_container_limits {
     uint32_t max_entries; /* entries in the whole file; 0: 65536 */
 } treg_container_limits;
 
+/* treg_text_bundle_each's format: its entries are sections of text. */
+#define TREG_FORMAT_ASM_LISTING "bundled assembly listing"
+
 typedef struct treg_container_stats {
     /* "code object", "offload bundle", "compressed offload bundle", "offload binary",
      * "host ELF (.hip_fatbin)", "host ELF (.llvm.offloading)",
-     * "host ELF (.hip_fatbin, .llvm.offloading)" */
+     * "host ELF (.hip_fatbin, .llvm.offloading)", TREG_FORMAT_ASM_LISTING */
     const char *format;
     size_t objects, skipped;
     uint64_t decompressed; /* bytes inflated from compressed bundles */
