@@ -13,6 +13,7 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/bufferevent_ssl.h>
+#include <event2/dns.h>
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
@@ -23,6 +24,7 @@
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +72,160 @@ static void ssl_error_text(char *buf, size_t len)
     ERR_clear_error();
 }
 
+/* --- names and CAs without the system's libraries ------------------------------ */
+
+#ifdef TREG_STATIC_BUILD
+/* The static tregc resolves with libevent's evdns, which reads /etc/hosts
+ * and /etc/resolv.conf itself: glibc's getaddrinfo would dlopen the NSS
+ * modules of the glibc it was linked with, which a node of another
+ * distribution does not have. */
+typedef struct lookup {
+    struct event_base *base;
+    int done, code;
+    struct evutil_addrinfo *list;
+} lookup;
+
+static void lookup_cb(int code, struct evutil_addrinfo *res, void *arg)
+{
+    lookup *l = arg;
+    l->done = 1;
+    l->code = code;
+    l->list = res;
+    event_base_loopexit(l->base, NULL);
+}
+
+static int system_lookup(const char *host, int timeout_seconds, struct evutil_addrinfo **out,
+                         const char **why)
+{
+    lookup l = {0};
+    l.base = event_base_new();
+    struct evdns_base *dns = l.base ? evdns_base_new(l.base, 0) : NULL;
+    if (!dns) {
+        if (l.base) event_base_free(l.base);
+        *why = "out of memory";
+        return -1;
+    }
+    /* No resolv.conf: evdns asks 127.0.0.1, as glibc's resolver does;
+     * /etc/hosts is read either way. */
+    evdns_base_resolv_conf_parse(dns, DNS_OPTIONS_ALL, "/etc/resolv.conf");
+    char seconds[16];
+    snprintf(seconds, sizeof seconds, "%d", timeout_seconds < 5 ? timeout_seconds : 5);
+    evdns_base_set_option(dns, "timeout:", seconds);
+    struct evutil_addrinfo hints = {0};
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_protocol = IPPROTO_TCP;
+    hints.ai_flags = EVUTIL_AI_ADDRCONFIG;
+    struct evdns_getaddrinfo_request *req =
+        evdns_getaddrinfo(dns, host, NULL, &hints, lookup_cb, &l);
+    if (req && !l.done) event_base_dispatch(l.base);
+    evdns_base_free(dns, 0);
+    event_base_free(l.base);
+    *out = l.list;
+    *why = l.code ? evutil_gai_strerror(l.code) : NULL;
+    return l.code ? -1 : 0;
+}
+#define free_lookup evutil_freeaddrinfo
+#else
+static int system_lookup(const char *host, int timeout_seconds, struct addrinfo **out,
+                         const char **why)
+{
+    (void)timeout_seconds;
+    struct addrinfo hints = {0};
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_ADDRCONFIG;
+    int gai = getaddrinfo(host, NULL, &hints, out);
+    *why = gai ? gai_strerror(gai) : NULL;
+    return gai ? -1 : 0;
+}
+#define free_lookup freeaddrinfo
+#endif
+
+/* h->host's addresses, by number, in the resolver's order. */
+static int resolve_host(tregc_https *h, int timeout_seconds, treg_error *err)
+{
+    struct addrinfo *list = NULL;
+    const char *why = NULL;
+    if (system_lookup(h->host, timeout_seconds, &list, &why) != 0) {
+        treg_fail(err, TREG_E_IO, "cannot connect to %s: %s", h->hostport,
+                  why ? why : "name not resolved");
+        return -1;
+    }
+    for (struct addrinfo *ai = list; ai && h->naddrs < TREGC_MAX_ADDRS; ai = ai->ai_next) {
+        if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6) continue;
+        const void *a = ai->ai_family == AF_INET
+                            ? (const void *)&((struct sockaddr_in *)ai->ai_addr)->sin_addr
+                            : (const void *)&((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr;
+        char *slot = h->addrs[h->naddrs];
+        if (inet_ntop(ai->ai_family, a, slot, sizeof h->addrs[0])) h->naddrs++;
+    }
+    free_lookup(list);
+    if (h->naddrs == 0) {
+        treg_fail(err, TREG_E_IO, "cannot connect to %s: no IPv4 or IPv6 address", h->hostport);
+        return -1;
+    }
+    return 0;
+}
+
+/* The CA bundles of the common distributions, in the order Go's
+ * crypto/x509 (root_linux.go) tries them; then the hashed folders.  The
+ * dynamic tregc leaves this to the system's OpenSSL, which knows its own
+ * distribution; the static one carries Debian's OpenSSL, whose built-in
+ * /usr/lib/ssl is found nowhere else. */
+#ifdef TREG_STATIC_BUILD
+static const char *const ca_files[] = {
+    "/etc/ssl/certs/ca-certificates.crt", /* Debian, Ubuntu, UOS, Kylin desktop, Gentoo, Arch */
+    "/etc/pki/tls/certs/ca-bundle.crt",   /* Fedora, RHEL/CentOS 6+, Kylin server, openEuler */
+    "/etc/ssl/ca-bundle.pem",             /* openSUSE, SLES */
+    "/etc/pki/tls/cacert.pem",            /* OpenELEC */
+    "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem", /* RHEL/CentOS 7+, Rocky, Alma */
+    "/etc/ssl/cert.pem",                                 /* Alpine */
+};
+static const char *const ca_dirs[] = {"/etc/ssl/certs", "/etc/pki/tls/certs"};
+#endif
+
+const char *tregc_https_ca_place(size_t i)
+{
+#ifdef TREG_STATIC_BUILD
+    size_t nfiles = sizeof ca_files / sizeof *ca_files;
+    if (i < nfiles) return ca_files[i];
+    if (i - nfiles < sizeof ca_dirs / sizeof *ca_dirs) return ca_dirs[i - nfiles];
+#else
+    (void)i;
+#endif
+    return NULL;
+}
+
+const char *tregc_https_system_ca(void)
+{
+#ifdef TREG_STATIC_BUILD
+    if (getenv("SSL_CERT_FILE") || getenv("SSL_CERT_DIR")) return NULL;
+    struct stat st;
+    for (size_t i = 0; i < sizeof ca_files / sizeof *ca_files; i++)
+        if (stat(ca_files[i], &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+            return ca_files[i];
+    for (size_t i = 0; i < sizeof ca_dirs / sizeof *ca_dirs; i++)
+        if (stat(ca_dirs[i], &st) == 0 && S_ISDIR(st.st_mode)) return ca_dirs[i];
+#endif
+    return NULL;
+}
+
+/* 1: loaded; 0 (static build only): nothing found; -1: OpenSSL failed. */
+static int load_system_cas(SSL_CTX *ctx)
+{
+#ifdef TREG_STATIC_BUILD
+    if (!getenv("SSL_CERT_FILE") && !getenv("SSL_CERT_DIR")) {
+        const char *where = tregc_https_system_ca();
+        if (!where) return 0;
+        struct stat st;
+        int dir = stat(where, &st) == 0 && S_ISDIR(st.st_mode);
+        return SSL_CTX_load_verify_locations(ctx, dir ? NULL : where, dir ? where : NULL) == 1 ? 1
+                                                                                               : -1;
+    }
+#endif
+    /* OpenSSL's own places, SSL_CERT_FILE and SSL_CERT_DIR first */
+    return SSL_CTX_set_default_verify_paths(ctx) == 1 ? 1 : -1;
+}
+
 int tregc_https_open(tregc_https *h, const char *server, const char *ca, const char *token,
                      int timeout_seconds, treg_error *err)
 {
@@ -113,15 +269,10 @@ int tregc_https_open(tregc_https *h, const char *server, const char *ca, const c
     snprintf(h->hostport, sizeof h->hostport, strchr(h->host, ':') ? "[%s]:%d" : "%s:%d", h->host,
              h->port);
 
-    /* Resolve once here: libevent's own lookup failure carries no reason. */
-    struct addrinfo hints = {0}, *ai = NULL;
-    hints.ai_socktype = SOCK_STREAM;
-    int gai = getaddrinfo(h->host, NULL, &hints, &ai);
-    if (gai != 0) {
-        treg_fail(err, TREG_E_IO, "cannot connect to %s: %s", h->hostport, gai_strerror(gai));
-        return TREGC_NET_CONNECT;
-    }
-    freeaddrinfo(ai);
+    /* Resolved once here, then connected to by number: libevent's own
+     * lookup failure carries no reason, and the static build must not
+     * reach glibc's NSS (see resolve_host). */
+    if (resolve_host(h, timeout_seconds, err) != 0) return TREGC_NET_CONNECT;
 
     if (ca) {
         /* fopen first: OpenSSL's "no such file" is less plain than errno's. */
@@ -139,13 +290,18 @@ int tregc_https_open(tregc_https *h, const char *server, const char *ca, const c
         treg_fail(err, TREG_E_IO, "TLS: cannot set up: %s", why);
         return TREGC_NET_USAGE;
     }
-    int loaded = ca ? SSL_CTX_load_verify_locations(h->ssl_ctx, ca, NULL)
-                    : SSL_CTX_set_default_verify_paths(h->ssl_ctx);
+    int loaded =
+        ca ? SSL_CTX_load_verify_locations(h->ssl_ctx, ca, NULL) : load_system_cas(h->ssl_ctx);
     if (loaded != 1) {
         char why[200];
         ssl_error_text(why, sizeof why);
         if (ca)
             treg_fail(err, TREG_E_ARG, "--ca %s: no certificate could be loaded: %s", ca, why);
+        else if (loaded == 0)
+            treg_fail(err, TREG_E_IO,
+                      "TLS: no CA certificates where the common distributions keep them "
+                      "(tregc --version lists the places), nor in SSL_CERT_FILE or "
+                      "SSL_CERT_DIR: name a file with --ca");
         else
             treg_fail(err, TREG_E_IO, "TLS: cannot load the system's CA store: %s", why);
         return TREGC_NET_USAGE;
@@ -208,37 +364,39 @@ static void done_cb(struct evhttp_request *req, void *arg)
  * failure is diagnosed by trying once more, without TLS. */
 static int probe_connect(const tregc_https *h, int timeout_seconds)
 {
-    char port[16];
-    snprintf(port, sizeof port, "%d", h->port);
-    struct addrinfo hints = {0}, *list = NULL;
-    hints.ai_socktype = SOCK_STREAM;
-    int gai = getaddrinfo(h->host, port, &hints, &list);
-    if (gai != 0) return gai == EAI_SYSTEM ? errno : EHOSTUNREACH;
-    int result = ECONNREFUSED;
-    for (struct addrinfo *ai = list; ai; ai = ai->ai_next) {
-        int fd =
-            socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
-        if (fd < 0) {
-            result = errno;
-            continue;
-        }
-        if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
-            result = 0;
-        } else if (errno != EINPROGRESS) {
-            result = errno;
-        } else {
-            struct pollfd pfd = {fd, POLLOUT, 0};
-            int ready = poll(&pfd, 1, timeout_seconds * 1000);
-            socklen_t len = sizeof result;
-            if (ready == 0)
-                result = ETIMEDOUT;
-            else if (ready < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &result, &len) != 0)
-                result = errno;
-        }
-        close(fd);
-        if (result == 0) break;
+    const char *addr = h->addrs[h->cur];
+    struct sockaddr_storage ss = {0};
+    socklen_t sslen;
+    struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
+    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+    if (inet_pton(AF_INET, addr, &in4->sin_addr) == 1) {
+        in4->sin_family = AF_INET;
+        in4->sin_port = htons((unsigned short)h->port);
+        sslen = sizeof *in4;
+    } else if (inet_pton(AF_INET6, addr, &in6->sin6_addr) == 1) {
+        in6->sin6_family = AF_INET6;
+        in6->sin6_port = htons((unsigned short)h->port);
+        sslen = sizeof *in6;
+    } else {
+        return EHOSTUNREACH;
     }
-    freeaddrinfo(list);
+    int result;
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return errno;
+    if (connect(fd, (struct sockaddr *)&ss, sslen) == 0) {
+        result = 0;
+    } else if (errno != EINPROGRESS) {
+        result = errno;
+    } else {
+        struct pollfd pfd = {fd, POLLOUT, 0};
+        int ready = poll(&pfd, 1, timeout_seconds * 1000);
+        socklen_t len = sizeof result;
+        if (ready == 0)
+            result = ETIMEDOUT;
+        else if (ready < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &result, &len) != 0)
+            result = errno;
+    }
+    close(fd);
     return result;
 }
 
@@ -347,7 +505,7 @@ static int one_attempt(tregc_https *h, const char *path, const void *body, size_
     struct bufferevent *bev = bufferevent_openssl_socket_new(
         a->base, -1, ssl, BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
     struct evhttp_connection *evcon =
-        bev ? evhttp_connection_base_bufferevent_new(a->base, NULL, bev, h->host,
+        bev ? evhttp_connection_base_bufferevent_new(a->base, NULL, bev, h->addrs[h->cur],
                                                      (unsigned short)h->port)
             : NULL;
     if (!evcon) {
@@ -457,6 +615,14 @@ int tregc_https_request(tregc_https *h, const char *path, const void *body, size
             return TREGC_NET_TIMEOUT;
         }
         int rc = one_attempt(h, path, body, len, &a, left, err);
+        if (rc == TREGC_NET_CONNECT && h->cur + 1 < h->naddrs) {
+            /* the name's next address (localhost's ::1 first, say, and a
+             * server on 127.0.0.1 only) */
+            free(a.body);
+            h->cur++;
+            tries--;
+            continue;
+        }
         if (rc != TREGC_NET_OK) {
             free(a.body);
             long wait_ms = 250L << broken;

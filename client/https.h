@@ -23,15 +23,19 @@ enum tregc_net_status {
     TREGC_NET_PROTOCOL, /* the connection broke or the answer was not HTTP */
 };
 
+#define TREGC_MAX_ADDRS 8
+
 typedef struct tregc_https {
     char *host; /* without brackets for IPv6 */
     int port;
-    char hostport[300];  /* HOST:PORT, for messages */
-    const char *ca;      /* NULL: the system store */
-    const char *token;   /* NULL: no Authorization header */
-    int timeout_seconds; /* per attempt */
-    int max_retries;     /* of a 503 */
-    int chatty;          /* say on stderr when waiting to retry (stderr is a terminal) */
+    char addrs[TREGC_MAX_ADDRS][46]; /* host's addresses by number (INET6_ADDRSTRLEN) */
+    int naddrs, cur;                 /* cur: the one connected to */
+    char hostport[300];              /* HOST:PORT, for messages */
+    const char *ca;                  /* NULL: the system store */
+    const char *token;               /* NULL: no Authorization header */
+    int timeout_seconds;             /* per attempt */
+    int max_retries;                 /* of a 503 */
+    int chatty; /* say on stderr when waiting to retry (stderr is a terminal) */
     SSL_CTX *ssl_ctx;
 } tregc_https;
 
@@ -51,6 +55,13 @@ int tregc_https_open(tregc_https *h, const char *server, const char *ca, const c
  * which starts with '/' and is already URI-encoded. */
 int tregc_https_request(tregc_https *h, const char *path, const void *body, size_t len,
                         tregc_response *resp, treg_error *err);
+
+/* Where the static tregc looks for the system's CA certificates when no
+ * --ca is given, SSL_CERT_FILE and SSL_CERT_DIR aside: the i-th place, NULL
+ * past the last (at once for the dynamic tregc, which asks OpenSSL); and the
+ * place that exists here, NULL when none does or OpenSSL's own is used. */
+const char *tregc_https_ca_place(size_t i);
+const char *tregc_https_system_ca(void);
 
 void tregc_response_free(tregc_response *resp);
 void tregc_https_close(tregc_https *h);

@@ -31,7 +31,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <event2/event.h>
+#include <gnu/libc-version.h>
+#include <openssl/crypto.h>
+#include <openssl/x509.h>
+#include <protobuf-c/protobuf-c.h>
 #include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
 
 #include "config.h"
 #include "diff.h"
@@ -92,6 +99,36 @@ static void usage(FILE *f)
         "~/.config/treg/client.conf; lines `server = ...`, `token = ...`, `ca = ...`.\n"
         "upload and fetch, %s",
         DEFAULT_TIMEOUT_S, treg_text_help);
+}
+
+/* tregc --version: what it was built with, and where the static one finds
+ * CA certificates (a node's user asks that first). */
+static void print_version(void)
+{
+#ifdef TREG_STATIC_BUILD
+    const char *linkage = "static";
+#else
+    const char *linkage = "dynamic";
+#endif
+    printf("tregc %s (%s, x86-64 Linux)\n", TREGC_VERSION, linkage);
+    printf("built with: %s, libevent %s, protobuf-c %s, json-c %s, zlib %s, zstd %s, glibc %s\n",
+           OpenSSL_version(OPENSSL_VERSION), event_get_version(), protobuf_c_version(),
+           json_c_version(), zlibVersion(), ZSTD_versionString(), gnu_get_libc_version());
+    if (!tregc_https_ca_place(0)) {
+        printf("CA certificates (no --ca): the system OpenSSL's (%s, %s)\n",
+               X509_get_default_cert_file(), X509_get_default_cert_dir());
+        return;
+    }
+    const char *found = tregc_https_system_ca();
+    const char *file = getenv("SSL_CERT_FILE"), *dir = getenv("SSL_CERT_DIR");
+    if (file || dir)
+        printf("CA certificates (no --ca): SSL_CERT_FILE=%s SSL_CERT_DIR=%s, set here\n",
+               file ? file : "(unset)", dir ? dir : "(unset)");
+    printf(
+        "CA certificates (no --ca): SSL_CERT_FILE or SSL_CERT_DIR when set, else the first of:\n");
+    for (size_t i = 0; tregc_https_ca_place(i); i++)
+        printf("  %s%s\n", tregc_https_ca_place(i),
+               found && strcmp(found, tregc_https_ca_place(i)) == 0 ? "   (found here)" : "");
 }
 
 /* Server text into one printable line. */
@@ -241,7 +278,7 @@ static int parse_options(cli *c, invocation *inv, int argc, char **argv)
             usage(stdout);
             return 0;
         case 'V':
-            printf("tregc %s\n", TREGC_VERSION);
+            print_version();
             return 0;
         default:
             if (opt >= TREG_TEXT_OPT_FIRST && opt <= TREG_TEXT_OPT_LAST) {

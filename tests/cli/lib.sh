@@ -75,13 +75,15 @@ require_tregd() {
 
 # start_tregd DIR [TREGD ARGS...]: a tregd of its own on 127.0.0.1 (a fresh CA
 # and certificate from deploy/make-certs.sh, a random token, store DIR/store,
-# log DIR/tregd.log), in its own process group, killed by an EXIT trap; sets
+# log DIR/tregd.log; TREGD_NAMES: the certificate's names, default 127.0.0.1),
+# in its own process group, killed by an EXIT trap; sets
 # server_pid and port.  tregc_to ARGS... runs tregc against it, bounded;
 # stop_tregd sends SIGTERM and waits.  Needs TREGD, TREGC and openssl.
 start_tregd() {
   local dir=$1
   shift
-  "$TREG_SOURCE_ROOT/deploy/make-certs.sh" "$dir/certs" 127.0.0.1 >/dev/null || fail "deploy/make-certs.sh failed"
+  # shellcheck disable=SC2086 # TREGD_NAMES: one or more names
+  "$TREG_SOURCE_ROOT/deploy/make-certs.sh" "$dir/certs" ${TREGD_NAMES:-127.0.0.1} >/dev/null || fail "deploy/make-certs.sh failed"
   tregd_dir=$dir
   tregd_token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
   printf 'test %s\n' "$("$TREGD" hash-token "$tregd_token" | grep -oE '[0-9a-f]{64}' | head -n1)" >"$dir/tokens"

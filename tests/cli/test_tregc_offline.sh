@@ -217,7 +217,10 @@ expect "--ca from client.conf" 1 "tregc: 127.0.0.1:$tls_port: " "not a Health" h
 rm "$HOME/.config/treg/client.conf"
 
 # --- no analyzer in the client -----------------------------------------------------------
-if command -v ldd >/dev/null 2>&1; then
+if ! ldd "$TREGC" >/dev/null 2>&1 && "$TREGC" --version | grep -q '(static,'; then
+  checks=$((checks + 1)) # the static tregc: test_tregc_static.sh checks it
+  echo "$prog: ok: ldd: a static executable"
+elif command -v ldd >/dev/null 2>&1; then
   libs=$(ldd "$TREGC")
   if grep -Ei 'libLLVM|libdw|libclang' <<<"$libs"; then
     fail "tregc links the analyzer's libraries:"$'\n'"$libs"
