@@ -186,6 +186,34 @@ static void print_class(FILE *out, const treg_text_options *o, const char *name,
                    c->peak_live, lower_bound ? " (at least)" : "", c->allocated, c->limit);
 }
 
+/* The SGPR line in one unit.  The target's limit counts the numbered
+ * registers (s0..s101 on gfx9); allocated counts VCC, XNACK_MASK and
+ * FLAT_SCRATCH at the file's top too, and the live counts VCC where it is
+ * live: so the limit is shown with the same extras, and the numbered figures
+ * beside ("allocated 106 limit 102" read as an impossible allocation). */
+static void print_sgprs(FILE *out, const treg_text_options *o, const Treg__V1__Kernel *k)
+{
+    const Treg__V1__ClassStat *c = k->sgpr;
+    if (!c) return;
+    uint32_t extra = c->allocated > k->sgpr_numbered ? c->allocated - k->sgpr_numbered : 0;
+    if (!k->sgpr_numbered || !extra || !k->n_sgpr_reserved) {
+        print_class(out, o, "SGPR", c, k->undecodable_words > 0);
+        return;
+    }
+    char parts[128] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < k->n_sgpr_reserved && used < sizeof parts; i++) {
+        int w =
+            snprintf(parts + used, sizeof parts - used, "%s%s", i ? ", " : "", k->sgpr_reserved[i]);
+        if (w > 0) used += (size_t)w;
+    }
+    treg_text_line(out, o, NULL,
+                   "    %-4s peak live %4u%s   allocated %4u   limit %4u   (with %s; numbered: %u "
+                   "of %u)",
+                   "SGPR", c->peak_live, k->undecodable_words > 0 ? " (at least)" : "",
+                   c->allocated, c->limit + extra, parts, k->sgpr_numbered, c->limit);
+}
+
 /* "" or "s": "1 loop", "2 loops". */
 static const char *plural(unsigned long long n)
 {
@@ -409,7 +437,7 @@ static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1_
     char loc[300];
     print_class(out, o, "VGPR", k->vgpr, k->undecodable_words > 0);
     if (k->agpr && k->agpr->limit) print_class(out, o, "AGPR", k->agpr, k->undecodable_words > 0);
-    print_class(out, o, "SGPR", k->sgpr, k->undecodable_words > 0);
+    print_sgprs(out, o, k);
     /* The compiler's own figures where they differ from treg's (DTK counts
      * SGPRs without the XNACK_MASK pair upstream adds for xnack "any"). */
     const Treg__V1__CompilerMetadata *md = k->metadata;

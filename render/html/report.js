@@ -45,6 +45,7 @@
           c.callee_spills]),
         vgpr_with_calls: k.vgpr_peak_with_calls || 0,
         code_bytes: k.code_bytes, vgpr: cls(k.vgpr), agpr: cls(k.agpr), sgpr: cls(k.sgpr),
+        sgpr_numbered: k.sgpr_numbered || 0, sgpr_reserved: k.sgpr_reserved || [],
         total_vgprs: k.total_vgprs, scratch: k.scratch_bytes, spill_insns: k.spill_instructions,
         lds: k.lds_bytes, dyn_lds: k.dynamic_lds_bytes, undefined_reads: k.undefined_reads,
         undef_operand_reads: k.undef_operand_reads, implicit_def_reads: k.implicit_def_reads,
@@ -280,7 +281,17 @@
     const cls = (name, c) => card(name + ' live peak', atLeast + c[0] + ' / ' + c[1], 'allocated ' + c[1] + ' of ' + c[2], !!k.undecodable);
     cards.append(cls('VGPR', k.vgpr));
     if (k.agpr && k.agpr[2]) cards.append(cls('AGPR', k.agpr));
-    cards.append(cls('SGPR', k.sgpr));
+    /* SGPRs in one unit: allocated and the live peak count VCC (and
+     * XNACK_MASK, FLAT_SCRATCH) at the file's top, the target's limit only
+     * the numbered ones, so it is shown with the same extras (render_text.c) */
+    const extra = k.sgpr[1] - k.sgpr_numbered;
+    if (k.sgpr_numbered && extra > 0 && k.sgpr_reserved.length)
+      cards.append(card('SGPR live peak', atLeast + k.sgpr[0] + ' / ' + k.sgpr[1],
+        'allocated ' + k.sgpr[1] + ' of ' + (k.sgpr[2] + extra) + ' with ' +
+        k.sgpr_reserved.join(', ') + ' (numbered: ' + k.sgpr_numbered + ' of ' + k.sgpr[2] + ')',
+        !!k.undecodable));
+    else
+      cards.append(cls('SGPR', k.sgpr));
     let next = '';
     const byWords = (b) => ({ target: "the target's wave limit", workgroup: 'the workgroup size',
       waves_per_eu: "waves_per_eu (the kernel's request)" })[b] || b || '?';

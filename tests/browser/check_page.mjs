@@ -23,6 +23,7 @@
 // target matrix has that many kernels, target columns (that many marked
 // provisional) and linked cells; the last kernel's last cell shows its page.
 // roles [[waves, size, peak]...]: the wave roles table, one row per role.
+// sgpr: the SGPR card's second line, in one unit (numbered against the limit).
 // figures {unverified, lds_note, shared}: a "Provisional: ..." note per
 // unverified target figure, the LDS note, and the shared VGPR budget on the
 // occupancy card (or none).
@@ -197,6 +198,13 @@ try {
       if (card.length !== 1) fail('no wave roles card');
       ok(`wave roles: ${rows.map((r) => r.join(' ')).join('; ')}`);
     }
+  }
+  if (want.sgpr) {
+    // never "allocated 106 of 102": the numbered SGPRs against the limit
+    const card = await cardText('SGPR live peak');
+    if (card.length !== 1 || !card[0][1].endsWith(want.sgpr))
+      fail(`SGPR card says ${JSON.stringify(card)}; expected "${want.sgpr}"`);
+    ok(`SGPR card: ${want.sgpr}`);
   }
   if (want.cannot_launch !== undefined) {
     const card = await cardText('at launch');

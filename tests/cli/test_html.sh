@@ -54,6 +54,13 @@ want = {"kernels": len(kernels), "kernel": k["name"], "rows": k["instructions"],
         # gfx90a and later: VGPRs and AGPRs are one file, the plot's allocated line is theirs
         "unified": bool(k.get("total_vgprs") and k["agpr"]["allocated"] > 0),
         "dense_steps": mode == "dense"}
+# the SGPR card in one unit: allocated (VCC, XNACK_MASK, FLAT_SCRATCH in it)
+# against the limit with the same extras, the numbered ones beside
+s, num, res = k["sgpr"], k.get("sgpr_numbered", 0), k.get("sgpr_reserved", [])
+extra = s["allocated"] - num
+want["sgpr"] = (f"allocated {s['allocated']} of {s['limit'] + extra} with {', '.join(res)} "
+                f"(numbered: {num} of {s['limit']})") if num and extra > 0 and res else \
+               f"allocated {s['allocated']} of {s['limit']}"
 # the target's figures: each unverified one a note, and a VGPR budget one wave
 # cannot hold (Hygon's) said on the occupancy card
 tf = r["target_figures"]
