@@ -35,19 +35,10 @@
 /* --lines' columns; the header passes strings where rows pass numbers. */
 #define LINES_FORMAT(n) "    %c %6s %6" n "  %4" n " %4" n " %4" n "  %5" n " %6" n "  %s"
 
-static int loc_file(const Treg__V1__Loc *l)
-{
-    return l ? l->file : -1;
-}
-
-static unsigned loc_line(const Treg__V1__Loc *l)
-{
-    return l ? l->line : 0;
-}
-
 static int same_loc(const Treg__V1__Loc *a, const Treg__V1__Loc *b)
 {
-    return loc_file(a) == loc_file(b) && loc_line(a) == loc_line(b);
+    return treg_text_loc_file(a) == treg_text_loc_file(b) &&
+           treg_text_loc_line(a) == treg_text_loc_line(b);
 }
 
 static const char *file_path(const Treg__V1__Report *r, int file)
@@ -68,9 +59,9 @@ static int cmp_line(const void *pa, const void *pb)
     const keyed_line *a = pa, *b = pb;
     int c = strcmp(a->path ? a->path : "\x7f", b->path ? b->path : "\x7f");
     if (c) return c;
-    int fa = loc_file(a->stat->loc), fb = loc_file(b->stat->loc);
+    int fa = treg_text_loc_file(a->stat->loc), fb = treg_text_loc_file(b->stat->loc);
     if (fa != fb) return fa < fb ? -1 : 1;
-    unsigned la = loc_line(a->stat->loc), lb = loc_line(b->stat->loc);
+    unsigned la = treg_text_loc_line(a->stat->loc), lb = treg_text_loc_line(b->stat->loc);
     return la < lb ? -1 : la > lb;
 }
 
@@ -99,14 +90,14 @@ void treg_text_lines_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__
     if (!sorted) return;
     for (size_t i = 0; i < k->n_lines; i++) {
         sorted[i].stat = k->lines[i];
-        sorted[i].path = file_path(r, loc_file(k->lines[i]->loc));
+        sorted[i].path = file_path(r, treg_text_loc_file(k->lines[i]->loc));
     }
     qsort(sorted, k->n_lines, sizeof *sorted, cmp_line);
     const Treg__V1__Loc *peak = k->vgpr ? k->vgpr->peak_loc : NULL;
     int last_file = -2;
     for (size_t i = 0; i < k->n_lines; i++) {
         const Treg__V1__LineStat *l = sorted[i].stat;
-        int file = loc_file(l->loc);
+        int file = treg_text_loc_file(l->loc);
         if (file != last_file) {
             const char *path = file_path(r, file);
             int readable = path && o->sources && treg_sources_readable(o->sources, path);
@@ -123,17 +114,17 @@ void treg_text_lines_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__
             last_file = file;
         }
         char mark = ' ';
-        if (peak && same_loc(peak, l->loc) && loc_line(l->loc))
+        if (peak && same_loc(peak, l->loc) && treg_text_loc_line(l->loc))
             mark = 'P';
         else if (is_hot(sorted, k->n_lines, i))
             mark = '*';
         char line[16];
-        if (loc_line(l->loc))
-            snprintf(line, sizeof line, "%u", loc_line(l->loc));
+        if (treg_text_loc_line(l->loc))
+            snprintf(line, sizeof line, "%u", treg_text_loc_line(l->loc));
         else
             snprintf(line, sizeof line, "-");
         const char *text =
-            loc_line(l->loc) ? treg_text_source(r, o, l->loc) : "(compiler-generated)";
+            treg_text_loc_line(l->loc) ? treg_text_source(r, o, l->loc) : "(compiler-generated)";
         treg_text_line(out, o,
                        mark == 'P'   ? SGR_RED
                        : mark == '*' ? SGR_YELLOW
@@ -148,7 +139,8 @@ void treg_text_lines_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__
         insns += k->lines[i]->instructions;
         spills += k->lines[i]->spills;
         reloads += k->lines[i]->reloads;
-        if (!loc_line(k->lines[i]->loc)) gen_spills += k->lines[i]->spills + k->lines[i]->reloads;
+        if (!treg_text_loc_line(k->lines[i]->loc))
+            gen_spills += k->lines[i]->spills + k->lines[i]->reloads;
     }
     /* Instructions with no line at all are in no row above: said, so the
      * totals meet the summary's. */
@@ -176,80 +168,6 @@ void treg_text_lines_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__
 }
 
 /* --- --peak ------------------------------------------------------------------------ */
-
-const Treg__V1__Loc *treg_text_entry_site(const Treg__V1__Attribution *a)
-{
-    return a->call_site ? a->call_site : a->loc;
-}
-
-static int cmp_site(const Treg__V1__Loc *a, const Treg__V1__Loc *b)
-{
-    if (loc_file(a) != loc_file(b)) return loc_file(a) < loc_file(b) ? -1 : 1;
-    return loc_line(a) < loc_line(b) ? -1 : loc_line(a) > loc_line(b);
-}
-
-static int cmp_size(const Treg__V1__Attribution *a, const Treg__V1__Attribution *b)
-{
-    unsigned va = a->vgpr + a->agpr, vb = b->vgpr + b->agpr;
-    if (va != vb) return va > vb ? -1 : 1;
-    if (a->sgpr != b->sgpr) return a->sgpr > b->sgpr ? -1 : 1;
-    return cmp_site(a->loc, b->loc);
-}
-
-/* By call site, then largest first. */
-static int cmp_entry(const void *pa, const void *pb)
-{
-    const Treg__V1__Attribution *a = *(Treg__V1__Attribution *const *)pa;
-    const Treg__V1__Attribution *b = *(Treg__V1__Attribution *const *)pb;
-    int c = cmp_site(treg_text_entry_site(a), treg_text_entry_site(b));
-    return c ? c : cmp_size(a, b);
-}
-
-static int cmp_group(const void *pa, const void *pb)
-{
-    const treg_site_group *a = pa, *b = pb;
-    unsigned va = a->vgpr + a->agpr, vb = b->vgpr + b->agpr;
-    if (va != vb) return va > vb ? -1 : 1;
-    if (a->sgpr != b->sgpr) return a->sgpr > b->sgpr ? -1 : 1;
-    return cmp_site(a->site, b->site);
-}
-
-int treg_text_site_groups(const Treg__V1__Kernel *k, treg_site_groups *out)
-{
-    size_t n = k->n_peak_attribution;
-    memset(out, 0, sizeof *out);
-    out->entries = malloc((n ? n : 1) * sizeof *out->entries);
-    out->groups = malloc((n ? n : 1) * sizeof *out->groups);
-    if (!out->entries || !out->groups) {
-        treg_site_groups_free(out);
-        return -1;
-    }
-    memcpy(out->entries, k->peak_attribution, n * sizeof *out->entries);
-    qsort(out->entries, n, sizeof *out->entries, cmp_entry);
-    for (size_t i = 0; i < n; i++) {
-        const Treg__V1__Attribution *a = out->entries[i];
-        const Treg__V1__Loc *site = treg_text_entry_site(a);
-        treg_site_group *g = &out->groups[out->ngroups ? out->ngroups - 1 : 0];
-        if (!out->ngroups || cmp_site(g->site, site) != 0) {
-            g = &out->groups[out->ngroups++];
-            *g = (treg_site_group){site, 0, 0, 0, i, 0, 0};
-        }
-        g->n++;
-        g->vgpr += a->vgpr;
-        g->agpr += a->agpr;
-        g->sgpr += a->sgpr;
-        if (cmp_site(a->loc, site) != 0) g->inlined = 1;
-    }
-    qsort(out->groups, out->ngroups, sizeof *out->groups, cmp_group);
-    return 0;
-}
-
-void treg_site_groups_free(treg_site_groups *g)
-{
-    free(g->entries);
-    free(g->groups);
-    memset(g, 0, sizeof *g);
-}
 
 /* "(kernel entry)", "kernels_a.py:-" or "kernels_a.py:18", and what to say
  * of it instead of its source text. */
@@ -298,7 +216,7 @@ void treg_text_peak_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__K
         /* What of it comes from inside inlined library calls, line by line. */
         for (size_t j = g->first; g->inlined && j < g->first + g->n; j++) {
             const Treg__V1__Attribution *e = sg.entries[j];
-            if (cmp_site(e->loc, g->site) == 0) continue;
+            if (same_loc(e->loc, g->site)) continue;
             char inner[200];
             if (e->loc && e->loc->file >= 0 && !e->loc->line)
                 snprintf(inner, sizeof inner, "%s (no line)", treg_text_file(r, e->loc->file));

@@ -19,23 +19,6 @@
 
 #include "text.h"
 
-const char *treg_text_category_words(const char *kind)
-{
-    static const struct {
-        const char *kind, *words;
-    } names[] = {{"accumulator", "accumulator"},
-                 {"loaded_tile", "loaded tile"},
-                 {"lds_read", "LDS read"},
-                 {"address", "address"},
-                 {"mask", "mask"},
-                 {"loop_carried", "loop-carried"},
-                 {"reduction", "reduction"},
-                 {"other", "other"}};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(kind, names[i].kind) == 0) return names[i].words;
-    return kind;
-}
-
 /* "tt.dot 128x128xf32 at kernels_a.py:76 (64; its tile 64)" into buf. */
 static void part_words(char *buf, size_t len, const Treg__V1__Report *r,
                        const Treg__V1__CategoryPart *p)

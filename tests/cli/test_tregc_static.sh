@@ -113,8 +113,8 @@ PY
 ((nreports == 9)) || fail "upload: $nreports reports, not the entry's 1 and app's 8"
 in_root "$deb" --server "$srv" --format html -o /out/page.html fetch "$hash" 2>"$work/fetch.err" ||
   fail "fetch -o in the empty root failed: $(head -c 300 "$work/fetch.err")"
-grep -q "^<!doctype html>" "$deb/out/page.html" && grep -q "matmul_kernel" "$deb/out/page.html" ||
-  fail "the fetched page is not the report's HTML"
+grep -q "^<!doctype html>" "$deb/out/page.html" || fail "the fetched page is not HTML"
+grep -q "matmul_kernel" "$deb/out/page.html" || fail "the fetched page does not name the kernel"
 in_root "$deb" --server "$srv" list --kernel matmul_kernel >"$work/list.txt" 2>&1 ||
   fail "list failed: $(head -c 300 "$work/list.txt")"
 grep -q "${hash:0:12}" "$work/list.txt" || fail "list does not show $hash"
@@ -125,8 +125,9 @@ in_root "$deb" --server "https://treg-dns.test:$port" health >"$work/dns" 2>&1 |
   fail "health by a DNS name failed: $(head -c 300 "$work/dns")"
 rc=0
 in_root "$deb" --server "https://nosuch.test:$port" --timeout 5 health >"$work/nx" 2>&1 || rc=$?
-((rc == 1)) && grep -q "^tregc: cannot connect to nosuch.test:$port: " "$work/nx" ||
+if ((rc != 1)) || ! grep -q "^tregc: cannot connect to nosuch.test:$port: " "$work/nx"; then
   fail "an unknown name: exit $rc, $(head -c 300 "$work/nx")"
+fi
 
 # --- the CA where other distributions keep it, and nowhere --------------------
 for place in etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem etc/ssl/ca-bundle.pem; do
@@ -139,8 +140,10 @@ bare=$work/root-bare
 make_root "$bare" ""
 rc=0
 in_root "$bare" --server "$srv" health >"$work/noca" 2>&1 || rc=$?
-((rc == 2)) && grep -q "^tregc: TLS: no CA certificates where the common distributions keep them .*--ca" \
-  "$work/noca" || fail "no CA anywhere: exit $rc, $(head -c 300 "$work/noca")"
+if ((rc != 2)) || ! grep -q "^tregc: TLS: no CA certificates where the common distributions keep them .*--ca" \
+  "$work/noca"; then
+  fail "no CA anywhere: exit $rc, $(head -c 300 "$work/noca")"
+fi
 cp "$work/certs/ca.pem" "$bare/ca.pem"
 in_root "$bare" --server "$srv" --ca /ca.pem health >/dev/null 2>"$work/ca.err" ||
   fail "--ca in the root: $(head -c 300 "$work/ca.err")"
