@@ -615,6 +615,9 @@ int treg_pb_with_report(const treg_report *r, const treg_pb_info *info,
         triton.triton_version = str(r->triton.triton_version);
         triton.backend = str(r->triton.backend);
         triton.hcu_options = str(r->triton.hcu_options);
+        triton.llvm_fn_attrs = str(r->triton.llvm_fn_attrs);
+        triton.global_scratch_size = r->triton.global_scratch_size;
+        triton.total_warps = r->triton.total_warps;
         pr.triton = &triton;
     }
     Treg__V1__Kernel *kernels;

@@ -479,6 +479,7 @@ static const j_rule rules[] = {
     {R(triton_options), "triton_version", J_NONEMPTY, NULL, NULL},
     {R(triton_options), "backend", J_NONEMPTY, NULL, NULL},
     {R(triton_options), "hcu_options", J_NONEMPTY, NULL, NULL},
+    {R(triton_options), "llvm_fn_attrs", J_NONEMPTY, NULL, NULL},
     {R(inline_call), "call", J_CUSTOM, NULL, j_call},
     /* Kernel */
     {R(kernel), "name", J_CUSTOM, NULL, j_kernel_name},

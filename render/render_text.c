@@ -475,6 +475,28 @@ static void print_what_if(FILE *out, const treg_text_options *o, const Treg__V1_
     if (k->what_if_note[0]) treg_text_wrap(out, o, NULL, 6, "what-if: ", k->what_if_note);
 }
 
+/* What newer Triton's .json says beyond the options every version has:
+ * its LLVM attributes (3.8+), its global scratch (3.8+), warp
+ * specialisation's total (3.7+). */
+static void print_triton_extras(FILE *out, const treg_text_options *o,
+                                const Treg__V1__TritonOptions *t)
+{
+    if (!t) return;
+    if (t->llvm_fn_attrs[0])
+        treg_text_wrap(out, o, NULL, 2,
+                       "Triton's llvm_fn_attrs (set on the kernel last): ", t->llvm_fn_attrs);
+    if (t->total_warps > 0 && t->num_warps > 0 && t->total_warps != t->num_warps)
+        treg_text_line(out, o, NULL,
+                       "  warp specialisation: %d warps in the workgroup, num_warps %d in the "
+                       "layouts (the .json's num_warps is the total)",
+                       t->total_warps, t->num_warps);
+    if (t->global_scratch_size > 0)
+        treg_text_line(out, o, NULL,
+                       "  Triton's global scratch: %lld B (memory it allocates, not register "
+                       "spills)",
+                       (long long)t->global_scratch_size);
+}
+
 /* Instructions of a family the target is not shown to have, one line per
  * family (its source is in the JSON and on the page). */
 static void print_off_target(FILE *out, const treg_text_options *o, const Treg__V1__Report *r,
@@ -572,6 +594,7 @@ void treg_render_views(FILE *out, const Treg__V1__Report *r, const treg_text_opt
     if (r->asm_note[0]) treg_text_wrap(out, o, NULL, 2, "note: ", r->asm_note);
     if (r->triton && r->triton->hcu_options[0])
         treg_text_wrap(out, o, NULL, 2, "Hygon's Triton options: ", r->triton->hcu_options);
+    print_triton_extras(out, o, r->triton);
     if (r->lines_note[0]) treg_text_wrap(out, o, NULL, 2, "note: ", r->lines_note);
     for (size_t i = 0; i < r->n_kernels; i++) {
         const Treg__V1__Kernel *k = r->kernels[i];

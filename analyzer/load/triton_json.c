@@ -46,6 +46,51 @@ static const char *constexprs(treg_arena *a, json_object *root)
     return at ? treg_arena_strdup(a, buf) : NULL;
 }
 
+/* Triton 3.8+'s "llvm_fn_attrs": [["name", "value"], ...] (a bare name has
+ * the value ""), applied to the kernel after every other attribute, as
+ * "name=value, name", bounded; NULL when absent or empty.  An
+ * "amdgpu-waves-per-eu" among them ("N", "N,M" or "N, M") is the kernel's
+ * budget: into m. */
+static const char *llvm_fn_attrs(treg_arena *a, json_object *root, treg_triton_meta *m)
+{
+    json_object *list;
+    if (!json_object_object_get_ex(root, "llvm_fn_attrs", &list) ||
+        !json_object_is_type(list, json_type_array))
+        return NULL;
+    char buf[400];
+    size_t at = 0, n = json_object_array_length(list);
+    buf[0] = 0;
+    for (size_t i = 0; i < n && i < 64; i++) {
+        json_object *pair = json_object_array_get_idx(list, i);
+        if (!json_object_is_type(pair, json_type_array) || json_object_array_length(pair) < 1)
+            continue;
+        json_object *jn = json_object_array_get_idx(pair, 0);
+        json_object *jv =
+            json_object_array_length(pair) > 1 ? json_object_array_get_idx(pair, 1) : NULL;
+        if (!json_object_is_type(jn, json_type_string)) continue;
+        const char *name = json_object_get_string(jn);
+        const char *value =
+            jv && json_object_is_type(jv, json_type_string) ? json_object_get_string(jv) : "";
+        if (strcmp(name, "amdgpu-waves-per-eu") == 0) {
+            unsigned lo = 0, hi = 0;
+            int got = sscanf(value, "%u , %u", &lo, &hi);
+            if (got >= 1 && lo > 0 && lo <= 64) {
+                m->waves_per_eu = lo;
+                m->waves_per_eu_max = got == 2 && hi >= lo && hi <= 64 ? hi : 0;
+                m->waves_per_eu_min_only = got == 1;
+            }
+        }
+        int w = snprintf(buf + at, sizeof buf - at, "%s%s%s%s", at ? ", " : "", name,
+                         value[0] ? "=" : "", value);
+        if (w < 0 || (size_t)w >= sizeof buf - at) {
+            buf[at] = 0;
+            break;
+        }
+        at += (size_t)w;
+    }
+    return at ? treg_arena_strdup(a, buf) : NULL;
+}
+
 /* "target": {"backend": "hip", ...} -> "hip"; NULL when absent. */
 static const char *target_backend(treg_arena *a, json_object *root)
 {
@@ -132,12 +177,23 @@ int treg_triton_json_parse(treg_arena *a, const char *text, size_t len, treg_tri
         m->shared = (unsigned)shared;
         m->has_shared = true;
     }
-    if (json_object_object_get_ex(root, "waves_per_eu", &v))
+    /* 0: no budget (Triton 3.6+'s default; its .llir says "0, 0", or from
+     * 3.9 nothing); past what any target runs, none either */
+    if (json_object_object_get_ex(root, "waves_per_eu", &v) && json_object_get_int(v) > 0 &&
+        json_object_get_int(v) <= 64)
         m->waves_per_eu = (unsigned)json_object_get_int(v);
     o->backend = target_backend(a, root);
     m->waves_per_eu_min_only = json_object_object_get_ex(root, "mmac_layout_force", &v) ||
                                (o->backend && strcmp(o->backend, "hcu") == 0);
     o->hcu_options = hcu_options(a, root);
+    unsigned option_waves = m->waves_per_eu;
+    o->llvm_fn_attrs = llvm_fn_attrs(a, root, m);
+    o->llvm_waves_per_eu = m->waves_per_eu != option_waves ? (int)m->waves_per_eu : -1;
+    o->global_scratch_size = -1;
+    if (json_object_object_get_ex(root, "global_scratch_size", &v) &&
+        json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 0)
+        o->global_scratch_size = json_object_get_int64(v);
+    o->total_warps = -1;
     o->present = 1;
     o->num_warps = option_int(root, "num_warps");
     o->num_stages = option_int(root, "num_stages");

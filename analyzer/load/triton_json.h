@@ -21,6 +21,10 @@ typedef struct treg_triton_meta {
      * compiler.py@03c05f32:785-786), not upstream's "N, N": the .json has
      * that backend's own options (mmac_layout_force) or "backend": "hcu". */
     bool waves_per_eu_min_only;
+    /* The upper end of an "amdgpu-waves-per-eu" Triton 3.8+ set through
+     * llvm_fn_attrs ("2,4"; its lower end is waves_per_eu then), 0 when
+     * none: it overrides the waves_per_eu option, as it is applied after */
+    unsigned waves_per_eu_max;
 } treg_triton_meta;
 
 /* Parses text[0..len) into *m and *o (strings in a).  Not a JSON object,

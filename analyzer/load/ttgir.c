@@ -543,6 +543,7 @@ int treg_ttgir_parse(treg_arena *a, const char *text, size_t len, const char *na
         if (line.n >= 6 && memcmp(line.s, "module", 6) == 0) {
             out->num_warps = module_attr(line, "ttg.num-warps");
             out->threads_per_warp = module_attr(line, "ttg.threads-per-warp");
+            out->total_warps = module_attr(line, "ttg.total-num-warps");
             if (opens && depth < MAX_NESTING) stack[depth++] = -1;
             continue;
         }

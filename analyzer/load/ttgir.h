@@ -58,6 +58,7 @@ typedef struct treg_ttgir {
     size_t nframes;
     int num_warps;        /* ttg.num-warps, 0 when absent */
     int threads_per_warp; /* ttg.threads-per-warp, 0 when absent */
+    int total_warps;      /* ttg.total-num-warps (warp specialisation), 0 when absent */
 } treg_ttgir;
 
 int treg_ttgir_parse(treg_arena *a, const char *text, size_t len, const char *name, treg_ttgir *out,

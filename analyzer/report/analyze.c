@@ -551,8 +551,9 @@ static void occupancy_figures(kernel_run *kr)
         .workgroup_size = k->workgroup_size,
         .waves_per_eu = p->opt->waves_per_eu ? p->opt->waves_per_eu : p->triton.waves_per_eu,
         /* Hygon's Triton asks for a minimum only ("N") */
-        .waves_per_eu_max =
-            !p->opt->waves_per_eu && p->triton.waves_per_eu_min_only ? t->max_waves_per_simd : 0,
+        .waves_per_eu_max = p->opt->waves_per_eu              ? 0
+                            : p->triton.waves_per_eu_min_only ? t->max_waves_per_simd
+                                                              : p->triton.waves_per_eu_max,
         .wave_size = k->wave_size};
     treg_occ_result occ;
     kr->occ_in = oi;
@@ -1443,6 +1444,13 @@ int treg_analyze(const uint8_t *bytes, size_t len, const treg_options *opt, treg
     if ((rc = inline_frames(&p, r, err))) goto fail;
     if ((rc = resolve_target(&p, r, err))) goto fail;
     if ((rc = read_ttgir(&p, err))) goto fail;
+    /* Warp specialisation: the .json's num_warps is the total (Triton 3.7+
+     * on AMD); num_warps is said as the layouts' and the total beside. */
+    if (p.ttgir && p.ttgir->total_warps > 0 && p.ttgir->num_warps > 0 &&
+        p.ttgir->total_warps != p.ttgir->num_warps && r->triton.present) {
+        r->triton.total_warps = p.ttgir->total_warps;
+        r->triton.num_warps = p.ttgir->num_warps;
+    }
 
     if (opt->kernel_regex) {
         if (regcomp(&re, opt->kernel_regex, REG_EXTENDED | REG_NOSUB) != 0) {

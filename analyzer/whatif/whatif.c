@@ -271,6 +271,7 @@ static uint32_t own_waves_per_eu(const whatif *w)
 {
     if (w->opt->waves_per_eu) return w->opt->waves_per_eu;
     const treg_triton_options *t = &w->r->triton;
+    if (t->present && t->llvm_waves_per_eu > 0) return (uint32_t)t->llvm_waves_per_eu;
     return t->present && t->waves_per_eu > 0 ? (uint32_t)t->waves_per_eu : 0;
 }
 
