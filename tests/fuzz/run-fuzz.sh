@@ -10,6 +10,8 @@
 #   fuzz_asm_macro  the assembler's macro layer, alone and through the text front end
 #                 (seeds: tests/fuzz/seeds/asm_macro and tests/cli/data's macro kernels)
 #   fuzz_ttgir    Triton's TTGIR reader (seeds: every .ttgir of tests/data and the corpus)
+#   fuzz_triton_json  Triton's .json reader (seeds: every .json of tests/data's and the
+#                 corpus's cache entries: 3.6.0's, newer Triton's, Hygon's)
 #   fuzz_gate     tregd's token gate: request heads parsed and rewritten before
 #                 evhttp (seeds: a few heads written here)
 #   fuzz_container  the container reader and the bundled-listing reader (seeds:
@@ -42,7 +44,7 @@ seconds=${2:-60}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=${TREG_CORPUS:-$src/tests/data}
 cc=${CC:-clang-22}
-read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze fuzz_asm fuzz_asm_macro fuzz_ttgir fuzz_container fuzz_render fuzz_gate fuzz_web}"
+read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze fuzz_asm fuzz_asm_macro fuzz_ttgir fuzz_triton_json fuzz_container fuzz_render fuzz_gate fuzz_web}"
 read -r -a extra <<<"${FUZZ_ARGS:-}"
 
 cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER="$cc" -DTREG_FUZZ=ON \
@@ -97,6 +99,14 @@ mkdir -p "$ttgir_seeds"
 find "$src/tests/data" "$corpus" -name '*.ttgir' -size -200k -print0 2>/dev/null |
   while IFS= read -r -d '' f; do
     cp -f "$f" "$ttgir_seeds/$(echo "$f" | md5sum | cut -c1-16).ttgir"
+  done
+
+# Triton .json seeds: every cache entry's, the newer Triton's among them.
+json_seeds=$build/fuzz-seeds-triton-json
+mkdir -p "$json_seeds"
+find "$src/tests/data" "$corpus" -name '*.json' ! -name '__grp__*' -size -64k -print0 2>/dev/null |
+  while IFS= read -r -d '' f; do
+    cp -f "$f" "$json_seeds/$(echo "$f" | md5sum | cut -c1-16).json"
   done
 
 # Container seeds: the HIP fixtures under 200 KB (the bombs excluded: they
@@ -163,6 +173,9 @@ for t in "${targets[@]}"; do
   elif [[ $t == fuzz_ttgir ]]; then
     seed_dir=$ttgir_seeds
     maxlen=262144
+  elif [[ $t == fuzz_triton_json ]]; then
+    seed_dir=$json_seeds
+    maxlen=65536
   elif [[ $t == fuzz_gate ]]; then
     seed_dir=$gate_seeds
     maxlen=262144 # past GATE_HEAD_MAX (80 KiB)
