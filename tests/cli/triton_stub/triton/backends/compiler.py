@@ -1,0 +1,9 @@
+from dataclasses import dataclass
+from typing import Union
+
+
+@dataclass(frozen=True)
+class GPUTarget:
+    backend: str
+    arch: Union[int, str]
+    warp_size: int

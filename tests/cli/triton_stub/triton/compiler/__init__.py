@@ -1,0 +1,3 @@
+from .compiler import ASTSource, CompiledKernel, compile
+
+__all__ = ["ASTSource", "CompiledKernel", "compile"]
