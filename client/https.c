@@ -94,6 +94,12 @@ static void lookup_cb(int code, struct evutil_addrinfo *res, void *arg)
     event_base_loopexit(l->base, NULL);
 }
 
+static void lookup_deadline(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what;
+    event_base_loopexit(((lookup *)arg)->base, NULL);
+}
+
 static int system_lookup(const char *host, int timeout_seconds, struct evutil_addrinfo **out,
                          const char **why)
 {
@@ -111,16 +117,29 @@ static int system_lookup(const char *host, int timeout_seconds, struct evutil_ad
     char seconds[16];
     snprintf(seconds, sizeof seconds, "%d", timeout_seconds < 5 ? timeout_seconds : 5);
     evdns_base_set_option(dns, "timeout:", seconds);
+    evdns_base_set_option(dns, "attempts:", "2");
+    /* No address-family narrowing (AI_ADDRCONFIG): a node whose only IPv6
+     * is ::1 still reaches a server there; an unreachable family is the
+     * next address's turn (tregc_https_request). */
     struct evutil_addrinfo hints = {0};
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_protocol = IPPROTO_TCP;
-    hints.ai_flags = EVUTIL_AI_ADDRCONFIG;
+    /* The whole lookup within --timeout, whatever resolv.conf's servers do. */
+    struct timeval budget = {timeout_seconds, 0};
+    struct event *deadline = evtimer_new(l.base, lookup_deadline, &l);
+    if (deadline) evtimer_add(deadline, &budget);
     struct evdns_getaddrinfo_request *req =
         evdns_getaddrinfo(dns, host, NULL, &hints, lookup_cb, &l);
     if (req && !l.done) event_base_dispatch(l.base);
+    if (req && !l.done) evdns_getaddrinfo_cancel(req); /* calls back with EVUTIL_EAI_CANCEL */
+    if (deadline) event_free(deadline);
     evdns_base_free(dns, 0);
     event_base_free(l.base);
     *out = l.list;
+    if (!l.done || l.code == EVUTIL_EAI_CANCEL) {
+        *why = "no answer from the name servers in /etc/resolv.conf within --timeout";
+        return -1;
+    }
     *why = l.code ? evutil_gai_strerror(l.code) : NULL;
     return l.code ? -1 : 0;
 }
@@ -132,7 +151,6 @@ static int system_lookup(const char *host, int timeout_seconds, struct addrinfo 
     (void)timeout_seconds;
     struct addrinfo hints = {0};
     hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_ADDRCONFIG;
     int gai = getaddrinfo(host, NULL, &hints, out);
     *why = gai ? gai_strerror(gai) : NULL;
     return gai ? -1 : 0;
@@ -140,12 +158,19 @@ static int system_lookup(const char *host, int timeout_seconds, struct addrinfo 
 #define free_lookup freeaddrinfo
 #endif
 
-/* h->host's addresses, by number, in the resolver's order. */
+/* h->host's addresses, by number, in the resolver's order: an address
+ * given by number is taken as it is, never looked up. */
 static int resolve_host(tregc_https *h, int timeout_seconds, treg_error *err)
 {
+    if (is_ip_literal(h->host) && strlen(h->host) < sizeof h->addrs[0]) {
+        strcpy(h->addrs[0], h->host);
+        h->naddrs = 1;
+        return 0;
+    }
     struct addrinfo *list = NULL;
     const char *why = NULL;
     if (system_lookup(h->host, timeout_seconds, &list, &why) != 0) {
+        if (list) free_lookup(list);
         treg_fail(err, TREG_E_IO, "cannot connect to %s: %s", h->hostport,
                   why ? why : "name not resolved");
         return -1;
@@ -158,7 +183,7 @@ static int resolve_host(tregc_https *h, int timeout_seconds, treg_error *err)
         char *slot = h->addrs[h->naddrs];
         if (inet_ntop(ai->ai_family, a, slot, sizeof h->addrs[0])) h->naddrs++;
     }
-    free_lookup(list);
+    if (list) free_lookup(list);
     if (h->naddrs == 0) {
         treg_fail(err, TREG_E_IO, "cannot connect to %s: no IPv4 or IPv6 address", h->hostport);
         return -1;
@@ -606,6 +631,7 @@ int tregc_https_request(tregc_https *h, const char *path, const void *body, size
     unsigned seed = (unsigned)(deadline.tv_nsec ^ getpid());
     deadline.tv_sec += h->timeout_seconds;
     int broken = 0; /* connection failures retried */
+    int others = 0; /* the name's other addresses tried */
     for (int tries = 0;; tries++) {
         attempt a;
         long left = ms_left(&deadline);
@@ -615,11 +641,12 @@ int tregc_https_request(tregc_https *h, const char *path, const void *body, size
             return TREGC_NET_TIMEOUT;
         }
         int rc = one_attempt(h, path, body, len, &a, left, err);
-        if (rc == TREGC_NET_CONNECT && h->cur + 1 < h->naddrs) {
+        if (rc == TREGC_NET_CONNECT && ++others < h->naddrs) {
             /* the name's next address (localhost's ::1 first, say, and a
-             * server on 127.0.0.1 only) */
+             * server on 127.0.0.1 only), each once per request, from
+             * where the last request ended */
             free(a.body);
-            h->cur++;
+            h->cur = (h->cur + 1) % h->naddrs;
             tries--;
             continue;
         }

@@ -110,7 +110,14 @@ static void print_version(void)
 #else
     const char *linkage = "dynamic";
 #endif
-    printf("tregc %s (%s, x86-64 Linux)\n", TREGC_VERSION, linkage);
+#if defined(__x86_64__)
+    const char *arch = "x86-64";
+#elif defined(__aarch64__)
+    const char *arch = "aarch64";
+#else
+    const char *arch = "this machine's";
+#endif
+    printf("tregc %s (%s, %s Linux)\n", TREGC_VERSION, linkage, arch);
     printf("built with: %s, libevent %s, protobuf-c %s, json-c %s, zlib %s, zstd %s, glibc %s\n",
            OpenSSL_version(OPENSSL_VERSION), event_get_version(), protobuf_c_version(),
            json_c_version(), zlibVersion(), ZSTD_versionString(), gnu_get_libc_version());

@@ -3,6 +3,7 @@
 #include "load/triton_json.h"
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,6 +60,7 @@ static const char *llvm_fn_attrs(treg_arena *a, json_object *root, treg_triton_m
         return NULL;
     char buf[400];
     size_t at = 0, n = json_object_array_length(list);
+    bool full = false;
     buf[0] = 0;
     for (size_t i = 0; i < n && i < 64; i++) {
         json_object *pair = json_object_array_get_idx(list, i);
@@ -72,19 +74,22 @@ static const char *llvm_fn_attrs(treg_arena *a, json_object *root, treg_triton_m
         const char *value =
             jv && json_object_is_type(jv, json_type_string) ? json_object_get_string(jv) : "";
         if (strcmp(name, "amdgpu-waves-per-eu") == 0) {
+            /* LLVM ignores a pair whose maximum is under its minimum */
             unsigned lo = 0, hi = 0;
             int got = sscanf(value, "%u , %u", &lo, &hi);
-            if (got >= 1 && lo > 0 && lo <= 64) {
+            if (got >= 1 && lo > 0 && lo <= 64 && (got == 1 || (hi >= lo && hi <= 64))) {
                 m->waves_per_eu = lo;
-                m->waves_per_eu_max = got == 2 && hi >= lo && hi <= 64 ? hi : 0;
+                m->waves_per_eu_max = got == 2 ? hi : 0;
                 m->waves_per_eu_min_only = got == 1;
             }
         }
+        if (full) continue; /* the text is cut; a budget further on still counts */
         int w = snprintf(buf + at, sizeof buf - at, "%s%s%s%s", at ? ", " : "", name,
                          value[0] ? "=" : "", value);
         if (w < 0 || (size_t)w >= sizeof buf - at) {
             buf[at] = 0;
-            break;
+            full = true;
+            continue;
         }
         at += (size_t)w;
     }
@@ -189,11 +194,11 @@ int treg_triton_json_parse(treg_arena *a, const char *text, size_t len, treg_tri
     unsigned option_waves = m->waves_per_eu;
     o->llvm_fn_attrs = llvm_fn_attrs(a, root, m);
     o->llvm_waves_per_eu = m->waves_per_eu != option_waves ? (int)m->waves_per_eu : -1;
-    o->global_scratch_size = -1;
+    o->global_scratch_size = 0;
     if (json_object_object_get_ex(root, "global_scratch_size", &v) &&
-        json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 0)
+        json_object_is_type(v, json_type_int) && json_object_get_int64(v) > 0)
         o->global_scratch_size = json_object_get_int64(v);
-    o->total_warps = -1;
+    o->total_warps = 0;
     o->present = 1;
     o->num_warps = option_int(root, "num_warps");
     o->num_stages = option_int(root, "num_stages");

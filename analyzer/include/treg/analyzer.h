@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define TREG_ANALYZER_VERSION "0.3.0"
+#define TREG_ANALYZER_VERSION "0.4.0"
 
 /* The largest TTGIR text read (treg_options.ttgir). */
 #define TREG_TTGIR_MAX_BYTES (64u << 20)

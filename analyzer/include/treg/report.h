@@ -404,11 +404,11 @@ typedef struct treg_triton_options {
     /* Triton 3.8+'s llvm_fn_attrs, the LLVM function attributes it set on
      * the kernel ("amdgpu-sched-strategy=iterative-ilp, noinline"), or NULL */
     const char *llvm_fn_attrs;
-    int64_t global_scratch_size; /* Triton 3.8+'s global scratch bytes; -1 where absent */
+    int64_t global_scratch_size; /* Triton 3.8+'s global scratch bytes; 0: none, or not said */
     int llvm_waves_per_eu; /* the budget llvm_fn_attrs set ("amdgpu-waves-per-eu"), -1: none */
     /* Warp specialisation (Triton 3.7+ on AMD): the .json's num_warps is
      * the total, the .ttgir's ttg.num-warps the layouts' (num_warps then
-     * says that one) and ttg.total-num-warps the total; -1 without it */
+     * says that one) and ttg.total-num-warps the total; 0 without it */
     int total_warps;
 } treg_triton_options;
 
