@@ -12,6 +12,8 @@
 #   fuzz_ttgir    Triton's TTGIR reader (seeds: every .ttgir of tests/data and the corpus)
 #   fuzz_triton_json  Triton's .json reader (seeds: every .json of tests/data's and the
 #                 corpus's cache entries: 3.6.0's, newer Triton's, Hygon's)
+#   fuzz_pcsamples  the PC-sample reader: rocprofv3's JSON and code.json (seeds:
+#                 tests/data/rocprof, and small documents written here)
 #   fuzz_gate     tregd's token gate: request heads parsed and rewritten before
 #                 evhttp (seeds: a few heads written here)
 #   fuzz_container  the container reader and the bundled-listing reader (seeds:
@@ -44,7 +46,7 @@ seconds=${2:-60}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=${TREG_CORPUS:-$src/tests/data}
 cc=${CC:-clang-22}
-read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze fuzz_asm fuzz_asm_macro fuzz_ttgir fuzz_triton_json fuzz_container fuzz_render fuzz_gate fuzz_web}"
+read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze fuzz_asm fuzz_asm_macro fuzz_ttgir fuzz_triton_json fuzz_pcsamples fuzz_container fuzz_render fuzz_gate fuzz_web}"
 read -r -a extra <<<"${FUZZ_ARGS:-}"
 
 cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER="$cc" -DTREG_FUZZ=ON \
@@ -108,6 +110,14 @@ find "$src/tests/data" "$corpus" -name '*.json' ! -name '__grp__*' -size -64k -p
   while IFS= read -r -d '' f; do
     cp -f "$f" "$json_seeds/$(echo "$f" | md5sum | cut -c1-16).json"
   done
+
+# PC-sample seeds: the real rocprofv3 and code.json files, and a host-trap
+# document and a string-header code.json written here.
+pcs_seeds=$build/fuzz-seeds-pcsamples
+mkdir -p "$pcs_seeds"
+cp -f "$src"/tests/data/rocprof/*.json "$pcs_seeds/"
+printf '{"rocprofiler-sdk-tool":[{"strings":{"pc_sample_instructions":["s_nop 0"]},"code_objects":[{"code_object_id":1,"uri":"file:///a#offset=0","load_base":4096,"load_size":64,"load_delta":4096}],"buffer_records":{"pc_sample_host_trap":[{"record":{"pc":{"code_object_id":1,"code_object_offset":16}},"inst_index":0}]}}]}' >"$pcs_seeds/host-trap.json"
+printf '{"code":[["; k",0,0,"k",1,0,0,0,0,0],["s_nop 0",0,1,"a.py:1",1,16,5,9,3,1]],"version":"3.0.0","header":"ISA, _, LineNumber, Source, Codeobj, Vaddr, Hit, Latency, Stall, Idle"}' >"$pcs_seeds/att-code.json"
 
 # Container seeds: the HIP fixtures under 200 KB (the bombs excluded: they
 # state more than the fuzz target's limits and only say so).
@@ -176,6 +186,9 @@ for t in "${targets[@]}"; do
   elif [[ $t == fuzz_triton_json ]]; then
     seed_dir=$json_seeds
     maxlen=65536
+  elif [[ $t == fuzz_pcsamples ]]; then
+    seed_dir=$pcs_seeds
+    maxlen=524288 # the code.json seed is 269 KB
   elif [[ $t == fuzz_gate ]]; then
     seed_dir=$gate_seeds
     maxlen=262144 # past GATE_HEAD_MAX (80 KiB)

@@ -1,0 +1,376 @@
+/* Runtime PC samples read with json-c (pcsamples.h): every sample or row
+ * into a flat list, sorted by (code object, offset) and summed per
+ * instruction. */
+#include "pcsamples.h"
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+
+#define MAX_DEPTH 32 /* rocprofv3's records nest 5 deep */
+
+static const char *const reason_names[TREG_PCS_NREASONS] = {"NONE",
+                                                            "NO_INSTRUCTION_AVAILABLE",
+                                                            "ALU_DEPENDENCY",
+                                                            "WAITCNT",
+                                                            "INTERNAL_INSTRUCTION",
+                                                            "BARRIER_WAIT",
+                                                            "ARBITER_NOT_WIN",
+                                                            "ARBITER_WIN_EX_STALL",
+                                                            "OTHER_WAIT",
+                                                            "SLEEP_WAIT"};
+
+const char *treg_pcs_reason_name(enum treg_pcs_reason r)
+{
+    return (unsigned)r < TREG_PCS_NREASONS ? reason_names[r] : "?";
+}
+
+uint64_t treg_pcs_elf_address(const treg_pcs_code_object *co, uint64_t offset)
+{
+    return co->load_base + offset - (uint64_t)co->load_delta;
+}
+
+/* One sample, or one code.json row, before they are summed. */
+typedef struct raw {
+    uint64_t co, offset;
+    const char *text; /* inside the parsed document */
+    uint64_t samples, issued, stalled;
+    uint64_t reasons[TREG_PCS_NREASONS];
+} raw;
+
+typedef struct reader {
+    treg_arena *a;
+    treg_error *err;
+    treg_pcs *out;
+    raw *raws;
+    size_t nraws, cap;
+} reader;
+
+static raw *add_raw(reader *r)
+{
+    if (r->nraws == r->cap) {
+        if (r->cap >= TREG_PCS_MAX_RECORDS) {
+            treg_fail(r->err, TREG_E_LIMIT, "more than %u samples or rows",
+                      (unsigned)TREG_PCS_MAX_RECORDS);
+            return NULL;
+        }
+        size_t cap = r->cap ? r->cap * 2 : 1024;
+        raw *n = realloc(r->raws, cap * sizeof *n);
+        if (!n) {
+            treg_fail(r->err, TREG_E_NOMEM, "out of memory");
+            return NULL;
+        }
+        r->raws = n;
+        r->cap = cap;
+    }
+    raw *x = &r->raws[r->nraws++];
+    memset(x, 0, sizeof *x);
+    return x;
+}
+
+static json_object *field(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    return o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, key, &v)
+               ? v
+               : NULL;
+}
+
+/* A whole number >= 0 (rocprofv3 writes uint64 offsets and ids). */
+static bool uint_of(json_object *v, uint64_t *out)
+{
+    if (!v || !json_object_is_type(v, json_type_int)) return false;
+    if (json_object_get_int64(v) < 0 && json_object_get_uint64(v) == 0) return false;
+    *out = json_object_get_uint64(v);
+    return true;
+}
+
+static const char *string_of(json_object *v)
+{
+    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+/* "ROCPROFILER_PC_SAMPLING_INSTRUCTION_NOT_ISSUED_REASON_WAITCNT" (or an int). */
+static int reason_of(json_object *v)
+{
+    uint64_t n;
+    if (uint_of(v, &n)) return n < TREG_PCS_NREASONS ? (int)n : -1;
+    const char *s = string_of(v);
+    if (!s) return -1;
+    const char *tail = strstr(s, "NOT_ISSUED_REASON_");
+    tail = tail ? tail + strlen("NOT_ISSUED_REASON_") : s;
+    for (int i = 0; i < TREG_PCS_NREASONS; i++)
+        if (strcmp(tail, reason_names[i]) == 0) return i;
+    return -1;
+}
+
+/* --- rocprofv3's JSON ------------------------------------------------------- */
+
+static int read_code_objects(reader *r, json_object *list)
+{
+    if (!list) return TREG_OK;
+    if (!json_object_is_type(list, json_type_array))
+        return treg_fail(r->err, TREG_E_FORMAT, "\"code_objects\" is not a list");
+    size_t n = json_object_array_length(list);
+    if (n > TREG_PCS_MAX_RECORDS)
+        return treg_fail(r->err, TREG_E_LIMIT, "%zu code objects listed", n);
+    treg_pcs_code_object *cos = treg_arena_calloc(r->a, n ? n : 1, sizeof *cos);
+    if (!cos) return treg_fail(r->err, TREG_E_NOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *c = json_object_array_get_idx(list, i);
+        treg_pcs_code_object *co = &cos[k];
+        uint64_t delta = 0;
+        if (!uint_of(field(c, "code_object_id"), &co->id) || co->id == 0)
+            continue; /* rocprofv3's placeholder for id 0 */
+        uint_of(field(c, "load_base"), &co->load_base);
+        uint_of(field(c, "load_size"), &co->load_size);
+        json_object *d = field(c, "load_delta");
+        if (d && json_object_is_type(d, json_type_int)) delta = (uint64_t)json_object_get_int64(d);
+        if (d && json_object_is_type(d, json_type_int) && json_object_get_int64(d) >= 0)
+            delta = json_object_get_uint64(d);
+        co->load_delta = (int64_t)delta;
+        const char *uri = string_of(field(c, "uri"));
+        co->uri =
+            treg_arena_strndup(r->a, uri ? uri : "", uri ? strnlen(uri, TREG_PCS_MAX_STRING) : 0);
+        if (!co->uri) return treg_fail(r->err, TREG_E_NOMEM, "out of memory");
+        k++;
+    }
+    r->out->code_objects = cos;
+    r->out->ncode_objects = k;
+    return TREG_OK;
+}
+
+static int read_samples(reader *r, json_object *list, const char *key, bool stochastic,
+                        json_object *insns)
+{
+    if (!json_object_is_type(list, json_type_array))
+        return treg_fail(r->err, TREG_E_FORMAT, "\"%s\" is not a list", key);
+    size_t n = json_object_array_length(list);
+    size_t ninsns =
+        insns && json_object_is_type(insns, json_type_array) ? json_object_array_length(insns) : 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *s = json_object_array_get_idx(list, i);
+        json_object *rec = field(s, "record"), *pc = field(rec, "pc");
+        uint64_t co, off;
+        if (!uint_of(field(pc, "code_object_id"), &co) ||
+            !uint_of(field(pc, "code_object_offset"), &off))
+            return treg_fail(r->err, TREG_E_FORMAT,
+                             "%s[%zu]: no record.pc{code_object_id, code_object_offset}", key, i);
+        if (co == 0) { /* code rocprofv3 could not place (blit kernels) */
+            r->out->unknown++;
+            continue;
+        }
+        raw *x = add_raw(r);
+        if (!x) return r->err->code;
+        x->co = co;
+        x->offset = off;
+        x->samples = 1;
+        json_object *ix = field(s, "inst_index");
+        uint64_t idx;
+        if (uint_of(ix, &idx) && idx < ninsns)
+            x->text = string_of(json_object_array_get_idx(insns, idx));
+        if (stochastic) {
+            uint64_t issued = 0;
+            uint_of(field(rec, "wave_issued"), &issued);
+            if (issued) {
+                x->issued = 1;
+            } else {
+                x->stalled = 1;
+                int why = reason_of(field(field(rec, "snapshot"), "stall_reason"));
+                if (why >= 0) x->reasons[why] = 1;
+            }
+        }
+    }
+    if (n) r->out->sources |= stochastic ? TREG_PCS_STOCHASTIC : TREG_PCS_HOST_TRAP;
+    return TREG_OK;
+}
+
+static int read_rocprof(reader *r, json_object *tools)
+{
+    if (!json_object_is_type(tools, json_type_array))
+        return treg_fail(r->err, TREG_E_FORMAT, "\"rocprofiler-sdk-tool\" is not a list");
+    size_t n = json_object_array_length(tools), with_samples = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *t = json_object_array_get_idx(tools, i);
+        json_object *br = field(t, "buffer_records");
+        json_object *ht = field(br, "pc_sample_host_trap"), *st = field(br, "pc_sample_stochastic");
+        size_t before = r->nraws;
+        uint64_t unknown = r->out->unknown;
+        json_object *insns = field(field(t, "strings"), "pc_sample_instructions");
+        int rc;
+        if (ht && (rc = read_samples(r, ht, "pc_sample_host_trap", false, insns))) return rc;
+        if (st && (rc = read_samples(r, st, "pc_sample_stochastic", true, insns))) return rc;
+        if (r->nraws == before && r->out->unknown == unknown) continue;
+        /* code object ids are a process's own */
+        if (++with_samples > 1)
+            return treg_fail(r->err, TREG_E_FORMAT,
+                             "holds the PC samples of more than one process: give one "
+                             "process's file");
+        if ((rc = read_code_objects(r, field(t, "code_objects")))) return rc;
+    }
+    return TREG_OK;
+}
+
+/* --- code.json ----------------------------------------------------------------- */
+
+/* The header's column names, from an array or a "A, B, C" string. */
+static int column(json_object *header, const char *name, const char *alt, int fallback)
+{
+    if (header && json_object_is_type(header, json_type_array)) {
+        size_t n = json_object_array_length(header);
+        for (size_t i = 0; i < n && i < 64; i++) {
+            const char *h = string_of(json_object_array_get_idx(header, i));
+            if (h && (strcmp(h, name) == 0 || (alt && strcmp(h, alt) == 0))) return (int)i;
+        }
+        return -1;
+    }
+    const char *s = string_of(header);
+    if (!s) return fallback;
+    int i = 0;
+    for (const char *p = s; *p && i < 64; i++) {
+        while (*p == ' ') p++;
+        size_t len = strcspn(p, ",");
+        while (len && p[len - 1] == ' ') len--;
+        if ((strlen(name) == len && strncmp(p, name, len) == 0) ||
+            (alt && strlen(alt) == len && strncmp(p, alt, len) == 0))
+            return i;
+        p += strcspn(p, ",");
+        if (*p == ',') p++;
+    }
+    return -1;
+}
+
+static uint64_t row_uint(json_object *row, int col)
+{
+    uint64_t v = 0;
+    if (col >= 0) uint_of(json_object_array_get_idx(row, (size_t)col), &v);
+    return v;
+}
+
+static int read_code_json(reader *r, json_object *code, json_object *header)
+{
+    if (!json_object_is_type(code, json_type_array))
+        return treg_fail(r->err, TREG_E_FORMAT, "code.json: \"code\" is not a list of rows");
+    int c_isa = column(header, "ISA", NULL, 0), c_co = column(header, "Codeobj", NULL, 4);
+    int c_va = column(header, "Vaddr", NULL, 5), c_hit = column(header, "Hit", NULL, 6);
+    int c_iss = column(header, "PC_Issued", "Issued", -1);
+    int c_stl = column(header, "PC_Stalled", "Stalled", -1);
+    int c_why = column(header, "Stall_Reasons", "NotIssuedReasons", -1);
+    if (c_isa < 0 || c_co < 0 || c_va < 0 || c_hit < 0)
+        return treg_fail(r->err, TREG_E_FORMAT,
+                         "code.json: its header names no ISA, Codeobj, Vaddr or Hit column");
+    bool sampled = c_iss >= 0 && c_stl >= 0; /* PC sampling's: issued + stalled */
+    size_t n = json_object_array_length(code);
+    for (size_t i = 0; i < n; i++) {
+        json_object *row = json_object_array_get_idx(code, i);
+        if (!json_object_is_type(row, json_type_array))
+            return treg_fail(r->err, TREG_E_FORMAT, "code.json: row %zu is not a list", i);
+        const char *isa = string_of(json_object_array_get_idx(row, (size_t)c_isa));
+        if (!isa || isa[0] == ';') continue; /* a kernel's name row */
+        uint64_t co = row_uint(row, c_co);
+        uint64_t count =
+            sampled ? row_uint(row, c_iss) + row_uint(row, c_stl) : row_uint(row, c_hit);
+        if (co == 0) { /* no code object: an address in memory */
+            r->out->unknown += count;
+            continue;
+        }
+        raw *x = add_raw(r);
+        if (!x) return r->err->code;
+        x->co = co;
+        x->offset = row_uint(row, c_va);
+        x->text = isa;
+        x->samples = count;
+        if (sampled) {
+            x->issued = row_uint(row, c_iss);
+            x->stalled = row_uint(row, c_stl);
+            json_object *why = c_why >= 0 ? json_object_array_get_idx(row, (size_t)c_why) : NULL;
+            if (why && json_object_is_type(why, json_type_array))
+                for (size_t k = 0; k < json_object_array_length(why) && k < TREG_PCS_NREASONS; k++)
+                    uint_of(json_object_array_get_idx(why, k), &x->reasons[k]);
+        }
+    }
+    r->out->sources |= TREG_PCS_CODE_JSON;
+    return TREG_OK;
+}
+
+/* --- summing ------------------------------------------------------------------- */
+
+static int cmp_raw(const void *pa, const void *pb)
+{
+    const raw *a = pa, *b = pb;
+    if (a->co != b->co) return a->co < b->co ? -1 : 1;
+    return a->offset < b->offset ? -1 : a->offset > b->offset;
+}
+
+static int sum(reader *r)
+{
+    treg_pcs *out = r->out;
+    if (r->nraws) qsort(r->raws, r->nraws, sizeof *r->raws, cmp_raw);
+    size_t n = 0;
+    for (size_t i = 0; i < r->nraws; i++)
+        if (!i || cmp_raw(&r->raws[i], &r->raws[i - 1]) != 0) n++;
+    out->pcs = treg_arena_calloc(r->a, n ? n : 1, sizeof *out->pcs);
+    if (!out->pcs) return treg_fail(r->err, TREG_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < r->nraws; i++) {
+        const raw *x = &r->raws[i];
+        if (!i || cmp_raw(x, &r->raws[i - 1]) != 0) {
+            treg_pcs_pc *p = &out->pcs[out->npcs++];
+            p->code_object_id = x->co;
+            p->offset = x->offset;
+        }
+        treg_pcs_pc *p = &out->pcs[out->npcs - 1];
+        if (!p->text && x->text) {
+            p->text = treg_arena_strndup(r->a, x->text, strnlen(x->text, TREG_PCS_MAX_STRING));
+            if (!p->text) return treg_fail(r->err, TREG_E_NOMEM, "out of memory");
+        }
+        p->samples += x->samples;
+        p->issued += x->issued;
+        p->stalled += x->stalled;
+        for (int k = 0; k < TREG_PCS_NREASONS; k++) p->reasons[k] += x->reasons[k];
+        out->nsamples += x->samples;
+    }
+    return TREG_OK;
+}
+
+int treg_pcs_read(treg_arena *a, const char *text, size_t len, treg_pcs *out, treg_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (len > TREG_PCS_MAX_TEXT)
+        return treg_fail(err, TREG_E_LIMIT, "%zu bytes, past the limit of %u MiB", len,
+                         TREG_PCS_MAX_TEXT >> 20);
+    json_tokener *tok = json_tokener_new_ex(MAX_DEPTH);
+    if (!tok) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    json_object *root = json_tokener_parse_ex(tok, text, (int)len);
+    enum json_tokener_error jerr = json_tokener_get_error(tok);
+    size_t at = json_tokener_get_parse_end(tok);
+    json_tokener_free(tok);
+    if (!root || jerr != json_tokener_success) {
+        if (root) json_object_put(root);
+        return treg_fail(
+            err, TREG_E_FORMAT, "not JSON: %s at byte %zu",
+            jerr == json_tokener_continue ? "it ends too soon" : json_tokener_error_desc(jerr), at);
+    }
+    reader r = {a, err, out, NULL, 0, 0};
+    json_object *tools = field(root, "rocprofiler-sdk-tool"), *code = field(root, "code");
+    int rc;
+    if (tools)
+        rc = read_rocprof(&r, tools);
+    else if (code)
+        rc = read_code_json(&r, code, field(root, "header"));
+    else
+        rc = treg_fail(err, TREG_E_FORMAT,
+                       "neither rocprofv3's JSON (no \"rocprofiler-sdk-tool\") nor a code.json "
+                       "(no \"code\")");
+    if (rc == TREG_OK) rc = sum(&r);
+    if (rc == TREG_OK && out->nsamples == 0 && out->unknown == 0)
+        rc = treg_fail(err, TREG_E_FORMAT,
+                       "holds no PC samples (rocprofv3 --pc-sampling-beta-enabled ... "
+                       "--output-format json)");
+    free(r.raws);
+    json_object_put(root);
+    return rc;
+}

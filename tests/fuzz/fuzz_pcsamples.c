@@ -1,0 +1,43 @@
+/* libFuzzer target for the PC-sample reader (profile/pcsamples.h): any
+ * bytes go through treg_pcs_read with a fresh arena.  A failure must come
+ * with a one-line message; a success must give instructions sorted by
+ * (code object, offset) without repeats, none in code object 0, whose
+ * counts add up: issued + stalled never past samples, the reasons never
+ * past the stalls, the samples summing to nsamples. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "pcsamples.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    treg_arena a;
+    treg_arena_init(&a);
+    treg_error err = {0};
+    treg_pcs s;
+    int rc = treg_pcs_read(&a, (const char *)data, size, &s, &err);
+    if (rc != TREG_OK) {
+        if (err.code != rc || err.msg[0] == 0 || strchr(err.msg, '\n')) __builtin_trap();
+    } else {
+        uint64_t total = 0;
+        for (size_t i = 0; i < s.npcs; i++) {
+            const treg_pcs_pc *p = &s.pcs[i];
+            if (p->code_object_id == 0) __builtin_trap();
+            if (i && (p->code_object_id < s.pcs[i - 1].code_object_id ||
+                      (p->code_object_id == s.pcs[i - 1].code_object_id &&
+                       p->offset <= s.pcs[i - 1].offset)))
+                __builtin_trap();
+            if (p->text && strnlen(p->text, TREG_PCS_MAX_STRING + 1) > TREG_PCS_MAX_STRING)
+                __builtin_trap();
+            total += p->samples;
+        }
+        if (total != s.nsamples) __builtin_trap();
+        for (size_t i = 0; i < s.ncode_objects; i++)
+            if (!s.code_objects[i].uri || s.code_objects[i].id == 0) __builtin_trap();
+    }
+    treg_arena_free(&a);
+    return 0;
+}
