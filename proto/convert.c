@@ -301,6 +301,7 @@ static void fill_kernel(scratch *s, Treg__V1__Kernel *pk, const treg_kernel_repo
     treg__v1__kernel__init(pk);
     pk->name = str(k->name);
     pk->wave_size = k->wave_size;
+    pk->entry_address = k->entry_address;
     pk->instructions = k->instructions;
     pk->code_bytes = k->code_bytes;
     pk->basic_blocks = k->basic_blocks;

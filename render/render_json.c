@@ -489,6 +489,10 @@ static const j_rule rules[] = {
     {R(kernel), "first_undecodable", J_OMIT, NULL, NULL},
     {R(kernel), "instruction_source", J_NONEMPTY, NULL, NULL},
     {R(kernel), "rows", J_ROWS_ONLY, NULL, NULL},
+    {R(kernel), "samples", J_NONEMPTY, NULL, NULL}, /* runtime PC samples, when joined */
+    {R(row), "samples", J_NONEMPTY, NULL, NULL},
+    {R(row), "issued", J_NONEMPTY, NULL, NULL},
+    {R(row), "stalled", J_NONEMPTY, NULL, NULL},
     {R(kernel), "live_ranges", J_ROWS_ONLY, NULL, NULL},
     {R(kernel), "lines", J_RENAME, "source_lines", NULL},
     {R(kernel), "peak_uniform", J_CUSTOM, NULL, j_peak_uniform},

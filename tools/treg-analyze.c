@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "join.h"
+#include "pcsamples.h"
 #include "diff.h"
 #include "render.h"
 #include "treg/analyzer.h"
@@ -33,6 +35,10 @@ typedef struct tool {
     int rows;
     int no_assembly;          /* --no-assembly: the code object alone */
     int what_if;              /* --what-if: the sibling .llir at each register budget */
+    const char *samples_path; /* --samples: a profiler's PC samples, placed on the rows */
+    uint64_t samples_co;      /* --samples-code-object (0: the one that fits) */
+    treg_pcs samples;
+    treg_arena samples_arena;
     unsigned what_if_ms;      /* --what-if-budget, in ms (0: the library's default) */
     treg_json_doc doc;        /* --format json: reports written as they come */
     json_object *errors;      /* --format json: written after the reports */
@@ -106,6 +112,12 @@ static void usage(FILE *f)
             "                         page per code object under DIR/kernels/\n"
             "  --no-rows              leave per-instruction rows out (not with --asm)\n"
             "  --no-assembly          ignore a code object's sibling .amdgcn\n"
+            "  --samples FILE         runtime PC samples placed on the instructions: rocprofv3\n"
+            "                         --pc-sampling JSON or a thread-trace code.json; the\n"
+            "                         profile's text at each sampled offset must be this code\n"
+            "                         object's (--hot: the hot lines and their registers)\n"
+            "  --samples-code-object N  the profile's code object to take (else the one whose\n"
+            "                         samples fall on these instructions)\n"
             "  --what-if              also compile the sibling <kernel>.llir with the linked\n"
             "                         LLVM at each register budget (\"amdgpu-waves-per-eu\")\n"
             "                         up to the occupancy the launch allows: registers,\n"
@@ -226,7 +238,7 @@ static void show(tool *t, file_state *fs, const uint8_t *packed, size_t len, con
                  size_t json_len, const char *path)
 {
     Treg__V1__Report *pb = treg__v1__report__unpack(NULL, len, packed);
-    if (!pb || (t->json && !json)) {
+    if (!pb || (t->json && !json && !t->samples_path)) {
         fail(t, path, "the analysis returned a malformed report");
         if (pb) treg__v1__report__free_unpacked(pb, NULL);
         return;
@@ -235,6 +247,36 @@ static void show(tool *t, file_state *fs, const uint8_t *packed, size_t len, con
         note_dropped(fs, pb->target);
         treg__v1__report__free_unpacked(pb, NULL);
         return;
+    }
+    if (t->samples_path) {
+        treg_pcs_joined j;
+        treg_error why = {0, ""};
+        if (treg_pcs_join(pb, &t->samples, t->samples_co, &j, &why) != TREG_OK) {
+            char msg[sizeof why.msg + 300];
+            snprintf(msg, sizeof msg, "--samples %s: %s", t->samples_path, why.msg);
+            fail(t, path, msg);
+            treg__v1__report__free_unpacked(pb, NULL);
+            return;
+        }
+        if (t->json) { /* the child's JSON has no samples: this one's instead */
+            char *doc = NULL;
+            size_t doc_len = 0;
+            FILE *m = open_memstream(&doc, &doc_len);
+            if (!m || treg_render_json_write(m, pb, t->rows, -1, NULL) != 0) {
+                if (m) fclose(m);
+                free(doc);
+                fail(t, path, "out of memory");
+                treg__v1__report__free_unpacked(pb, NULL);
+                return;
+            }
+            fclose(m);
+            t->analyzed++;
+            fs->analyzed++;
+            treg_json_doc_raw(&t->doc, doc, doc_len);
+            free(doc);
+            treg__v1__report__free_unpacked(pb, NULL);
+            return;
+        }
     }
     t->analyzed++;
     fs->analyzed++;
@@ -925,6 +967,8 @@ static int parse_options(tool *t, cli *o, int argc, char **argv)
                                              {"baseline", required_argument, NULL, 'B'},
                                              {"write-baseline", required_argument, NULL, 'W'},
                                              {"what-if", no_argument, NULL, 'w'},
+                                             {"samples", required_argument, NULL, 'P'},
+                                             {"samples-code-object", required_argument, NULL, 'C'},
                                              {"what-if-budget", required_argument, NULL, 'b'},
                                              {"help", no_argument, NULL, 'h'},
                                              TREG_TEXT_LONGOPTS,
@@ -965,6 +1009,23 @@ static int parse_options(tool *t, cli *o, int argc, char **argv)
         case 'w':
             t->what_if = 1;
             break;
+        case 'P':
+            t->samples_path = optarg;
+            break;
+        case 'C': {
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(optarg, &end, 10);
+            if (errno || end == optarg || *end || v == 0) {
+                fprintf(stderr,
+                        "treg-analyze: --samples-code-object: '%s' is not a code object id (1 "
+                        "or more, as the profile's code_objects[] number them)\n",
+                        optarg);
+                return 2;
+            }
+            t->samples_co = v;
+            break;
+        }
         case 'b':
             if (budget_option(optarg, &t->what_if_ms) != 0) return 2;
             break;
@@ -1056,7 +1117,21 @@ static int start(tool *t, const cli *o)
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         t->jobs = n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
     }
-    t->pool = pool_new(t->kernel_regex, t->rows, t->json ? t->rows : -1, t->jobs);
+    if (t->samples_path) {
+        /* the rows come back packed: the samples are placed here */
+        size_t len;
+        treg_error why = {0, ""};
+        char *text = slurp(t->samples_path, &len, &why);
+        treg_arena_init(&t->samples_arena);
+        if (!text || treg_pcs_read(&t->samples_arena, text, len, &t->samples, &why) != TREG_OK) {
+            fprintf(stderr, "treg-analyze: --samples %s: %s\n", t->samples_path, why.msg);
+            free(text);
+            return 2;
+        }
+        free(text);
+    }
+    t->pool = pool_new(t->kernel_regex, t->rows || t->samples_path,
+                       t->json && !t->samples_path ? t->rows : -1, t->jobs);
     if (!t->cross || !t->pool || ((t->diffing || o->write_baseline) && !t->diff)) {
         fprintf(stderr, "treg-analyze: out of memory\n");
         return 1;
@@ -1128,6 +1203,7 @@ static void tool_free(tool *t)
     treg_cross_free(t->cross);
     free(t->targets);
     treg_text_free(&t->text);
+    treg_arena_free(&t->samples_arena);
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,184 @@
+/* PC samples onto a report's rows (join.h): every row's ELF address in one
+ * sorted table, each sampled instruction looked up in it. */
+#include "join.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+
+typedef struct place {
+    uint64_t addr;
+    uint32_t kernel, row;
+} place;
+
+static int cmp_place(const void *pa, const void *pb)
+{
+    const place *a = pa, *b = pb;
+    return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+static const place *find(const place *t, size_t n, uint64_t addr)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t[mid].addr < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && t[lo].addr == addr ? &t[lo] : NULL;
+}
+
+static const treg_pcs_code_object *code_object(const treg_pcs *s, uint64_t id)
+{
+    for (size_t i = 0; i < s->ncode_objects; i++)
+        if (s->code_objects[i].id == id) return &s->code_objects[i];
+    return NULL;
+}
+
+/* The sample's ELF address: a code.json's Vaddr is one; rocprofv3's
+ * offset is from load_base (an unlisted code object: taken as loaded at
+ * its own addresses). */
+static uint64_t elf_address(const treg_pcs *s, const treg_pcs_pc *p)
+{
+    const treg_pcs_code_object *co = code_object(s, p->code_object_id);
+    return co && !(s->sources & TREG_PCS_CODE_JSON) ? treg_pcs_elf_address(co, p->offset)
+                                                    : p->offset;
+}
+
+/* The kernel whose code holds addr, or -1. */
+static int kernel_at(const Treg__V1__Report *r, uint64_t addr)
+{
+    for (size_t i = 0; i < r->n_kernels; i++) {
+        const Treg__V1__Kernel *k = r->kernels[i];
+        if (k->n_rows && addr >= k->entry_address && addr - k->entry_address < k->code_bytes)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* Whether two instruction texts are the same words (runs of blanks count
+ * as one, at either end as none). */
+static bool same_text(const char *a, const char *b)
+{
+    for (;;) {
+        while (isspace((unsigned char)*a)) a++;
+        while (isspace((unsigned char)*b)) b++;
+        if (!*a || !*b) return !*a && !*b;
+        for (; *a && !isspace((unsigned char)*a); a++, b++)
+            if (*a != *b) return false;
+        if (*b && !isspace((unsigned char)*b)) return false;
+    }
+}
+
+static void text_line(char *buf, size_t len, const char *s)
+{
+    size_t i = 0;
+    for (; s[i] && i + 1 < len && i < 80; i++)
+        buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+    buf[i] = 0;
+}
+
+int treg_pcs_join(Treg__V1__Report *r, const treg_pcs *s, uint64_t code_object_id,
+                  treg_pcs_joined *out, treg_error *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_kernels; i++) n += r->kernels[i]->n_rows;
+    if (!n) return treg_fail(err, TREG_E_ARG, "the report has no instructions to place samples on");
+    place *t = malloc(n * sizeof *t);
+    if (!t) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    n = 0;
+    for (size_t i = 0; i < r->n_kernels; i++)
+        for (size_t j = 0; j < r->kernels[i]->n_rows; j++)
+            t[n++] = (place){r->kernels[i]->entry_address + r->kernels[i]->rows[j]->address,
+                             (uint32_t)i, (uint32_t)j};
+    qsort(t, n, sizeof *t, cmp_place);
+
+    /* The code object: named, or the one whose samples land on rows. */
+    uint64_t best = 0, best_hits = 0, tie = 0;
+    for (size_t i = 0; i < s->npcs;) {
+        uint64_t id = s->pcs[i].code_object_id, hits = 0;
+        for (; i < s->npcs && s->pcs[i].code_object_id == id; i++)
+            if (find(t, n, elf_address(s, &s->pcs[i]))) hits += s->pcs[i].samples;
+        if (code_object_id && id != code_object_id) continue;
+        if (hits > best_hits) {
+            best = id, best_hits = hits, tie = 0;
+        } else if (hits && hits == best_hits) {
+            tie = id;
+        }
+        if (code_object_id) best = id;
+    }
+    int rc = TREG_OK;
+    if (code_object_id && best != code_object_id)
+        rc = treg_fail(err, TREG_E_ARG, "the profile has no samples of code object %llu",
+                       (unsigned long long)code_object_id);
+    else if (!code_object_id && !best_hits)
+        rc = treg_fail(err, TREG_E_ARG,
+                       "none of the profile's %llu samples is at an instruction of this code "
+                       "object: a profile of another program or build",
+                       (unsigned long long)s->nsamples);
+    else if (!code_object_id && tie)
+        rc = treg_fail(err, TREG_E_ARG,
+                       "the samples of code objects %llu and %llu both fit this code object: "
+                       "name one (--samples-code-object)",
+                       (unsigned long long)best, (unsigned long long)tie);
+    if (rc) {
+        free(t);
+        return rc;
+    }
+    out->code_object_id = best;
+
+    /* Every sampled instruction of it checked before any is placed. */
+    for (int pass = 0; pass < 2 && rc == TREG_OK; pass++) {
+        for (size_t i = 0; i < s->npcs; i++) {
+            const treg_pcs_pc *p = &s->pcs[i];
+            if (p->code_object_id != best) {
+                if (pass) out->elsewhere += p->samples;
+                continue;
+            }
+            uint64_t addr = elf_address(s, p);
+            const place *at = find(t, n, addr);
+            int k = kernel_at(r, addr);
+            if (!at && k < 0) {
+                if (pass) out->outside += p->samples;
+                continue;
+            }
+            if (!at) {
+                const Treg__V1__Kernel *kk = r->kernels[k];
+                rc = treg_fail(err, TREG_E_FORMAT,
+                               "the samples are not of this build: offset 0x%llx (%s+0x%llx) is "
+                               "inside an instruction, not at its start",
+                               (unsigned long long)p->offset, kk->name,
+                               (unsigned long long)(addr - kk->entry_address));
+                break;
+            }
+            Treg__V1__Kernel *kk = r->kernels[at->kernel];
+            Treg__V1__Row *row = kk->rows[at->row];
+            if (!pass && p->text && !same_text(p->text, row->text)) {
+                char theirs[96], ours[96];
+                text_line(theirs, sizeof theirs, p->text);
+                text_line(ours, sizeof ours, row->text);
+                rc = treg_fail(err, TREG_E_FORMAT,
+                               "the samples are not of this build: at offset 0x%llx (%s+0x%llx) "
+                               "the profile has '%s', the code object '%s'",
+                               (unsigned long long)p->offset, kk->name,
+                               (unsigned long long)row->address, theirs, ours);
+                break;
+            }
+            if (!pass) continue;
+            row->samples += p->samples;
+            row->issued += p->issued;
+            row->stalled += p->stalled;
+            kk->samples += p->samples;
+            out->joined += p->samples;
+        }
+    }
+    if (rc == TREG_OK) out->elsewhere += s->unknown;
+    free(t);
+    return rc;
+}

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# treg-analyze --samples: runtime PC samples placed on a real code object's
+# instructions.  No GPU here, so the samples are written in rocprofv3's
+# exact layout (tests/data/rocprof: buffer_records.pc_sample_stochastic /
+# pc_sample_host_trap records with pc{code_object_id, code_object_offset},
+# strings.pc_sample_instructions, code_objects[] with load_base and
+# load_delta) and as a code.json, for a real gfx90a matmul, with each
+# sampled instruction's text taken from the code object's own disassembly
+# (llvm-objdump-22, not treg).  Checked:
+#   - every row's samples, issued and stalled equal the counts written, and
+#     the kernel's total; with a load_delta other than load_base the same
+#     (ELF address = load_base + offset - load_delta); a code.json the same;
+#   - one offset inside an instruction, or one instruction's text changed:
+#     refused, one line naming that offset, exit 1, nothing joined;
+#   - samples of another program, a code object id the profile lacks, a
+#     file that is not a profile: one line each.
+set -euo pipefail
+
+prog=test_samples
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_analyzer
+command -v python3 >/dev/null 2>&1 || skip "python3 is needed to write the samples"
+OBJDUMP=${OBJDUMP:-llvm-objdump-22}
+command -v "$OBJDUMP" >/dev/null 2>&1 || skip "$OBJDUMP not found: the instruction texts come from it"
+command -v llvm-readelf-22 >/dev/null 2>&1 || skip "llvm-readelf-22 not found: the kernel's size comes from it"
+hsaco=$TREG_SOURCE_ROOT/tests/data/triton-cache/SUJBNLZWAZC7NO5J3T3LVKCKXAD3AMYKJH7URV2PQVD7HF6A6K6A/matmul_kernel.hsaco
+work=$(mktemp -d "${TMPDIR:-/tmp}/treg-samples.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+A=$TREG_ANALYZE
+
+# The code object's instructions, by llvm-objdump-22: "addr text" lines.
+# (its lines: TAB text // ADDR: WORDS)
+"$OBJDUMP" -d --mcpu=gfx90a "$hsaco" |
+  sed -n 's|^\t\(.*[^ ]\) *// \([0-9A-Fa-f]*\):.*$|\2 \1|p' >"$work/insns"
+(($(wc -l <"$work/insns") > 1000)) || fail "llvm-objdump gave $(wc -l <"$work/insns") instructions"
+# the kernel's bytes, by its symbol (llvm-readelf-22): the padding after it is no kernel's
+read -r k_start k_size < <(llvm-readelf-22 -sW "$hsaco" | awk '$8 == "matmul_kernel" && $4 == "FUNC" { print $2, $3; exit }')
+[[ -n ${k_size:-} ]] || fail "llvm-readelf-22 shows no matmul_kernel symbol"
+python3 -c 'import sys; lo, n = int(sys.argv[1], 16), int(sys.argv[2])
+for l in open(sys.argv[3]):
+    if lo <= int(l.split()[0], 16) < lo + n: print(l, end="")' "$k_start" "$k_size" "$work/insns" >"$work/k"
+mv "$work/k" "$work/insns"
+
+# write.py OUT KIND [EDIT]: samples of 1/3 of the instructions (a fixed
+# draw), counts in OUT.want; KIND: stochastic, host_trap, delta (load_delta
+# 0x100 below load_base), code_json; EDIT: text (one text changed), inside
+# (one offset 2 bytes into its instruction), other (code object 7 only).
+cat >"$work/write.py" <<'PY'
+import json, random, sys
+out, kind = sys.argv[1], sys.argv[2]
+edit = sys.argv[3] if len(sys.argv) > 3 else ""
+insns = []
+for line in open(sys.argv[0].rsplit("/", 1)[0] + "/insns"):
+    addr, _, text = line.rstrip("\n").partition(" ")
+    insns.append((int(addr, 16), text.strip()))
+rnd = random.Random(7)
+picked = sorted(rnd.sample(insns, len(insns) // 3))
+want, records, texts, rows = {}, [], [], []
+base = 0x7F3A12340000
+delta = base - 0x100 if kind == "delta" else base
+co = 7 if edit == "other" else 2
+for n, (addr, text) in enumerate(picked):
+    count = rnd.randint(1, 5)
+    issued = rnd.randint(0, count) if kind != "host_trap" else 0
+    off = addr - 0x100 if kind == "delta" else addr  # ELF = load_base + off - load_delta
+    if edit == "inside" and n == 100:
+        off += 2
+    if edit == "text" and n == 150:
+        text = "s_nop 7"
+    if text not in texts:
+        texts.append(text)
+    want[addr] = (count, issued, count - issued if kind != "host_trap" else 0)
+    for k in range(count):
+        rec = {"hw_id": {"wave_id": 0, "workgroup_id ": 1}, "pc": {"code_object_id": co, "code_object_offset": off},
+               "exec_mask": 2**64 - 1, "timestamp": 1000 + k, "dispatch_id": 1,
+               "corr_id": {"internal": 1, "external": 0}, "wrkgrp_id": {"x": 0, "y": 0, "z": 0}, "wave_in_grp": 0}
+        if kind != "host_trap":
+            ok = k < issued
+            rec.update({"flags": {"has_mem_cnt": 0}, "wave_issued": int(ok),
+                        "inst_type": "ROCPROFILER_PC_SAMPLING_INSTRUCTION_TYPE_" + ("VALU" if ok else "NO_INST"),
+                        "wave_cnt": 4, "snapshot": {"stall_reason": "ROCPROFILER_PC_SAMPLING_INSTRUCTION_NOT_ISSUED_REASON_"
+                                                    + ("NONE" if ok else "WAITCNT"), "lck_err": 0}})
+        records.append({"record": rec, "inst_index": texts.index(text)})
+    rows.append([text, 0, 1, "kernels_a.py:70", co, off, 0, 0, 0, 0, issued, count - issued, [0, 0, 0, count - issued, 0, 0, 0, 0, 0, 0]])
+if kind == "code_json":
+    doc = {"code": [["; matmul_kernel", 0, 0, "matmul_kernel", co, 0, 0, 0, 0, 0, 0, 0, [0] * 10]] + rows,
+           "header": ["ISA", "_", "LineNumber", "Source", "Codeobj", "Vaddr", "Hit", "Latency", "Stall", "Idle",
+                      "PC_Issued", "PC_Stalled", "Stall_Reasons"], "version": "3.0.0"}
+else:
+    key = "pc_sample_host_trap" if kind == "host_trap" else "pc_sample_stochastic"
+    doc = {"rocprofiler-sdk-tool": [{
+        "metadata": {"pid": 4242}, "agents": [],
+        "strings": {"pc_sample_instructions": texts, "pc_sample_comments": [""] * len(texts)},
+        "code_objects": [{"size": 0, "code_object_id": 0, "uri": "", "load_base": 0, "load_size": 0, "load_delta": 0, "storage_type": 0},
+                         {"size": 88, "code_object_id": co, "uri": "file:///work/matmul_kernel.hsaco", "load_base": base,
+                          "load_size": 0x4000, "load_delta": delta, "storage_type": 1}],
+        "buffer_records": {"kernel_dispatch": [], key: records}}]}
+json.dump(doc, open(out, "w"))
+json.dump({"%d" % a: v for a, v in want.items()}, open(out + ".want", "w"))
+PY
+
+# check OUT.json WANT: treg's rows against the counts written
+check() {
+  python3 - "$1" "$2" <<'PY' || fail "see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = {int(a): v for a, v in json.load(open(sys.argv[2])).items()}
+assert not d["errors"], d["errors"]
+k = d["reports"][0]["kernels"][0]
+got = {}
+for r in k["rows"]:
+    if r.get("samples"):
+        got[k["entry_address"] + r["address"]] = (r["samples"], r.get("issued", 0), r.get("stalled", 0))
+want = {a: tuple(v) for a, v in want.items()}
+assert got == want, ("rows differ", sorted(set(got.items()) ^ set(want.items()))[:5])
+assert k["samples"] == sum(v[0] for v in want.values()), k["samples"]
+PY
+}
+
+for kind in stochastic host_trap delta code_json; do
+  python3 "$work/write.py" "$work/$kind.json" "$kind"
+  "$A" --format json --samples "$work/$kind.json" "$hsaco" >"$work/$kind.out" 2>"$work/$kind.err" ||
+    fail "$kind: exit $?: $(cat "$work/$kind.err")"
+  check "$work/$kind.out" "$work/$kind.json.want"
+  echo "$prog: ok: $kind: every row's samples as written ($(grep -o '"samples": *[0-9]*' "$work/$kind.out" | head -1))"
+done
+
+# refused ARGS... -- ERE: exit 1 and one stderr line matching ERE
+refused() {
+  local args=() rc=0
+  while [[ $1 != -- ]]; do args+=("$1"); shift; done
+  "$A" "${args[@]}" >"$work/r.out" 2>"$work/r.err" || rc=$?
+  ((rc != 0)) || fail "${args[*]}: accepted: $(head -c 300 "$work/r.out")"
+  [[ $(grep -c "" "$work/r.err") == 1 ]] && grep -Eq -e "$2" "$work/r.err" ||
+    fail "${args[*]}: exit $rc, $(head -c 400 "$work/r.err")"
+  echo "$prog: ok: refused: $(cut -c1-160 "$work/r.err")"
+}
+python3 "$work/write.py" "$work/text.json" stochastic text
+t_addr=$(python3 -c "import json; w=json.load(open('$work/text.json.want')); print('%x' % sorted(int(a) for a in w)[150])")
+refused --samples "$work/text.json" "$hsaco" -- \
+  "--samples .*: the samples are not of this build: at offset 0x$t_addr \\(matmul_kernel\\+0x[0-9a-f]+\\) the profile has 's_nop 7', the code object '"
+python3 "$work/write.py" "$work/inside.json" stochastic inside
+i_addr=$(python3 -c "import json; w=json.load(open('$work/inside.json.want')); print('%x' % (sorted(int(a) for a in w)[100] + 2))")
+refused --samples "$work/inside.json" "$hsaco" -- "offset 0x$i_addr \\(matmul_kernel\\+0x[0-9a-f]+\\) is inside an instruction"
+python3 "$work/write.py" "$work/other.json" stochastic
+python3 - "$work/other.json" <<'PY' # another program's: every offset 16 MiB on
+import json, sys
+d = json.load(open(sys.argv[1]))
+for s in d["rocprofiler-sdk-tool"][0]["buffer_records"]["pc_sample_stochastic"]:
+    s["record"]["pc"]["code_object_offset"] += 1 << 24
+json.dump(d, open(sys.argv[1], "w"))
+PY
+refused --samples "$work/other.json" "$hsaco" -- "none of the profile's [0-9]+ samples is at an instruction of this code object"
+refused --samples "$work/stochastic.json" --samples-code-object 9 "$hsaco" -- "the profile has no samples of code object 9"
+printf '{"rocprofiler-sdk-tool": [' >"$work/cut.json"
+refused --samples "$work/cut.json" "$hsaco" -- "^treg-analyze: --samples .*cut.json: not JSON: it ends too soon"
+printf '{"traceEvents": []}' >"$work/other-format.json"
+refused --samples "$work/other-format.json" "$hsaco" -- "neither rocprofv3's JSON .* nor a code.json"
+echo "$prog: ok"
