@@ -92,7 +92,8 @@ enum treg_view {
     TREG_VIEW_LINES = 1 << 1,   /* per source line */
     TREG_VIEW_PEAK = 1 << 2,    /* what is live at the VGPR peak, by defining line */
     TREG_VIEW_ASM = 1 << 3,     /* per instruction, with live-range strips; needs rows */
-    TREG_VIEW_WHY = 1 << 4      /* what the peak's registers hold, uniform values, spill cost */
+    TREG_VIEW_WHY = 1 << 4,     /* what the peak's registers hold, uniform values, spill cost */
+    TREG_VIEW_HOT = 1 << 5      /* where the runtime PC samples fall, and the registers there */
 };
 
 /* The register window of --asm's live-range strip: numbers in Row.reads'
@@ -132,7 +133,8 @@ enum {
     TREG_TEXT_OPT_COLOR,
     TREG_TEXT_OPT_FRAMES,
     TREG_TEXT_OPT_WHY,
-    TREG_TEXT_OPT_LAST = TREG_TEXT_OPT_WHY
+    TREG_TEXT_OPT_HOT,
+    TREG_TEXT_OPT_LAST = TREG_TEXT_OPT_HOT
 };
 /* clang-format off */
 #define TREG_TEXT_LONGOPTS                                                \
@@ -145,7 +147,8 @@ enum {
     {"source-dir", required_argument, NULL, TREG_TEXT_OPT_SOURCE_DIR},    \
     {"color", required_argument, NULL, TREG_TEXT_OPT_COLOR},              \
     {"frames", no_argument, NULL, TREG_TEXT_OPT_FRAMES},                  \
-    {"why", no_argument, NULL, TREG_TEXT_OPT_WHY}
+    {"why", no_argument, NULL, TREG_TEXT_OPT_WHY},                        \
+    {"hot", no_argument, NULL, TREG_TEXT_OPT_HOT}
 /* clang-format on */
 extern const char treg_text_help[];
 

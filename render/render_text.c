@@ -611,6 +611,7 @@ void treg_render_views(FILE *out, const Treg__V1__Report *r, const treg_text_opt
         if (views & TREG_VIEW_LINES) treg_text_lines_view(out, r, k, o);
         if (views & TREG_VIEW_PEAK) treg_text_peak_view(out, r, k, o);
         if (views & TREG_VIEW_WHY) treg_text_why_view(out, r, k, o);
+        if (views & TREG_VIEW_HOT) treg_text_hot_view(out, r, k, o);
         if (views & TREG_VIEW_ASM) treg_text_asm_view(out, r, k, o);
     }
 }
@@ -635,6 +636,9 @@ const char treg_text_help[] =
     "                         the cache entry has one) and what would change them; the\n"
     "                         wave-uniform values an SGPR could hold; what lives across each\n"
     "                         loop; the spill cost (spills weighted by their loops' trips)\n"
+    "  --hot                  with runtime PC samples (treg-analyze --samples): the lines\n"
+    "                         most samples fall on, with the VGPRs live there; each loop's\n"
+    "                         share; the samples at the VGPR peak and at spills and reloads\n"
     "  --asm                  per instruction: live VGPR/AGPR/SGPR and, when the report has\n"
     "                         live ranges, a strip of one column per register: ':' live,\n"
     "                         '^' written, 'v' read, 'x' both, ' ' free; source lines between\n"
@@ -688,6 +692,9 @@ int treg_text_option(treg_text_settings *t, int opt, const char *arg, treg_error
         break;
     case TREG_TEXT_OPT_WHY:
         o->views |= TREG_VIEW_WHY;
+        break;
+    case TREG_TEXT_OPT_HOT:
+        o->views |= TREG_VIEW_HOT;
         break;
     case TREG_TEXT_OPT_ASM:
         o->views |= TREG_VIEW_ASM;

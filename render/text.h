@@ -17,6 +17,8 @@ void treg_text_peak_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__K
                          const treg_text_options *o);
 void treg_text_why_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__Kernel *k,
                         const treg_text_options *o);
+void treg_text_hot_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__Kernel *k,
+                        const treg_text_options *o);
 void treg_text_asm_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__Kernel *k,
                         const treg_text_options *o);
 

@@ -126,6 +126,30 @@ for kind in stochastic host_trap delta code_json; do
   echo "$prog: ok: $kind: every row's samples as written ($(grep -o '"samples": *[0-9]*' "$work/$kind.out" | head -1))"
 done
 
+# --hot: the line most samples fall on, summed from the JSON's rows by the
+# author's line (call_site, else the row's own line), and the loop's share.
+"$A" --hot --samples "$work/stochastic.json" "$hsaco" >"$work/hot.txt" || fail "--hot failed"
+python3 - "$work/stochastic.out" "$work/hot.txt" <<'PY' || fail "--hot: see above"
+import json, re, sys
+k = json.load(open(sys.argv[1]))["reports"][0]["kernels"][0]
+lines, loop = {}, 0
+for r in k["rows"]:
+    site = r.get("call_site") or {"file": r.get("file"), "line": r.get("line", 0)}
+    key = (site.get("file"), site.get("line", 0))
+    lines[key] = lines.get(key, 0) + r.get("samples", 0)
+    l = k["loops"][0]
+    if l["head"] <= r["address"] < l["end"]:
+        loop += r.get("samples", 0)
+top = max(lines.items(), key=lambda kv: kv[1])
+text = open(sys.argv[2]).read()
+m = re.search(r"^ +(\d+) +[\d.]+% +\d+ +\d+ +kernels_a\.py:(\d+)", text, re.M)
+assert m, text[:600]
+assert (int(m.group(1)), int(m.group(2))) == (top[1], top[0][1]), (m.groups(), top)
+assert re.search(r"loop kernels_a\.py:\d+-\d+: %d samples" % loop, text), (loop, text[-400:])
+assert "hot lines, by %d PC samples" % k["samples"] in text
+PY
+echo "$prog: ok: --hot: the hottest line and the loop's share as the rows sum them"
+
 # refused ARGS... -- ERE: exit 1 and one stderr line matching ERE
 refused() {
   local args=() rc=0
