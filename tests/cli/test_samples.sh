@@ -156,8 +156,9 @@ refused() {
   while [[ $1 != -- ]]; do args+=("$1"); shift; done
   "$A" "${args[@]}" >"$work/r.out" 2>"$work/r.err" || rc=$?
   ((rc != 0)) || fail "${args[*]}: accepted: $(head -c 300 "$work/r.out")"
-  [[ $(grep -c "" "$work/r.err") == 1 ]] && grep -Eq -e "$2" "$work/r.err" ||
+  if [[ $(grep -c "" "$work/r.err") != 1 ]] || ! grep -Eq -e "$2" "$work/r.err"; then
     fail "${args[*]}: exit $rc, $(head -c 400 "$work/r.err")"
+  fi
   echo "$prog: ok: refused: $(cut -c1-160 "$work/r.err")"
 }
 python3 "$work/write.py" "$work/text.json" stochastic text
