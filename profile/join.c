@@ -17,7 +17,9 @@ typedef struct place {
 static int cmp_place(const void *pa, const void *pb)
 {
     const place *a = pa, *b = pb;
-    return a->addr < b->addr ? -1 : a->addr > b->addr;
+    if (a->addr != b->addr) return a->addr < b->addr ? -1 : 1;
+    if (a->kernel != b->kernel) return a->kernel < b->kernel ? -1 : 1; /* aliases: the first */
+    return a->row < b->row ? -1 : a->row > b->row;
 }
 
 static const place *find(const place *t, size_t n, uint64_t addr)
@@ -42,10 +44,9 @@ static const treg_pcs_code_object *code_object(const treg_pcs *s, uint64_t id)
 
 /* The sample's ELF address: a code.json's Vaddr is one; rocprofv3's
  * offset is from load_base (an unlisted code object: taken as loaded at
- * its own addresses). */
-static uint64_t elf_address(const treg_pcs *s, const treg_pcs_pc *p)
+ * its own addresses).  co: p's code object in s, or NULL. */
+static uint64_t elf_address(const treg_pcs *s, const treg_pcs_code_object *co, const treg_pcs_pc *p)
 {
-    const treg_pcs_code_object *co = code_object(s, p->code_object_id);
     return co && !(s->sources & TREG_PCS_CODE_JSON) ? treg_pcs_elf_address(co, p->offset)
                                                     : p->offset;
 }
@@ -88,7 +89,13 @@ int treg_pcs_join(Treg__V1__Report *r, const treg_pcs *s, uint64_t code_object_i
 {
     memset(out, 0, sizeof *out);
     size_t n = 0;
-    for (size_t i = 0; i < r->n_kernels; i++) n += r->kernels[i]->n_rows;
+    for (size_t i = 0; i < r->n_kernels; i++) {
+        n += r->kernels[i]->n_rows;
+        if (strcmp(r->kernels[i]->instruction_source, "assembly") == 0)
+            return treg_fail(err, TREG_E_ARG,
+                             "a report of assembly text has no load addresses: give the code "
+                             "object the profile ran");
+    }
     if (!n) return treg_fail(err, TREG_E_ARG, "the report has no instructions to place samples on");
     place *t = malloc(n * sizeof *t);
     if (!t) return treg_fail(err, TREG_E_NOMEM, "out of memory");
@@ -99,29 +106,48 @@ int treg_pcs_join(Treg__V1__Report *r, const treg_pcs *s, uint64_t code_object_i
                              (uint32_t)i, (uint32_t)j};
     qsort(t, n, sizeof *t, cmp_place);
 
-    /* The code object: named, or the one whose samples land on rows. */
-    uint64_t best = 0, best_hits = 0, tie = 0;
+    /* The code object: named, or the one whose samples land on rows with
+     * the same text there (code objects share low addresses: a blit
+     * kernel's samples fall on some row of any kernel), no sample of it
+     * inside an instruction or on another one. */
+    uint64_t best = 0, best_hits = 0, tie = 0, any = 0, any_hits = 0;
     for (size_t i = 0; i < s->npcs;) {
-        uint64_t id = s->pcs[i].code_object_id, hits = 0;
-        for (; i < s->npcs && s->pcs[i].code_object_id == id; i++)
-            if (find(t, n, elf_address(s, &s->pcs[i]))) hits += s->pcs[i].samples;
+        uint64_t id = s->pcs[i].code_object_id, hits = 0, bad = 0;
+        const treg_pcs_code_object *co = code_object(s, id);
+        for (; i < s->npcs && s->pcs[i].code_object_id == id; i++) {
+            const treg_pcs_pc *p = &s->pcs[i];
+            uint64_t addr = elf_address(s, co, p);
+            const place *at = find(t, n, addr);
+            const Treg__V1__Row *row = at ? r->kernels[at->kernel]->rows[at->row] : NULL;
+            if (row && (!p->text || same_text(p->text, row->text)))
+                hits += p->samples;
+            else if (row || kernel_at(r, addr) >= 0)
+                bad += p->samples;
+        }
         if (code_object_id && id != code_object_id) continue;
+        if (hits + bad > any_hits) any = id, any_hits = hits + bad;
+        if (bad && !code_object_id) continue;
         if (hits > best_hits) {
             best = id, best_hits = hits, tie = 0;
         } else if (hits && hits == best_hits) {
             tie = id;
         }
-        if (code_object_id) best = id;
     }
+    /* None fits cleanly: the one most samples fall in, checked below,
+     * says where it differs. */
+    if (code_object_id)
+        best = any;
+    else if (!best_hits && any_hits)
+        best = any;
     int rc = TREG_OK;
     if (code_object_id && best != code_object_id)
         rc = treg_fail(err, TREG_E_ARG, "the profile has no samples of code object %llu",
                        (unsigned long long)code_object_id);
-    else if (!code_object_id && !best_hits)
+    else if (!best)
         rc = treg_fail(err, TREG_E_ARG,
-                       "none of the profile's %llu samples is at an instruction of this code "
-                       "object: a profile of another program or build",
-                       (unsigned long long)s->nsamples);
+                       "none of the profile's %llu samples (%llu more in no code object) is in "
+                       "this code object's kernels: a profile of another program or build",
+                       (unsigned long long)s->nsamples, (unsigned long long)s->unknown);
     else if (!code_object_id && tie)
         rc = treg_fail(err, TREG_E_ARG,
                        "the samples of code objects %llu and %llu both fit this code object: "
@@ -132,6 +158,7 @@ int treg_pcs_join(Treg__V1__Report *r, const treg_pcs *s, uint64_t code_object_i
         return rc;
     }
     out->code_object_id = best;
+    const treg_pcs_code_object *best_co = code_object(s, best);
 
     /* Every sampled instruction of it checked before any is placed. */
     for (int pass = 0; pass < 2 && rc == TREG_OK; pass++) {
@@ -141,9 +168,9 @@ int treg_pcs_join(Treg__V1__Report *r, const treg_pcs *s, uint64_t code_object_i
                 if (pass) out->elsewhere += p->samples;
                 continue;
             }
-            uint64_t addr = elf_address(s, p);
+            uint64_t addr = elf_address(s, best_co, p);
             const place *at = find(t, n, addr);
-            int k = kernel_at(r, addr);
+            int k = at ? (int)at->kernel : kernel_at(r, addr);
             if (!at && k < 0) {
                 if (pass) out->outside += p->samples;
                 continue;

@@ -107,6 +107,12 @@ static int reason_of(json_object *v)
     return -1;
 }
 
+/* Counts from a file: summed without wrapping round to small ones. */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* --- rocprofv3's JSON ------------------------------------------------------- */
 
 static int read_code_objects(reader *r, json_object *list)
@@ -272,10 +278,13 @@ static int read_code_json(reader *r, json_object *code, json_object *header)
         const char *isa = string_of(json_object_array_get_idx(row, (size_t)c_isa));
         if (!isa || isa[0] == ';') continue; /* a kernel's name row */
         uint64_t co = row_uint(row, c_co);
-        uint64_t count =
-            sampled ? row_uint(row, c_iss) + row_uint(row, c_stl) : row_uint(row, c_hit);
+        /* PC sampling's rows count issued + stalled samples, a thread
+         * trace's Hit (rows of both kinds in one file, ServiceType apart) */
+        uint64_t pcs = sampled ? add_sat(row_uint(row, c_iss), row_uint(row, c_stl)) : 0;
+        uint64_t hit = row_uint(row, c_hit);
+        uint64_t count = pcs > hit ? pcs : hit;
         if (co == 0) { /* no code object: an address in memory */
-            r->out->unknown += count;
+            r->out->unknown = add_sat(r->out->unknown, count);
             continue;
         }
         raw *x = add_raw(r);
@@ -323,15 +332,16 @@ static int sum(reader *r)
             p->offset = x->offset;
         }
         treg_pcs_pc *p = &out->pcs[out->npcs - 1];
-        if (!p->text && x->text) {
+        if (!p->text && x->text && x->text[0]) {
             p->text = treg_arena_strndup(r->a, x->text, strnlen(x->text, TREG_PCS_MAX_STRING));
             if (!p->text) return treg_fail(r->err, TREG_E_NOMEM, "out of memory");
         }
-        p->samples += x->samples;
-        p->issued += x->issued;
-        p->stalled += x->stalled;
-        for (int k = 0; k < TREG_PCS_NREASONS; k++) p->reasons[k] += x->reasons[k];
-        out->nsamples += x->samples;
+        p->samples = add_sat(p->samples, x->samples);
+        p->issued = add_sat(p->issued, x->issued);
+        p->stalled = add_sat(p->stalled, x->stalled);
+        for (int k = 0; k < TREG_PCS_NREASONS; k++)
+            p->reasons[k] = add_sat(p->reasons[k], x->reasons[k]);
+        out->nsamples = add_sat(out->nsamples, x->samples);
     }
     return TREG_OK;
 }

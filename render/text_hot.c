@@ -38,8 +38,7 @@ void treg_text_hot_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__Ke
                         const treg_text_options *o)
 {
     if (!k->samples) {
-        treg_text_line(out, o, NULL, "    hot lines: no runtime PC samples in this kernel%s",
-                       k->n_rows ? " (treg-analyze --samples FILE)" : "");
+        treg_text_line(out, o, NULL, "    hot lines: no runtime PC samples in this kernel");
         return;
     }
     hot_line *lines = calloc(k->n_rows ? k->n_rows : 1, sizeof *lines);

@@ -39,6 +39,7 @@ typedef struct tool {
     uint64_t samples_co;      /* --samples-code-object (0: the one that fits) */
     treg_pcs samples;
     treg_arena samples_arena;
+    unsigned samples_placed;  /* reports the samples were placed on */
     unsigned what_if_ms;      /* --what-if-budget, in ms (0: the library's default) */
     treg_json_doc doc;        /* --format json: reports written as they come */
     json_object *errors;      /* --format json: written after the reports */
@@ -232,52 +233,11 @@ static void note_dropped(file_state *fs, const char *target)
     snprintf(fs->held + at, sizeof fs->held - at, "%s%s", at ? ", " : "", target);
 }
 
-/* Renders a packed report, as tregc renders a served one; with --format
- * json the child rendered it (json), and the packed one has no rows. */
-static void show(tool *t, file_state *fs, const uint8_t *packed, size_t len, const char *json,
-                 size_t json_len, const char *path)
+/* What is done with one report: counted, diffed, gathered for the page or
+ * site, or printed (json: its JSON). */
+static void present(tool *t, file_state *fs, Treg__V1__Report *pb, const char *json,
+                    size_t json_len, const char *path)
 {
-    Treg__V1__Report *pb = treg__v1__report__unpack(NULL, len, packed);
-    if (!pb || (t->json && !json && !t->samples_path)) {
-        fail(t, path, "the analysis returned a malformed report");
-        if (pb) treg__v1__report__free_unpacked(pb, NULL);
-        return;
-    }
-    if (!wanted_target(t, pb->target)) {
-        note_dropped(fs, pb->target);
-        treg__v1__report__free_unpacked(pb, NULL);
-        return;
-    }
-    if (t->samples_path) {
-        treg_pcs_joined j;
-        treg_error why = {0, ""};
-        if (treg_pcs_join(pb, &t->samples, t->samples_co, &j, &why) != TREG_OK) {
-            char msg[sizeof why.msg + 300];
-            snprintf(msg, sizeof msg, "--samples %s: %s", t->samples_path, why.msg);
-            fail(t, path, msg);
-            treg__v1__report__free_unpacked(pb, NULL);
-            return;
-        }
-        if (t->json) { /* the child's JSON has no samples: this one's instead */
-            char *doc = NULL;
-            size_t doc_len = 0;
-            FILE *m = open_memstream(&doc, &doc_len);
-            if (!m || treg_render_json_write(m, pb, t->rows, -1, NULL) != 0) {
-                if (m) fclose(m);
-                free(doc);
-                fail(t, path, "out of memory");
-                treg__v1__report__free_unpacked(pb, NULL);
-                return;
-            }
-            fclose(m);
-            t->analyzed++;
-            fs->analyzed++;
-            treg_json_doc_raw(&t->doc, doc, doc_len);
-            free(doc);
-            treg__v1__report__free_unpacked(pb, NULL);
-            return;
-        }
-    }
     t->analyzed++;
     fs->analyzed++;
     if (t->diff && treg_diff_add(t->diff, t->side, pb) != 0) fail(t, path, "out of memory");
@@ -303,11 +263,79 @@ static void show(tool *t, file_state *fs, const uint8_t *packed, size_t len, con
         t->pages[t->npages++] = pb; /* freed after the page is written */
         return;
     }
-    if (t->json)
-        treg_json_doc_raw(&t->doc, json, json_len);
-    else
+    if (!t->json)
         treg_render_views(stdout, pb, &t->text.options);
+    else if (json) /* (show() makes sure of it) */
+        treg_json_doc_raw(&t->doc, json, json_len);
     treg__v1__report__free_unpacked(pb, NULL);
+}
+
+/* --samples on one report: 0 to show it (with its samples, or without and
+ * a note when the profile has none of its code object), -1 when refused
+ * (a profile of another build, or the code object named is not there). */
+static int place_samples(tool *t, Treg__V1__Report *pb, const char *path)
+{
+    treg_pcs_joined j;
+    treg_error why = {0, ""};
+    if (treg_pcs_join(pb, &t->samples, t->samples_co, &j, &why) != TREG_OK) {
+        char msg[sizeof why.msg + 300];
+        snprintf(msg, sizeof msg, "--samples %s: %s", t->samples_path, why.msg);
+        if (why.code == TREG_E_FORMAT || t->samples_co) {
+            fail(t, path, msg);
+            return -1;
+        }
+        fprintf(stderr, "treg-analyze: %s: note: %s; shown without samples\n", path, msg);
+        return 0;
+    }
+    t->samples_placed++;
+    fprintf(stderr,
+            "treg-analyze: %s: %llu PC samples placed (the profile's code object %llu; %llu "
+            "outside its kernels, %llu elsewhere)\n",
+            path, (unsigned long long)j.joined, (unsigned long long)j.code_object_id,
+            (unsigned long long)j.outside, (unsigned long long)j.elsewhere);
+    return 0;
+}
+
+/* Renders a packed report, as tregc renders a served one; with --format
+ * json the child rendered it (json), and the packed one has no rows;
+ * with --samples the packed one has rows and the JSON is made here. */
+static void show(tool *t, file_state *fs, const uint8_t *packed, size_t len, const char *json,
+                 size_t json_len, const char *path)
+{
+    Treg__V1__Report *pb = treg__v1__report__unpack(NULL, len, packed);
+    if (!pb || (t->json && !json && !t->samples_path)) {
+        fail(t, path, "the analysis returned a malformed report");
+        if (pb) treg__v1__report__free_unpacked(pb, NULL);
+        return;
+    }
+    if (!wanted_target(t, pb->target)) {
+        note_dropped(fs, pb->target);
+        treg__v1__report__free_unpacked(pb, NULL);
+        return;
+    }
+    if (!t->samples_path) {
+        present(t, fs, pb, json, json_len, path);
+        return;
+    }
+    if (place_samples(t, pb, path) != 0) {
+        treg__v1__report__free_unpacked(pb, NULL);
+        return;
+    }
+    char *doc = NULL;
+    size_t doc_len = 0;
+    if (t->json) { /* the child's JSON has no samples: this one's instead */
+        FILE *m = open_memstream(&doc, &doc_len);
+        if (!m || treg_render_json_write(m, pb, t->rows, -1, NULL) != 0) {
+            if (m) fclose(m);
+            free(doc);
+            fail(t, path, "out of memory");
+            treg__v1__report__free_unpacked(pb, NULL);
+            return;
+        }
+        fclose(m);
+    }
+    present(t, fs, pb, doc, doc_len, path);
+    free(doc);
 }
 
 /* The error path of one file: what a user of a folder or a .json expects. */
@@ -1069,15 +1097,19 @@ static const char *conflicting(const tool *t, cli *o, treg_error *why)
                            : "diff takes two arguments: OLD NEW (or --baseline FILE NEW)";
     if (o->fail_on && treg_gate_parse(o->fail_on, &o->gate, why) != 0) return why->msg;
     if (t->json && (t->text.explicit_views || t->text.sources_given))
-        return "--lines, --peak, --why, --asm, --summary, --regs, --source-dir and --source-map "
-               "are for text output, not --format json";
+        return "--lines, --peak, --why, --hot, --asm, --summary, --regs, --source-dir and "
+               "--source-map are for text output, not --format json";
     if (t->html && t->text.explicit_views)
-        return "--lines, --peak, --why, --asm, --summary and --regs are text views: the HTML "
-               "page has them all";
+        return "--lines, --peak, --why, --hot, --asm, --summary and --regs are text views: the "
+               "HTML page has them all";
     if (t->html && !t->rows) return "--format html draws every instruction: not with --no-rows";
     if (t->output && !t->html) return "-o/--output is for --format html";
     if (!t->rows && (t->text.options.views & TREG_VIEW_ASM))
         return "--asm lists the per-instruction rows: not with --no-rows";
+    if (t->diffing && t->samples_path) return "--samples is for one build, not treg-analyze diff";
+    if (t->samples_co && !t->samples_path) return "--samples-code-object needs --samples FILE";
+    if ((t->text.options.views & TREG_VIEW_HOT) && !t->samples_path)
+        return "--hot shows where runtime PC samples fall: give them with --samples FILE";
     return NULL;
 }
 
@@ -1254,6 +1286,13 @@ int main(int argc, char **argv)
     if (!t.diffing) {
         finish(&t, &o);
         status = t.failures || status ? 1 : 0;
+    }
+    if (t.samples_path && !t.samples_placed && t.analyzed) {
+        fprintf(stderr,
+                "treg-analyze: --samples %s: no code object given has this profile's "
+                "samples\n",
+                t.samples_path);
+        status = 1;
     }
     tool_free(&t);
     return status;

@@ -12,11 +12,12 @@ import json
 import re
 import sys
 
-# What says where the instructions came from, not what they do; and by what
+# What says where the instructions came from, not what they do; by what
 # the extra SGPRs were reserved (the text's .amdhsa_reserve_* directives, the
-# binary's code): the SGPRs themselves are compared.
+# binary's code): the SGPRs themselves are compared; and where the kernel
+# sits (the code object's load address, the text's section offset).
 SOURCE_ONLY = {"instruction_source", "text_instructions", "file", "decoded_as", "target_note",
-               "asm_note", "trailer_occupancy", "sgpr_reserved_by", "sgpr_note"}
+               "asm_note", "trailer_occupancy", "sgpr_reserved_by", "sgpr_note", "entry_address"}
 BRANCH = re.compile(r"^(s_branch|s_cbranch_\w+|s_call_b64)\b")
 
 

@@ -1,9 +1,9 @@
 /* libFuzzer target for the PC-sample reader (profile/pcsamples.h): any
  * bytes go through treg_pcs_read with a fresh arena.  A failure must come
  * with a one-line message; a success must give instructions sorted by
- * (code object, offset) without repeats, none in code object 0, whose
- * counts add up: issued + stalled never past samples, the reasons never
- * past the stalls, the samples summing to nsamples. */
+ * (code object, offset) without repeats, none in code object 0, no
+ * string past its bound, the samples summing to nsamples (capped at
+ * UINT64_MAX, never wrapped). */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 __builtin_trap();
             if (p->text && strnlen(p->text, TREG_PCS_MAX_STRING + 1) > TREG_PCS_MAX_STRING)
                 __builtin_trap();
-            total += p->samples;
+            total = total > UINT64_MAX - p->samples ? UINT64_MAX : total + p->samples;
         }
         if (total != s.nsamples) __builtin_trap();
         for (size_t i = 0; i < s.ncode_objects; i++)
