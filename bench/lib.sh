@@ -54,3 +54,28 @@ best_of() {
     done
     echo "$best"
 }
+
+# bench_server_dir NAME: sets work (a temporary folder, removed at exit with
+# the tregd bench_tregd started there), a CA and certificate for 127.0.0.1
+# in work/certs and a random token.  Needs root (bench_corpus or set).
+bench_server_dir() {
+    work=$(mktemp -d "${TMPDIR:-/tmp}/treg-$1.XXXXXX")
+    server_pid=""
+    trap '[[ -z $server_pid ]] || kill "$server_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+    "$root/deploy/make-certs.sh" "$work/certs" 127.0.0.1 >/dev/null
+    token=$(openssl rand -hex 32)
+}
+
+# bench_tregd TREGD STORE LOG [ARGS...]: that tregd on 127.0.0.1 with
+# bench_server_dir's certificate and token; sets server_pid and port.
+bench_tregd() {
+    local tregd=$1 store=$2 log=$3
+    shift 3
+    rm -f "$work/port"
+    "$tregd" --listen 127.0.0.1:0 --port-file "$work/port" --cert "$work/certs/server.pem" \
+        --key "$work/certs/server.key" --store "$store" --token "$token" "$@" 2>"$log" &
+    server_pid=$!
+    for _ in $(seq 200); do [[ -s $work/port ]] && break; sleep 0.05; done
+    # shellcheck disable=SC2034 # for the caller
+    port=$(tr -dc '0-9' <"$work/port")
+}

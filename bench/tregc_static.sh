@@ -12,6 +12,8 @@
 # Builds (Release, build-bench/) tregd, tregc and the static tregc.  Figures
 # are reported, not asserted; CTest does not run it.
 set -euo pipefail
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 n=${1:-40}
 build=$root/build-bench
@@ -20,21 +22,8 @@ cmake --build "$build" -j"$(nproc)" --target tregd tregc tregc_static >/dev/null
 dyn=$build/client/tregc
 sta=$build/tregc-static/client/tregc
 entry=$root/tests/data/triton-cache/3EB5ITNVJJEASVGOOFNBKD6OBZIVKCNTM3VGAWZY5Z3USBCVGDFQ
-work=$(mktemp -d "${TMPDIR:-/tmp}/treg-static-bench.XXXXXX")
-server_pid=""
-cleanup() {
-    [[ -z $server_pid ]] || kill "$server_pid" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-"$root/deploy/make-certs.sh" "$work/certs" 127.0.0.1 >/dev/null
-token=$(openssl rand -hex 32)
-"$build/server/tregd" --listen 127.0.0.1:0 --port-file "$work/port" --cert "$work/certs/server.pem" \
-    --key "$work/certs/server.key" --store "$work/store" --token "$token" --workers 1 \
-    2>"$work/tregd.log" &
-server_pid=$!
-for _ in $(seq 200); do [[ -s $work/port ]] && break; sleep 0.05; done
-port=$(tr -dc '0-9' <"$work/port")
+bench_server_dir static-bench
+bench_tregd "$build/server/tregd" "$work/store" "$work/tregd.log" --workers 1
 export TREG_SERVER=https://127.0.0.1:$port TREG_TOKEN=$token TREG_CA=$work/certs/ca.pem
 "$dyn" upload "$entry" >/dev/null # stored: every timed upload finds it
 

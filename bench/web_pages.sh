@@ -21,28 +21,13 @@ bench_corpus "${1:-}"
 build=$root/build-bench
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j"$(nproc)" --target tregd tregc >/dev/null
-work=$(mktemp -d "${TMPDIR:-/tmp}/treg-web-bench.XXXXXX")
-server_pid=""
-cleanup() {
-    [[ -z $server_pid ]] || kill "$server_pid" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-"$root/deploy/make-certs.sh" "$work/certs" 127.0.0.1 >/dev/null
-token=$(openssl rand -hex 32)
+bench_server_dir web-bench
 biggest=$(stat -c "%s %n" "${files[@]}" | sort -rn | sed -n "1s/^[0-9]* //p")
 
 # run TREGD NAME: one row
 run() {
-    local tregd=$1 name=$2 store=$work/store-$2
-    rm -f "$work/port"
-    "$tregd" --listen 127.0.0.1:0 --port-file "$work/port" --cert "$work/certs/server.pem" \
-        --key "$work/certs/server.key" --store "$store" --token "$token" --workers 1 \
-        --timeout 300 2>"$work/tregd-$name.log" &
-    server_pid=$!
-    for _ in $(seq 100); do [[ -s $work/port ]] && break; sleep 0.1; done
-    local port base link
-    port=$(tr -dc 0-9 <"$work/port")
+    local tregd=$1 name=$2 base link
+    bench_tregd "$tregd" "$work/store-$name" "$work/tregd-$name.log" --workers 1 --timeout 300
     base=https://127.0.0.1:$port
     "$build/client/tregc" --server "$base" --ca "$work/certs/ca.pem" --token "$token" \
         --format json --no-rows --no-source upload "$biggest" >"$work/up.json"

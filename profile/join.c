@@ -51,15 +51,38 @@ static uint64_t elf_address(const treg_pcs *s, const treg_pcs_code_object *co, c
                                                     : p->offset;
 }
 
-/* The kernel whose code holds addr, or -1. */
-static int kernel_at(const Treg__V1__Report *r, uint64_t addr)
+/* A kernel's code: [lo, hi), by entry address. */
+typedef struct span {
+    uint64_t lo, hi;
+    uint64_t reach; /* the highest hi of this span and every one before it */
+    uint32_t kernel;
+} span;
+
+static int cmp_span(const void *pa, const void *pb)
 {
-    for (size_t i = 0; i < r->n_kernels; i++) {
-        const Treg__V1__Kernel *k = r->kernels[i];
-        if (k->n_rows && addr >= k->entry_address && addr - k->entry_address < k->code_bytes)
-            return (int)i;
+    const span *a = pa, *b = pb;
+    if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
+    return a->kernel < b->kernel ? -1 : a->kernel > b->kernel;
+}
+
+/* The kernel whose code holds addr (the first, where code is shared), or
+ * -1: the last span starting at or below addr, then back while an earlier
+ * one may still reach addr (one step where kernels do not overlap). */
+static int kernel_at(const span *sp, size_t n, uint64_t addr)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sp[mid].lo <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return -1;
+    int found = -1;
+    for (size_t i = lo; i-- > 0 && addr < sp[i].reach;)
+        if (addr < sp[i].hi && (found < 0 || sp[i].kernel < (uint32_t)found))
+            found = (int)sp[i].kernel;
+    return found;
 }
 
 /* Whether two instruction texts are the same words (runs of blanks count
@@ -105,6 +128,20 @@ int treg_pcs_join(Treg__V1__Report *r, const treg_pcs *s, uint64_t code_object_i
             t[n++] = (place){r->kernels[i]->entry_address + r->kernels[i]->rows[j]->address,
                              (uint32_t)i, (uint32_t)j};
     qsort(t, n, sizeof *t, cmp_place);
+    span *sp = malloc((r->n_kernels ? r->n_kernels : 1) * sizeof *sp);
+    if (!sp) {
+        free(t);
+        return treg_fail(err, TREG_E_NOMEM, "out of memory");
+    }
+    size_t nsp = 0;
+    for (size_t i = 0; i < r->n_kernels; i++) {
+        const Treg__V1__Kernel *k = r->kernels[i];
+        if (k->n_rows && k->code_bytes)
+            sp[nsp++] = (span){k->entry_address, k->entry_address + k->code_bytes, 0, (uint32_t)i};
+    }
+    qsort(sp, nsp, sizeof *sp, cmp_span);
+    for (size_t i = 0; i < nsp; i++)
+        sp[i].reach = i && sp[i - 1].reach > sp[i].hi ? sp[i - 1].reach : sp[i].hi;
 
     /* The code object: named, or the one whose samples land on rows with
      * the same text there (code objects share low addresses: a blit
@@ -121,7 +158,7 @@ int treg_pcs_join(Treg__V1__Report *r, const treg_pcs *s, uint64_t code_object_i
             const Treg__V1__Row *row = at ? r->kernels[at->kernel]->rows[at->row] : NULL;
             if (row && (!p->text || same_text(p->text, row->text)))
                 hits += p->samples;
-            else if (row || kernel_at(r, addr) >= 0)
+            else if (row || kernel_at(sp, nsp, addr) >= 0)
                 bad += p->samples;
         }
         if (code_object_id && id != code_object_id) continue;
@@ -155,6 +192,7 @@ int treg_pcs_join(Treg__V1__Report *r, const treg_pcs *s, uint64_t code_object_i
                        (unsigned long long)best, (unsigned long long)tie);
     if (rc) {
         free(t);
+        free(sp);
         return rc;
     }
     out->code_object_id = best;
@@ -170,7 +208,7 @@ int treg_pcs_join(Treg__V1__Report *r, const treg_pcs *s, uint64_t code_object_i
             }
             uint64_t addr = elf_address(s, best_co, p);
             const place *at = find(t, n, addr);
-            int k = at ? (int)at->kernel : kernel_at(r, addr);
+            int k = at ? (int)at->kernel : kernel_at(sp, nsp, addr);
             if (!at && k < 0) {
                 if (pass) out->outside += p->samples;
                 continue;
@@ -207,5 +245,6 @@ int treg_pcs_join(Treg__V1__Report *r, const treg_pcs *s, uint64_t code_object_i
     }
     if (rc == TREG_OK) out->elsewhere += s->unknown;
     free(t);
+    free(sp);
     return rc;
 }

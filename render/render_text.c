@@ -25,6 +25,17 @@ static void print_class(FILE *out, const treg_text_options *o, const char *name,
                    c->peak_live, lower_bound ? " (at least)" : "", c->allocated, c->limit);
 }
 
+/* "VCC, XNACK_MASK, FLAT_SCRATCH": the SGPRs reserved at the file's top. */
+static void reserved_sgprs(const Treg__V1__Kernel *k, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < k->n_sgpr_reserved && used < len; i++) {
+        int w = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", k->sgpr_reserved[i]);
+        if (w > 0) used += (size_t)w;
+    }
+}
+
 /* The SGPR line in one unit.  The target's limit counts the numbered
  * registers (s0..s101 on gfx9); allocated counts VCC, XNACK_MASK and
  * FLAT_SCRATCH at the file's top too, and the live counts VCC where it is
@@ -39,13 +50,8 @@ static void print_sgprs(FILE *out, const treg_text_options *o, const Treg__V1__K
         print_class(out, o, "SGPR", c, k->undecodable_words > 0);
         return;
     }
-    char parts[128] = "";
-    size_t used = 0;
-    for (size_t i = 0; i < k->n_sgpr_reserved && used < sizeof parts; i++) {
-        int w =
-            snprintf(parts + used, sizeof parts - used, "%s%s", i ? ", " : "", k->sgpr_reserved[i]);
-        if (w > 0) used += (size_t)w;
-    }
+    char parts[128];
+    reserved_sgprs(k, parts, sizeof parts);
     treg_text_line(out, o, NULL,
                    "    %-4s peak live %4u%s   allocated %4u   limit %4u   (with %s; numbered: %u "
                    "of %u)",
@@ -290,13 +296,8 @@ static void print_summary(FILE *out, const treg_text_options *o, const Treg__V1_
     }
     if (md && k->sgpr && md->sgpr_count >= 0 && (uint32_t)md->sgpr_count != k->sgpr->allocated) {
         /* treg's count in its parts, then why the compiler's differs */
-        char parts[128] = "";
-        size_t used = 0;
-        for (size_t i = 0; i < k->n_sgpr_reserved && used < sizeof parts; i++) {
-            int w = snprintf(parts + used, sizeof parts - used, "%s%s", i ? ", " : "",
-                             k->sgpr_reserved[i]);
-            if (w > 0) used += (size_t)w;
-        }
+        char parts[128];
+        reserved_sgprs(k, parts, sizeof parts);
         uint32_t extra = k->sgpr->allocated - k->sgpr_numbered;
         char whole[600];
         snprintf(whole, sizeof whole,

@@ -29,6 +29,21 @@ static int by_samples(const void *pa, const void *pb)
     return a->vgpr > b->vgpr ? -1 : a->vgpr < b->vgpr;
 }
 
+static const Treg__V1__Loc *author_line(const Treg__V1__Row *row)
+{
+    return row->call_site ? row->call_site : row->loc;
+}
+
+static int by_author_line(const void *pa, const void *pb)
+{
+    const Treg__V1__Loc *a = author_line(*(const Treg__V1__Row *const *)pa);
+    const Treg__V1__Loc *b = author_line(*(const Treg__V1__Row *const *)pb);
+    int fa = treg_text_loc_file(a), fb = treg_text_loc_file(b);
+    if (fa != fb) return fa < fb ? -1 : 1;
+    unsigned la = treg_text_loc_line(a), lb = treg_text_loc_line(b);
+    return la < lb ? -1 : la > lb;
+}
+
 static double pct(uint64_t part, uint64_t whole)
 {
     return whole ? 100.0 * (double)part / (double)whole : 0.0;
@@ -41,27 +56,36 @@ void treg_text_hot_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__Ke
         treg_text_line(out, o, NULL, "    hot lines: no runtime PC samples in this kernel");
         return;
     }
+    /* the rows by their author's line, then each line's run summed */
+    const Treg__V1__Row **by_line = malloc((k->n_rows ? k->n_rows : 1) * sizeof *by_line);
     hot_line *lines = calloc(k->n_rows ? k->n_rows : 1, sizeof *lines);
-    if (!lines) return;
-    size_t n = 0;
+    if (!lines || !by_line) {
+        free(lines);
+        free(by_line);
+        return;
+    }
     uint64_t issued = 0, stalled = 0, at_peak = 0, at_spills = 0;
     for (size_t i = 0; i < k->n_rows; i++) {
         const Treg__V1__Row *row = k->rows[i];
+        by_line[i] = row;
         issued += row->issued;
         stalled += row->stalled;
         if (row->flags & TREG__V1__ROW_FLAG__ROW_VGPR_PEAK) at_peak += row->samples;
         if (row->flags & (TREG__V1__ROW_FLAG__ROW_SPILL | TREG__V1__ROW_FLAG__ROW_RELOAD))
             at_spills += row->samples;
-        const Treg__V1__Loc *loc = row->call_site ? row->call_site : row->loc;
-        size_t j = 0;
-        while (j < n && !(treg_text_loc_file(lines[j].loc) == treg_text_loc_file(loc) &&
-                          treg_text_loc_line(lines[j].loc) == treg_text_loc_line(loc)))
-            j++;
-        if (j == n) lines[n++] = (hot_line){loc, 0, 0, 0};
-        lines[j].samples += row->samples;
-        lines[j].stalled += row->stalled;
-        if (row->vgpr + row->agpr > lines[j].vgpr) lines[j].vgpr = row->vgpr + row->agpr;
     }
+    qsort(by_line, k->n_rows, sizeof *by_line, by_author_line);
+    size_t n = 0;
+    for (size_t i = 0; i < k->n_rows; i++) {
+        const Treg__V1__Row *row = by_line[i];
+        if (!n || by_author_line(&by_line[i - 1], &by_line[i]) != 0)
+            lines[n++] = (hot_line){author_line(row), 0, 0, 0};
+        hot_line *h = &lines[n - 1];
+        h->samples += row->samples;
+        h->stalled += row->stalled;
+        if (row->vgpr + row->agpr > h->vgpr) h->vgpr = row->vgpr + row->agpr;
+    }
+    free(by_line);
     qsort(lines, n, sizeof *lines, by_samples);
     if (issued + stalled)
         treg_text_line(out, o, SGR_BOLD,

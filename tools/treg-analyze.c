@@ -1153,8 +1153,15 @@ static int start(tool *t, const cli *o)
         /* the rows come back packed: the samples are placed here */
         size_t len;
         treg_error why = {0, ""};
-        char *text = slurp(t->samples_path, &len, &why);
+        struct stat st;
+        char *text = NULL;
         treg_arena_init(&t->samples_arena);
+        if (stat(t->samples_path, &st) == 0 && S_ISREG(st.st_mode) &&
+            (uint64_t)st.st_size > TREG_PCS_MAX_TEXT) /* bounded before a byte is read */
+            treg_fail(&why, TREG_E_LIMIT, "%lld bytes, past the limit of %u MiB",
+                      (long long)st.st_size, TREG_PCS_MAX_TEXT >> 20);
+        else
+            text = slurp(t->samples_path, &len, &why);
         if (!text || treg_pcs_read(&t->samples_arena, text, len, &t->samples, &why) != TREG_OK) {
             fprintf(stderr, "treg-analyze: --samples %s: %s\n", t->samples_path, why.msg);
             free(text);

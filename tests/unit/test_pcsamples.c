@@ -32,6 +32,17 @@ static char *slurp(const char *name, size_t *len)
     return buf;
 }
 
+/* tests/data/rocprof/NAME read into *s, its strings in *a (to be freed). */
+static void read_file(const char *name, treg_arena *a, treg_pcs *s)
+{
+    size_t len;
+    char *text = slurp(name, &len);
+    treg_arena_init(a);
+    treg_error err = {0, ""};
+    if (treg_pcs_read(a, text, len, s, &err) != TREG_OK) fail_msg("%s: %s", name, err.msg);
+    free(text);
+}
+
 /* rocprofv3 on MI300X: six stochastic samples, all at vcopy's
  * `s_waitcnt vmcnt(0)` (offset 8040 of code object 2), not issued, waiting
  * on WAITCNT; code object 2 loaded with load_base == load_delta, so the
@@ -39,13 +50,9 @@ static char *slurp(const char *name, size_t *len)
 static void test_rocprofv3_stochastic(void **state)
 {
     (void)state;
-    size_t len;
-    char *text = slurp("mi300x-vcopy-stochastic.excerpt.json", &len);
     treg_arena a;
-    treg_arena_init(&a);
-    treg_error err = {0, ""};
     treg_pcs s;
-    assert_int_equal(treg_pcs_read(&a, text, len, &s, &err), TREG_OK);
+    read_file("mi300x-vcopy-stochastic.excerpt.json", &a, &s);
     assert_int_equal(s.sources, TREG_PCS_STOCHASTIC);
     assert_int_equal(s.nsamples, 6);
     assert_int_equal(s.unknown, 0);
@@ -65,7 +72,6 @@ static void test_rocprofv3_stochastic(void **state)
     assert_int_equal(co->load_base, 140385234092032ull);
     assert_int_equal(treg_pcs_elf_address(co, 8040), 8040);
     treg_arena_free(&a);
-    free(text);
 }
 
 /* rocprof-compute-viewer's code.json: 1,634 instructions of code object 2
@@ -75,13 +81,9 @@ static void test_rocprofv3_stochastic(void **state)
 static void test_code_json(void **state)
 {
     (void)state;
-    size_t len;
-    char *text = slurp("viewer-pcsampling-code.json", &len);
     treg_arena a;
-    treg_arena_init(&a);
-    treg_error err = {0, ""};
     treg_pcs s;
-    assert_int_equal(treg_pcs_read(&a, text, len, &s, &err), TREG_OK);
+    read_file("viewer-pcsampling-code.json", &a, &s);
     assert_int_equal(s.sources, TREG_PCS_CODE_JSON);
     assert_int_equal(s.npcs, 1634);
     assert_int_equal(s.nsamples, 1306 + 3384);
@@ -107,7 +109,6 @@ static void test_code_json(void **state)
     assert_int_equal(hot->reasons[TREG_PCS_REASON_BARRIER_WAIT], 153);
     assert_string_equal(treg_pcs_reason_name(TREG_PCS_REASON_BARRIER_WAIT), "BARRIER_WAIT");
     treg_arena_free(&a);
-    free(text);
 }
 
 static void refused(const char *text, size_t len, int code, const char *says)
