@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pcs_build.h"
 #include "util/error.h"
 
 typedef struct place {
@@ -105,6 +106,24 @@ static void text_line(char *buf, size_t len, const char *s)
     for (; s[i] && i + 1 < len && i < 80; i++)
         buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
     buf[i] = 0;
+}
+
+/* Kernel.samples_kind of every kernel with samples: how they were taken. */
+static int set_kinds(Treg__V1__Report *r, unsigned sources, treg_error *err)
+{
+    char kind[64] = "";
+    if (sources & TREG_PCS_STOCHASTIC) strcat(kind, "stochastic");
+    if (sources & TREG_PCS_HOST_TRAP) strcat(kind, kind[0] ? "+host_trap" : "host_trap");
+    if (sources & TREG_PCS_CODE_JSON) strcat(kind, kind[0] ? "+code.json" : "code.json");
+    for (size_t i = 0; i < r->n_kernels; i++) {
+        Treg__V1__Kernel *k = r->kernels[i];
+        if (!k->samples) continue;
+        char *dup = strdup(kind);
+        if (!dup) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+        if (k->samples_kind && k->samples_kind[0]) free(k->samples_kind); /* else the default */
+        k->samples_kind = dup;
+    }
+    return TREG_OK;
 }
 
 int treg_pcs_join(Treg__V1__Report *r, const treg_pcs *s, uint64_t code_object_id,
@@ -236,12 +255,28 @@ int treg_pcs_join(Treg__V1__Report *r, const treg_pcs *s, uint64_t code_object_i
                 break;
             }
             if (!pass) continue;
-            row->samples += p->samples;
-            row->issued += p->issued;
-            row->stalled += p->stalled;
-            kk->samples += p->samples;
-            out->joined += p->samples;
+            if (p->stalled && !row->n_stall_reasons) {
+                row->stall_reasons = calloc(TREG_PCS_NREASONS, sizeof *row->stall_reasons);
+                if (!row->stall_reasons) {
+                    rc = treg_fail(err, TREG_E_NOMEM, "out of memory");
+                    break;
+                }
+                row->n_stall_reasons = TREG_PCS_NREASONS;
+            }
+            for (size_t w = 0; w < row->n_stall_reasons && p->stalled; w++)
+                row->stall_reasons[w] = pcs_add_sat(row->stall_reasons[w], p->reasons[w]);
+            row->samples = pcs_add_sat(row->samples, p->samples);
+            row->issued = pcs_add_sat(row->issued, p->issued);
+            row->stalled = pcs_add_sat(row->stalled, p->stalled);
+            kk->samples = pcs_add_sat(kk->samples, p->samples);
+            out->joined = pcs_add_sat(out->joined, p->samples);
+            if (!p->text) out->unchecked = pcs_add_sat(out->unchecked, p->samples);
         }
+    }
+    if (rc == TREG_OK && (rc = set_kinds(r, s->sources, err)) != TREG_OK) {
+        free(t);
+        free(sp);
+        return rc;
     }
     if (rc == TREG_OK) out->elsewhere += s->unknown;
     free(t);

@@ -6,7 +6,9 @@
  * instruction's first byte, and the profile's text there must be the
  * report's (blanks aside): the first offset that differs is refused with a
  * one-line error, never joined.  An offset becomes an ELF address by
- * treg_pcs_elf_address (a code.json's Vaddr is one already). */
+ * treg_pcs_elf_address (a code.json's Vaddr is one already).  The report
+ * must be one protobuf-c unpacked with its default allocator: the stall
+ * reasons and kinds added are malloc'd, freed with it. */
 #ifndef TREG_PROFILE_JOIN_H
 #define TREG_PROFILE_JOIN_H
 
@@ -20,6 +22,7 @@ typedef struct treg_pcs_joined {
     uint64_t joined;         /* its samples on the report's instructions */
     uint64_t outside;        /* its samples outside every kernel of the report */
     uint64_t elsewhere;      /* samples of other code objects, or of none */
+    uint64_t unchecked;      /* of joined: where the profile has no instruction text */
 } treg_pcs_joined;
 
 /* code_object_id 0: the one that fits.  TREG_E_ARG: no rows in the report,

@@ -2,6 +2,7 @@
  * into a flat list, sorted by (code object, offset) and summed per
  * instruction. */
 #include "pcsamples.h"
+#include "pcs_build.h"
 
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -33,23 +34,10 @@ uint64_t treg_pcs_elf_address(const treg_pcs_code_object *co, uint64_t offset)
     return co->load_base + offset - (uint64_t)co->load_delta;
 }
 
-/* One sample, or one code.json row, before they are summed. */
-typedef struct raw {
-    uint64_t co, offset;
-    const char *text; /* inside the parsed document */
-    uint64_t samples, issued, stalled;
-    uint64_t reasons[TREG_PCS_NREASONS];
-} raw;
+typedef pcs_raw raw;
+typedef pcs_build reader;
 
-typedef struct reader {
-    treg_arena *a;
-    treg_error *err;
-    treg_pcs *out;
-    raw *raws;
-    size_t nraws, cap;
-} reader;
-
-static raw *add_raw(reader *r)
+pcs_raw *pcs_build_add(pcs_build *r)
 {
     if (r->nraws == r->cap) {
         if (r->cap >= TREG_PCS_MAX_RECORDS) {
@@ -107,8 +95,7 @@ static int reason_of(json_object *v)
     return -1;
 }
 
-/* Counts from a file: summed without wrapping round to small ones. */
-static uint64_t add_sat(uint64_t a, uint64_t b)
+uint64_t pcs_add_sat(uint64_t a, uint64_t b)
 {
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
@@ -170,7 +157,7 @@ static int read_samples(reader *r, json_object *list, const char *key, bool stoc
             r->out->unknown++;
             continue;
         }
-        raw *x = add_raw(r);
+        raw *x = pcs_build_add(r);
         if (!x) return r->err->code;
         x->co = co;
         x->offset = off;
@@ -280,14 +267,14 @@ static int read_code_json(reader *r, json_object *code, json_object *header)
         uint64_t co = row_uint(row, c_co);
         /* PC sampling's rows count issued + stalled samples, a thread
          * trace's Hit (rows of both kinds in one file, ServiceType apart) */
-        uint64_t pcs = sampled ? add_sat(row_uint(row, c_iss), row_uint(row, c_stl)) : 0;
+        uint64_t pcs = sampled ? pcs_add_sat(row_uint(row, c_iss), row_uint(row, c_stl)) : 0;
         uint64_t hit = row_uint(row, c_hit);
         uint64_t count = pcs > hit ? pcs : hit;
         if (co == 0) { /* no code object: an address in memory */
-            r->out->unknown = add_sat(r->out->unknown, count);
+            r->out->unknown = pcs_add_sat(r->out->unknown, count);
             continue;
         }
-        raw *x = add_raw(r);
+        raw *x = pcs_build_add(r);
         if (!x) return r->err->code;
         x->co = co;
         x->offset = row_uint(row, c_va);
@@ -315,7 +302,14 @@ static int cmp_raw(const void *pa, const void *pb)
     return a->offset < b->offset ? -1 : a->offset > b->offset;
 }
 
-static int sum(reader *r)
+void pcs_build_drop(pcs_build *b)
+{
+    free(b->raws);
+    b->raws = NULL;
+    b->nraws = b->cap = 0;
+}
+
+int pcs_build_sum(pcs_build *r)
 {
     treg_pcs *out = r->out;
     if (r->nraws) qsort(r->raws, r->nraws, sizeof *r->raws, cmp_raw);
@@ -336,12 +330,12 @@ static int sum(reader *r)
             p->text = treg_arena_strndup(r->a, x->text, strnlen(x->text, TREG_PCS_MAX_STRING));
             if (!p->text) return treg_fail(r->err, TREG_E_NOMEM, "out of memory");
         }
-        p->samples = add_sat(p->samples, x->samples);
-        p->issued = add_sat(p->issued, x->issued);
-        p->stalled = add_sat(p->stalled, x->stalled);
+        p->samples = pcs_add_sat(p->samples, x->samples);
+        p->issued = pcs_add_sat(p->issued, x->issued);
+        p->stalled = pcs_add_sat(p->stalled, x->stalled);
         for (int k = 0; k < TREG_PCS_NREASONS; k++)
-            p->reasons[k] = add_sat(p->reasons[k], x->reasons[k]);
-        out->nsamples = add_sat(out->nsamples, x->samples);
+            p->reasons[k] = pcs_add_sat(p->reasons[k], x->reasons[k]);
+        out->nsamples = pcs_add_sat(out->nsamples, x->samples);
     }
     return TREG_OK;
 }
@@ -375,12 +369,12 @@ int treg_pcs_read(treg_arena *a, const char *text, size_t len, treg_pcs *out, tr
         rc = treg_fail(err, TREG_E_FORMAT,
                        "neither rocprofv3's JSON (no \"rocprofiler-sdk-tool\") nor a code.json "
                        "(no \"code\")");
-    if (rc == TREG_OK) rc = sum(&r);
+    if (rc == TREG_OK) rc = pcs_build_sum(&r);
     if (rc == TREG_OK && out->nsamples == 0 && out->unknown == 0)
         rc = treg_fail(err, TREG_E_FORMAT,
                        "holds no PC samples (rocprofv3 --pc-sampling-beta-enabled ... "
                        "--output-format json)");
-    free(r.raws);
+    pcs_build_drop(&r);
     json_object_put(root);
     return rc;
 }

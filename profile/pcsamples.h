@@ -8,8 +8,8 @@
  * code.json of rocprofv3's thread-trace tool and of rocprof-compute-viewer
  * ({"code": [[ISA, _, LineNumber, Source, Codeobj, Vaddr, Hit, Latency,
  * Stall, Idle, ...]], "header", "version"}), whose columns are found by the
- * header.  Formats as rocprofiler-sdk's generateJSON.cpp, save.hpp and
- * att-tool/code.cpp write them (tests/data/rocprof/SOURCES.md).
+ * header; and rocprofv3's rocpd SQLite database (rocpd.c).  Formats as rocprofiler-sdk's
+ * generateJSON.cpp, save.hpp and att-tool/code.cpp write them (tests/data/rocprof/SOURCES.md).
  *
  * Every count and string comes from a file: the text is bounded
  * (TREG_PCS_MAX_TEXT) before it is parsed, the samples and rows by
@@ -18,6 +18,7 @@
 #ifndef TREG_PROFILE_PCSAMPLES_H
 #define TREG_PROFILE_PCSAMPLES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,7 @@
 #define TREG_PCS_MAX_TEXT    (512u << 20) /* bytes of JSON read */
 #define TREG_PCS_MAX_RECORDS (64u << 20)  /* samples, or code.json rows */
 #define TREG_PCS_MAX_STRING  4096         /* an instruction's text */
+#define TREG_PCS_MAX_DB      (8ull << 30) /* bytes of a rocpd database */
 
 /* rocprofiler-sdk's pc_sampling.h, ROCPROFILER_PC_SAMPLING_INSTRUCTION_
  * NOT_ISSUED_REASON_*, in its order (the code.json arrays' too). */
@@ -88,6 +90,19 @@ typedef struct treg_pcs {
  * past a bound; TREG_E_NOMEM.  A file without any sample is TREG_E_FORMAT
  * too ("holds no PC samples"). */
 int treg_pcs_read(treg_arena *a, const char *text, size_t len, treg_pcs *out, treg_error *err);
+
+/* The profile at path, of any of the formats above (read_file.c): an
+ * SQLite database by its first bytes, else JSON, bounded by the file's size
+ * before it is read.  TREG_E_IO: cannot be read; else as treg_pcs_read. */
+int treg_pcs_read_file(treg_arena *a, const char *path, treg_pcs *out, treg_error *err);
+
+/* Whether a file starting with head[0..len) is an SQLite database. */
+bool treg_pcs_is_sqlite(const void *head, size_t len);
+
+/* Reads the PC samples of rocprofv3's rocpd database at path (rocpd.c: the
+ * layout of rocm-systems' drafts, no released rocprofv3 writes one) into
+ * *out, as treg_pcs_read; TREG_E_IO: not a file. */
+int treg_pcs_read_rocpd(treg_arena *a, const char *path, treg_pcs *out, treg_error *err);
 
 /* The ELF virtual address of a sample's offset in code object co:
  * load_base + offset - load_delta (pc_sampling.h: the offset is from

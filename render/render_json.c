@@ -493,6 +493,8 @@ static const j_rule rules[] = {
     {R(row), "samples", J_NONEMPTY, NULL, NULL},
     {R(row), "issued", J_NONEMPTY, NULL, NULL},
     {R(row), "stalled", J_NONEMPTY, NULL, NULL},
+    {R(row), "stall_reasons", J_NONEMPTY, NULL, NULL},
+    {R(kernel), "samples_kind", J_NONEMPTY, NULL, NULL},
     {R(kernel), "live_ranges", J_ROWS_ONLY, NULL, NULL},
     {R(kernel), "lines", J_RENAME, "source_lines", NULL},
     {R(kernel), "peak_uniform", J_CUSTOM, NULL, j_peak_uniform},
@@ -734,6 +736,17 @@ static void columns_json(jw *w, const char *k, const ProtobufCMessage *const *it
             close_(w, '}');
             continue;
         }
+        if (how == J_NONEMPTY) { /* a column left out when every item's is empty */
+            size_t j = 0;
+            for (; j < n; j++) {
+                const char *b = (const char *)items[j];
+                if (f->label == PROTOBUF_C_LABEL_REPEATED
+                        ? *(const size_t *)(b + f->quantifier_offset) != 0
+                        : !is_empty(f, b + f->offset))
+                    break;
+            }
+            if (j == n) continue;
+        }
         key(w, how == J_RENAME ? rule->key : f->name);
         open_(w, '[');
         for (size_t j = 0; j < n; j++) {
@@ -804,6 +817,7 @@ static void message_members(jw *w, const ProtobufCMessage *m, const ProtobufCMes
                 reg_names(w, f->name, (const uint32_t *)items, n);
                 continue;
             }
+            if (how == J_NONEMPTY && n == 0) continue;
             if (how == J_ROWS_ONLY && w->page && f->type == PROTOBUF_C_TYPE_MESSAGE &&
                 !columns_have_custom(w, f->descriptor)) {
                 columns_json(w, f->name, (const ProtobufCMessage *const *)items, n, f->descriptor);

@@ -280,7 +280,7 @@ static int place_samples(tool *t, Treg__V1__Report *pb, const char *path)
     if (treg_pcs_join(pb, &t->samples, t->samples_co, &j, &why) != TREG_OK) {
         char msg[sizeof why.msg + 300];
         snprintf(msg, sizeof msg, "--samples %s: %s", t->samples_path, why.msg);
-        if (why.code == TREG_E_FORMAT || t->samples_co) {
+        if (why.code != TREG_E_ARG || t->samples_co) {
             fail(t, path, msg);
             return -1;
         }
@@ -293,6 +293,12 @@ static int place_samples(tool *t, Treg__V1__Report *pb, const char *path)
             "outside its kernels, %llu elsewhere)\n",
             path, (unsigned long long)j.joined, (unsigned long long)j.code_object_id,
             (unsigned long long)j.outside, (unsigned long long)j.elsewhere);
+    if (j.unchecked)
+        fprintf(stderr,
+                "treg-analyze: %s: note: %llu of them where the profile has no instruction text, "
+                "placed by address alone (rocpd: --pc-sampling-decode-instructions writes the "
+                "texts)\n",
+                path, (unsigned long long)j.unchecked);
     return 0;
 }
 
@@ -1151,23 +1157,12 @@ static int start(tool *t, const cli *o)
     }
     if (t->samples_path) {
         /* the rows come back packed: the samples are placed here */
-        size_t len;
         treg_error why = {0, ""};
-        struct stat st;
-        char *text = NULL;
         treg_arena_init(&t->samples_arena);
-        if (stat(t->samples_path, &st) == 0 && S_ISREG(st.st_mode) &&
-            (uint64_t)st.st_size > TREG_PCS_MAX_TEXT) /* bounded before a byte is read */
-            treg_fail(&why, TREG_E_LIMIT, "%lld bytes, past the limit of %u MiB",
-                      (long long)st.st_size, TREG_PCS_MAX_TEXT >> 20);
-        else
-            text = slurp(t->samples_path, &len, &why);
-        if (!text || treg_pcs_read(&t->samples_arena, text, len, &t->samples, &why) != TREG_OK) {
+        if (treg_pcs_read_file(&t->samples_arena, t->samples_path, &t->samples, &why) != TREG_OK) {
             fprintf(stderr, "treg-analyze: --samples %s: %s\n", t->samples_path, why.msg);
-            free(text);
             return 2;
         }
-        free(text);
     }
     t->pool = pool_new(t->kernel_regex, t->rows || t->samples_path,
                        t->json && !t->samples_path ? t->rows : -1, t->jobs);

@@ -100,6 +100,62 @@ json.dump(doc, open(out, "w"))
 json.dump({"%d" % a: v for a, v in want.items()}, open(out + ".want", "w"))
 PY
 
+# to_rocpd.py IN.json OUT.db [notext|twoprocs]: the same samples in the
+# rocpd layout of rocm-systems' drafts (PR #4946; no released rocprofv3
+# writes PC samples to rocpd): one rocpd_gpu_pc_sample_<uuid> table (the
+# reasons as pc_sampling.h's enum values, wave_issued NULL for host-trap),
+# the released schema's rocpd_info_code_object_<uuid> (id = the load id),
+# rocpd_disassembly_data_<uuid> (unless notext), and the views rocpd adds.
+cat >"$work/to_rocpd.py" <<'PY'
+import json, sqlite3, sys
+src, out = sys.argv[1], sys.argv[2]
+edit = sys.argv[3] if len(sys.argv) > 3 else ""
+reasons = ["NONE", "NO_INSTRUCTION_AVAILABLE", "ALU_DEPENDENCY", "WAITCNT", "INTERNAL_INSTRUCTION",
+           "BARRIER_WAIT", "ARBITER_NOT_WIN", "ARBITER_WIN_EX_STALL", "OTHER_WAIT", "SLEEP_WAIT"]
+t = json.load(open(src))["rocprofiler-sdk-tool"][0]
+u = "_0b2c5e1a_1d2f_4c3e_9a8b_0c1d2e3f4a5b"
+db = sqlite3.connect(out)
+db.executescript(f"""
+CREATE TABLE rocpd_info_code_object{u} (id INTEGER PRIMARY KEY AUTOINCREMENT, guid TEXT, nid INTEGER NOT NULL,
+  pid INTEGER NOT NULL, agent_id INTEGER, uri TEXT, load_base BIGINT, load_size BIGINT, load_delta BIGINT,
+  storage_type TEXT CHECK (storage_type IN ('FILE', 'MEMORY')), extdata JSONB DEFAULT "{{}}" NOT NULL);
+CREATE TABLE rocpd_gpu_pc_sample{u} (id INTEGER PRIMARY KEY AUTOINCREMENT, guid TEXT, timestamp BIGINT,
+  nid INTEGER NOT NULL, pid INTEGER NOT NULL, tid INTEGER, agent_id INTEGER, event_id INTEGER,
+  dispatch_id INTEGER, correlation_id INTEGER, exec_mask BIGINT, code_object_id INTEGER,
+  code_object_offset BIGINT, wave_issued INTEGER, inst_type INTEGER, stall_reason INTEGER, wave_count INTEGER);
+CREATE TABLE rocpd_disassembly_data{u} (nid INTEGER, pid INTEGER, code_object_id INTEGER,
+  code_object_offset BIGINT, instruction TEXT, comment TEXT);
+CREATE VIEW rocpd_info_code_object AS SELECT * FROM rocpd_info_code_object{u};
+CREATE VIEW rocpd_gpu_pc_sample AS SELECT * FROM rocpd_gpu_pc_sample{u};
+""")
+for c in t["code_objects"]:
+    if c["code_object_id"]:
+        db.execute(f"INSERT INTO rocpd_info_code_object{u} (id, guid, nid, pid, uri, load_base, load_size, load_delta, extdata)"
+                   " VALUES (?, 'g', 1, 4242, ?, ?, ?, ?, ?)",
+                   (c["code_object_id"], c["uri"], c["load_base"], c["load_size"], c["load_delta"],
+                    json.dumps({"storage_type": c["storage_type"]})))
+texts, seen = t["strings"]["pc_sample_instructions"], set()
+for key in ("pc_sample_host_trap", "pc_sample_stochastic"):
+    for n, s in enumerate(t["buffer_records"].get(key, [])):
+        r = s["record"]
+        pc = r["pc"]
+        st = key == "pc_sample_stochastic"
+        why = r.get("snapshot", {}).get("stall_reason", "")
+        pid = 4243 if edit == "twoprocs" and n == 5 else 4242
+        db.execute(f"INSERT INTO rocpd_gpu_pc_sample{u} (guid, timestamp, nid, pid, tid, agent_id, event_id, dispatch_id,"
+                   " correlation_id, exec_mask, code_object_id, code_object_offset, wave_issued, inst_type, stall_reason,"
+                   " wave_count) VALUES ('g', ?, 1, ?, NULL, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   (r["timestamp"], pid, n, r["dispatch_id"], r["corr_id"]["internal"], r["exec_mask"] - 2**63,
+                    pc["code_object_id"], pc["code_object_offset"], r["wave_issued"] if st else None,
+                    1 if st and r["wave_issued"] else (15 if st else None),
+                    reasons.index(why.rsplit("REASON_", 1)[1]) if st else None, r["wave_cnt"] if st else None))
+        k = (pc["code_object_id"], pc["code_object_offset"])
+        if edit != "notext" and k not in seen and s["inst_index"] >= 0:
+            seen.add(k)
+            db.execute(f"INSERT INTO rocpd_disassembly_data{u} VALUES (1, 4242, ?, ?, ?, '')", k + (texts[s["inst_index"]],))
+db.commit()
+PY
+
 # check OUT.json WANT: treg's rows against the counts written
 check() {
   python3 - "$1" "$2" <<'PY' || fail "see above"
@@ -125,6 +181,38 @@ for kind in stochastic host_trap delta code_json; do
   check "$work/$kind.out" "$work/$kind.json.want"
   echo "$prog: ok: $kind: every row's samples as written ($(grep -o '"samples": *[0-9]*' "$work/$kind.out" | head -1))"
 done
+# the same samples from a rocpd database: equal rows; without the texts,
+# placed by address with a note
+for kind in stochastic host_trap delta; do
+  python3 "$work/to_rocpd.py" "$work/$kind.json" "$work/$kind.db"
+  "$A" --format json --samples "$work/$kind.db" "$hsaco" >"$work/$kind.db.out" 2>"$work/$kind.db.err" ||
+    fail "rocpd $kind: exit $?: $(cat "$work/$kind.db.err")"
+  check "$work/$kind.db.out" "$work/$kind.json.want"
+  ! grep -q "no instruction text" "$work/$kind.db.err" || fail "rocpd $kind: $(cat "$work/$kind.db.err")"
+  cmp -s "$work/$kind.out" "$work/$kind.db.out" || fail "rocpd $kind: its JSON differs from the rocprofv3 JSON's"
+  echo "$prog: ok: rocpd $kind: the same report as from the JSON"
+done
+python3 "$work/to_rocpd.py" "$work/stochastic.json" "$work/notext.db" notext
+"$A" --format json --samples "$work/notext.db" "$hsaco" >"$work/notext.out" 2>"$work/notext.err" ||
+  fail "rocpd without texts: $(cat "$work/notext.err")"
+check "$work/notext.out" "$work/stochastic.json.want"
+grep -q "note: [0-9]* of them where the profile has no instruction text, placed by address alone" "$work/notext.err" ||
+  fail "rocpd without texts: no note: $(cat "$work/notext.err")"
+echo "$prog: ok: rocpd without texts: placed by address, and said so"
+python3 - "$work/stochastic.out" <<'PY' || fail "stall reasons: see above"
+import json, sys
+k = json.load(open(sys.argv[1]))["reports"][0]["kernels"][0]
+assert k["samples_kind"] == "stochastic", k.get("samples_kind")
+n = 0
+for r in k["rows"]:
+    if r.get("stalled"):
+        assert r["stall_reasons"][3] == r["stalled"] and sum(r["stall_reasons"]) == r["stalled"], r
+        n += 1
+    else:
+        assert "stall_reasons" not in r, r
+assert n > 100, n
+PY
+echo "$prog: ok: each stalled row's reasons (WAITCNT as written) sum to its stalled samples"
 
 # --hot: the line most samples fall on, summed from the JSON's rows by the
 # author's line (call_site, else the row's own line), and the loop's share.
@@ -210,6 +298,26 @@ grep -q "PC samples placed (the profile's code object 2; 0 outside its kernels, 
   fail "two code objects: $(cat "$work/blit.err")"
 echo "$prog: ok: two code objects at the same addresses: the one whose texts match (900 blit samples elsewhere)"
 refused --samples "$work/stochastic.json" --samples-code-object 9 "$hsaco" -- "the profile has no samples of code object 9"
+python3 "$work/to_rocpd.py" "$work/text.json" "$work/text.db"
+refused --samples "$work/text.db" "$hsaco" -- "--samples .*text.db: the samples are not of this build: at offset 0x$t_addr .* the profile has 's_nop 7'"
+python3 "$work/to_rocpd.py" "$work/stochastic.json" "$work/two.db" twoprocs
+refused --samples "$work/two.db" "$hsaco" -- "two.db: holds the PC samples of more than one process \\(pids 4242 and 4243\\)"
+python3 - "$work/stochastic.db" "$work/noview.db" "$work/viewonly.db" <<'PY'
+import shutil, sqlite3, sys
+shutil.copy(sys.argv[1], sys.argv[2])
+db = sqlite3.connect(sys.argv[2])  # no PC-sample table: a rocpd of a run without --pc-sampling
+for (t,) in db.execute("SELECT name FROM sqlite_schema WHERE name LIKE 'rocpd_gpu_pc_sample%'").fetchall():
+    db.execute("DROP %s %s" % ("VIEW" if t == "rocpd_gpu_pc_sample" else "TABLE", t))
+db.commit()
+db = sqlite3.connect(sys.argv[3])  # a view of that name, whose SQL is the file's: never run
+db.executescript("CREATE VIEW rocpd_gpu_pc_sample AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+                 "SELECT 1 AS nid, 1 AS pid, 2 AS code_object_id, x AS code_object_offset, 1 AS wave_issued, "
+                 "0 AS stall_reason FROM c")
+PY
+refused --samples "$work/noview.db" "$hsaco" -- "noview.db: a SQLite database without a rocpd_gpu_pc_sample table"
+refused --samples "$work/viewonly.db" "$hsaco" -- "viewonly.db: a SQLite database without a rocpd_gpu_pc_sample table"
+head -c 20000 "$work/stochastic.db" >"$work/cut.db"
+refused --samples "$work/cut.db" "$hsaco" -- "cut.db: .*(malformed|not a database|no such table|lacks)"
 printf '{"rocprofiler-sdk-tool": [' >"$work/cut.json"
 refused --samples "$work/cut.json" "$hsaco" -- "^treg-analyze: --samples .*cut.json: not JSON: it ends too soon"
 printf '{"traceEvents": []}' >"$work/other-format.json"

@@ -14,6 +14,8 @@
 #                 corpus's cache entries: 3.6.0's, newer Triton's, Hygon's)
 #   fuzz_pcsamples  the PC-sample reader: rocprofv3's JSON and code.json (seeds:
 #                 tests/data/rocprof, and small documents written here)
+#   fuzz_rocpd    the rocpd reader: SQLite databases (seeds: rocpd layouts written
+#                 here with python3's sqlite3)
 #   fuzz_gate     tregd's token gate: request heads parsed and rewritten before
 #                 evhttp (seeds: a few heads written here)
 #   fuzz_container  the container reader and the bundled-listing reader (seeds:
@@ -46,7 +48,7 @@ seconds=${2:-60}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=${TREG_CORPUS:-$src/tests/data}
 cc=${CC:-clang-22}
-read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze fuzz_asm fuzz_asm_macro fuzz_ttgir fuzz_triton_json fuzz_pcsamples fuzz_container fuzz_render fuzz_gate fuzz_web}"
+read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze fuzz_asm fuzz_asm_macro fuzz_ttgir fuzz_triton_json fuzz_pcsamples fuzz_rocpd fuzz_container fuzz_render fuzz_gate fuzz_web}"
 read -r -a extra <<<"${FUZZ_ARGS:-}"
 
 cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER="$cc" -DTREG_FUZZ=ON \
@@ -119,6 +121,35 @@ cp -f "$src"/tests/data/rocprof/*.json "$pcs_seeds/"
 printf '{"rocprofiler-sdk-tool":[{"strings":{"pc_sample_instructions":["s_nop 0"]},"code_objects":[{"code_object_id":1,"uri":"file:///a#offset=0","load_base":4096,"load_size":64,"load_delta":4096}],"buffer_records":{"pc_sample_host_trap":[{"record":{"pc":{"code_object_id":1,"code_object_offset":16}},"inst_index":0}]}}]}' >"$pcs_seeds/host-trap.json"
 printf '{"code":[["; k",0,0,"k",1,0,0,0,0,0],["s_nop 0",0,1,"a.py:1",1,16,5,9,3,1]],"version":"3.0.0","header":"ISA, _, LineNumber, Source, Codeobj, Vaddr, Hit, Latency, Stall, Idle"}' >"$pcs_seeds/att-code.json"
 
+# rocpd seeds: a stochastic and a host-trap database in the drafts' layout
+# (tests/cli/test_samples.sh writes the same), small pages.
+rocpd_seeds=$build/fuzz-seeds-rocpd
+mkdir -p "$rocpd_seeds"
+python3 - "$rocpd_seeds" <<'PY'
+import os, sqlite3, sys
+for kind in ("stochastic", "host_trap"):
+    p = os.path.join(sys.argv[1], kind + ".db")
+    if os.path.exists(p):
+        os.unlink(p)
+    db = sqlite3.connect(p)
+    db.execute("PRAGMA page_size = 512")
+    db.executescript("""
+CREATE TABLE rocpd_info_code_object_0b2c (id INTEGER PRIMARY KEY, nid INTEGER, pid INTEGER, uri TEXT,
+  load_base BIGINT, load_size BIGINT, load_delta BIGINT);
+CREATE TABLE rocpd_gpu_pc_sample_0b2c (nid INTEGER, pid INTEGER, code_object_id INTEGER,
+  code_object_offset BIGINT, wave_issued INTEGER, inst_type INTEGER, stall_reason INTEGER);
+CREATE TABLE rocpd_disassembly_data_0b2c (nid INTEGER, pid INTEGER, code_object_id INTEGER,
+  code_object_offset BIGINT, instruction TEXT, comment TEXT);
+INSERT INTO rocpd_info_code_object_0b2c VALUES (2, 1, 7, 'file:///a.hsaco', 4096, 8192, 4096);
+""")
+    st = kind == "stochastic"
+    for off, issued, why in ((0x100, 1, 0), (0x104, 0, 3), (0x104, 0, 5), (0x108, 0, 2)):
+        db.execute("INSERT INTO rocpd_gpu_pc_sample_0b2c VALUES (1, 7, 2, ?, ?, ?, ?)",
+                   (off, issued if st else None, 1 if st else None, why if st else None))
+        db.execute("INSERT INTO rocpd_disassembly_data_0b2c VALUES (1, 7, 2, ?, 's_nop 0', '')", (off,))
+    db.commit()
+PY
+
 # Container seeds: the HIP fixtures under 200 KB (the bombs excluded: they
 # state more than the fuzz target's limits and only say so).
 hip_fixtures=${TREG_HIP_FIXTURES:-$build/fixtures-hip}
@@ -189,6 +220,9 @@ for t in "${targets[@]}"; do
   elif [[ $t == fuzz_pcsamples ]]; then
     seed_dir=$pcs_seeds
     maxlen=524288 # the code.json seed is 269 KB
+  elif [[ $t == fuzz_rocpd ]]; then
+    seed_dir=$rocpd_seeds
+    maxlen=16384 # the seeds are a few 512-byte pages
   elif [[ $t == fuzz_gate ]]; then
     seed_dir=$gate_seeds
     maxlen=262144 # past GATE_HEAD_MAX (80 KiB)
