@@ -82,6 +82,12 @@ static void usage(FILE *f)
         "                               compiler results, not a measured speed)\n"
         "  --no-source                  upload: do not send the kernel's source files for its\n"
         "                               page on the server (https://SERVER/r/HASH)\n"
+        "  --samples FILE               upload: runtime PC samples (rocprofv3 --pc-sampling JSON\n"
+        "                               or rocpd database, a thread trace's code.json) placed by\n"
+        "                               the server on each report whose kernels they fall in,\n"
+        "                               kept with it for its page; --hot shows where they fall\n"
+        "  --samples-code-object N      upload: the profile's code object to take (else the one\n"
+        "                               whose samples fall on the instructions)\n"
         "  --timeout SECONDS            per request (default %d)\n"
         "  --write-baseline FILE        upload, fetch, diff: the kernels' figures (diff: NEW's)\n"
         "                               to FILE, for diff --baseline\n"
@@ -208,6 +214,8 @@ static int parse_options(cli *c, invocation *inv, int argc, char **argv)
                                              {"output", required_argument, NULL, 'o'},
                                              {"reanalyze", no_argument, NULL, 'A'},
                                              {"what-if", no_argument, NULL, 'w'},
+                                             {"samples", required_argument, NULL, 'P'},
+                                             {"samples-code-object", required_argument, NULL, 'C'},
                                              {"fail-on", required_argument, NULL, 'X'},
                                              {"baseline", required_argument, NULL, 'B'},
                                              {"write-baseline", required_argument, NULL, 'W'},
@@ -269,6 +277,17 @@ static int parse_options(cli *c, invocation *inv, int argc, char **argv)
             c->what_if = 1;
             inv->seen |= OPT_UPLOAD;
             break;
+        case 'P':
+            c->samples_path = optarg;
+            inv->seen |= OPT_UPLOAD;
+            break;
+        case 'C': {
+            long v;
+            if (parse_count("--samples-code-object", optarg, 1, LONG_MAX, &v)) return EXIT_USAGE;
+            c->samples_co = (uint64_t)v;
+            inv->seen |= OPT_UPLOAD;
+            break;
+        }
         case 'X':
             inv->fail_on = optarg;
             inv->seen |= OPT_DIFF;
@@ -404,7 +423,7 @@ static const char *conflicting(const cli *c, const invocation *inv, int allowed)
                : extra & OPT_WBASE  ? "--write-baseline is for upload, fetch and diff"
                : extra & OPT_TARGET ? "--target is for list, upload and diff"
                : extra & OPT_LIST   ? "--kernel, --limit and --offset are for list"
-               : extra & OPT_UPLOAD ? "--reanalyze and --what-if are for upload"
+               : extra & OPT_UPLOAD ? "--reanalyze, --what-if and --samples are for upload"
                                     : "--no-rows and the text views (--lines, --peak, --asm, ...) "
                                       "are for upload and fetch";
     const char *cmd = inv->cmd;
@@ -419,6 +438,10 @@ static const char *conflicting(const cli *c, const invocation *inv, int allowed)
         return "--lines, --peak, --why, --asm, --summary and --regs are text views: the HTML "
                "page has them all";
     if (c->html && !c->rows) return "--format html draws every instruction: not with --no-rows";
+    if (c->samples_co && !c->samples_path) return "--samples-code-object needs --samples FILE";
+    if (c->samples_path && strcmp(cmd, "upload") != 0) return "--samples is for upload";
+    if ((c->text.options.views & TREG_VIEW_HOT) && !c->samples_path)
+        return "--hot shows where runtime PC samples fall: give them with upload --samples FILE";
     if (c->output && !c->html) return "-o/--output is for --format html";
     if (!c->rows && (c->text.options.views & TREG_VIEW_ASM))
         return "--asm lists the per-instruction rows: not with --no-rows";
@@ -515,6 +538,14 @@ static int run(cli *c, int argc, char **argv)
         return EXIT_USAGE;
     }
     treg_text_finish(&c->text);
+    if (c->samples_path) { /* read whole before anything is sent */
+        treg_error why = {0, ""};
+        treg_arena_init(&c->samples_arena);
+        if (treg_pcs_read_file(&c->samples_arena, c->samples_path, &c->samples, &why) != TREG_OK) {
+            fprintf(stderr, "tregc: --samples %s: %s\n", c->samples_path, why.msg);
+            return EXIT_USAGE;
+        }
+    }
     if ((status = connect_server(c, &inv)) != 0) return status;
     switch (inv.cmd[0]) {
     case 'w':
@@ -554,6 +585,7 @@ int main(int argc, char **argv)
     tregc_https_close(&c.https);
     tregc_config_free(&c.cfg);
     treg_text_free(&c.text);
+    if (c.samples_path) treg_arena_free(&c.samples_arena);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         /* A reader that stopped early (| head) needs no message. */
         if (errno != EPIPE) fprintf(stderr, "tregc: stdout: %s\n", strerror(errno));

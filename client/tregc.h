@@ -13,6 +13,7 @@
 #include "config.h"
 #include "diff.h"
 #include "https.h"
+#include "pcsamples.h"
 #include "render.h"
 #include "treg.pb-c.h"
 
@@ -51,6 +52,13 @@ typedef struct cli {
     int tally;       /* upload of a folder: counts, not a summary each */
     size_t n_analyzed, n_stored;
     treg_text_settings text; /* --lines, --peak, --asm, sources, colour */
+    /* upload --samples FILE: a profile's PC samples, sent for each report
+     * whose kernels they fall in (POST /v1/samples) */
+    const char *samples_path;
+    uint64_t samples_co; /* --samples-code-object (0: the one that fits) */
+    treg_pcs samples;
+    treg_arena samples_arena;
+    size_t samples_placed; /* reports the server placed them on */
 } cli;
 
 /* reports.c: what the server answers, shown or kept */

@@ -15,10 +15,12 @@
 #include "collect.h"
 #include "report_key.h"
 #include "https.h"
+#include "join.h"
 #include "proto_wire.h"
 #include "render.h"
 #include "treg.pb-c.h"
 #include "treg/container.h"
+#include "wire.h"
 
 #include "tregc.h"
 
@@ -103,6 +105,109 @@ static void send_sources(cli *c, const Treg__V1__Report *r, const char *inputs, 
     free(ptrs);
 }
 
+/* --samples: the profile's samples of the code objects that fall in r's
+ * kernels, placed by the server on the stored report (POST /v1/samples):
+ * its answer, with the report, or NULL (said on stderr: a profile without
+ * samples here is a note, one of another build a failure). */
+static Treg__V1__SamplesResponse *send_samples(cli *c, const Treg__V1__Report *r,
+                                               const char *inputs, const char *path)
+{
+    uint64_t *ids = NULL;
+    size_t nids = 0;
+    if (treg_pcs_candidates(r, &c->samples, &ids, &nids) != TREG_OK) {
+        item_failed(c, "file", path, "out of memory");
+        return NULL;
+    }
+    if (c->samples_co) { /* the one named, when it has samples here */
+        size_t k = 0;
+        for (size_t i = 0; i < nids; i++)
+            if (ids[i] == c->samples_co) ids[k++] = ids[i];
+        nids = k;
+    }
+    if (nids == 0) {
+        fprintf(stderr,
+                "tregc: %s: note: --samples %s: none of the profile's samples%s is in this code "
+                "object's kernels; shown without samples\n",
+                path, c->samples_path, c->samples_co ? " of that code object" : "");
+        free(ids);
+        return NULL;
+    }
+    Treg__V1__SamplesRequest req = TREG__V1__SAMPLES_REQUEST__INIT;
+    Treg__V1__PcSampleSet set;
+    treg_error err = {0, ""};
+    if (treg_pcs_to_pb(&c->samples, ids, nids, &set, &err) != TREG_OK) {
+        free(ids);
+        item_failed(c, "file", path, err.msg);
+        return NULL;
+    }
+    free(ids);
+    const char *base = strrchr(c->samples_path, '/');
+    set.file_name = (char *)(base ? base + 1 : c->samples_path);
+    req.hash = r->hash;
+    req.inputs = (char *)inputs;
+    req.samples = &set;
+    req.code_object_id = c->samples_co;
+    size_t len = treg__v1__samples_request__get_packed_size(&req);
+    uint8_t *packed = malloc(len ? len : 1);
+    Treg__V1__SamplesResponse *sr = NULL;
+    tregc_response resp = {0};
+    if (!packed) {
+        item_failed(c, "file", path, "out of memory");
+    } else {
+        treg__v1__samples_request__pack(&req, packed);
+        if (tregc_https_request(&c->https, "/v1/samples", packed, len, &resp, &err) !=
+            TREGC_NET_OK) {
+            server_failed(c, "file", path, err.msg);
+        } else if (resp.status != 200) {
+            char msg[512], line[600];
+            server_message(&resp, msg, sizeof msg);
+            snprintf(line, sizeof line, "--samples %s: %s%s", c->samples_path, msg,
+                     resp.status == 413 ? " (larger than the server accepts)" : "");
+            item_failed(c, "file", path, line);
+        } else if (!(sr = treg__v1__samples_response__unpack(NULL, resp.len, resp.body)) ||
+                   !sr->report) {
+            item_failed(c, "file", path, "the server's answer to the samples is not readable");
+            if (sr) treg__v1__samples_response__free_unpacked(sr, NULL);
+            sr = NULL;
+        } else {
+            c->samples_placed++;
+            fprintf(stderr,
+                    "tregc: %s: %llu PC samples placed (the profile's code object %llu; %llu "
+                    "outside its kernels, %llu elsewhere)\n",
+                    path, (unsigned long long)sr->placed, (unsigned long long)sr->code_object_id,
+                    (unsigned long long)sr->outside, (unsigned long long)sr->elsewhere);
+            if (sr->unchecked)
+                fprintf(stderr,
+                        "tregc: %s: note: %llu of them where the profile has no instruction "
+                        "text, placed by address alone\n",
+                        path, (unsigned long long)sr->unchecked);
+        }
+    }
+    tregc_response_free(&resp);
+    free(packed);
+    set.file_name = NULL;
+    treg_pcs_pb_free(&set);
+    return sr;
+}
+
+/* add_report with this upload's names on r; with --samples, the report
+ * the server placed them on when it did. */
+static void show(cli *c, Treg__V1__Report *r, int stored_before, const char *link,
+                 const char *inputs, const char *path, const char *entry)
+{
+    Treg__V1__SamplesResponse *sr = c->samples_path ? send_samples(c, r, inputs, path) : NULL;
+    Treg__V1__Report *shown = sr ? sr->report : r;
+    /* A stored report keeps its first uploader's names; show this
+     * upload's, as treg-analyze would. */
+    char *stored_name = shown->file_name, *stored_entry = shown->bundle_entry;
+    shown->file_name = (char *)path;
+    shown->bundle_entry = (char *)(entry ? entry : "");
+    add_report(c, shown, stored_before, link);
+    shown->file_name = stored_name;
+    shown->bundle_entry = stored_entry;
+    if (sr) treg__v1__samples_response__free_unpacked(sr, NULL);
+}
+
 /* Asks whether the server has the report for hash and these inputs: GO_ON
  * (shown as stored before), NOT_STORED (send the blob) or STOP (the server
  * cannot take requests). */
@@ -126,16 +231,9 @@ static int try_stored(cli *c, const char *path, const char *entry, const char *h
             item_failed(c, "file", path, why.msg);
             outcome = GO_ON;
         } else {
-            /* The stored report keeps its first uploader's name; show this
-             * upload's, as treg-analyze would. */
-            char *stored_name = r->file_name, *stored_entry = r->bundle_entry;
-            r->file_name = (char *)path;
-            r->bundle_entry = (char *)(entry ? entry : "");
             char link[200];
             snprintf(link, sizeof link, "/r/%s?inputs=%s", hash, inputs);
-            add_report(c, r, 1, link);
-            r->file_name = stored_name;
-            r->bundle_entry = stored_entry;
+            show(c, r, 1, link, inputs, path, entry);
             send_sources(c, r, inputs, path);
             treg__v1__report__free_unpacked(r, NULL);
             outcome = GO_ON;
@@ -204,14 +302,7 @@ static int upload_blob(cli *c, const char *path, const char *entry, const uint8_
         treg_error why = {0, ""};
         Treg__V1__UploadResponse *up = unpack_upload_response(resp.body, resp.len, &why);
         if (up) {
-            /* A blob stored before keeps its first uploader's names; show
-             * this upload's, as treg-analyze would. */
-            char *stored_name = up->report->file_name, *stored_entry = up->report->bundle_entry;
-            up->report->file_name = (char *)path;
-            up->report->bundle_entry = (char *)(entry ? entry : "");
-            add_report(c, up->report, up->stored_before, up->link);
-            up->report->file_name = stored_name;
-            up->report->bundle_entry = stored_entry;
+            show(c, up->report, up->stored_before, up->link, inputs, path, entry);
             if (!c->reanalyze) send_sources(c, up->report, inputs, path);
             treg__v1__upload_response__free_unpacked(up, NULL);
         } else {
@@ -457,6 +548,11 @@ int cmd_upload(cli *c, int argc, char **argv)
                    failed ? " (above)" : "; tregc list shows them, --summary prints each");
         }
         treg_cross_text(stdout, c->cross, &c->text.options);
+    }
+    if (c->samples_path && !c->samples_placed && c->failures == failures) {
+        fprintf(stderr, "tregc: --samples %s: no code object given has this profile's samples\n",
+                c->samples_path);
+        return 1;
     }
     return c->failures ? 1 : 0;
 }

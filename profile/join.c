@@ -283,3 +283,48 @@ int treg_pcs_join(Treg__V1__Report *r, const treg_pcs *s, uint64_t code_object_i
     free(sp);
     return rc;
 }
+
+int treg_pcs_candidates(const Treg__V1__Report *r, const treg_pcs *s, uint64_t **ids, size_t *nids)
+{
+    *ids = NULL;
+    *nids = 0;
+    span *sp = malloc((r->n_kernels ? r->n_kernels : 1) * sizeof *sp);
+    if (!sp) return TREG_E_NOMEM;
+    size_t nsp = 0;
+    for (size_t i = 0; i < r->n_kernels; i++) {
+        const Treg__V1__Kernel *k = r->kernels[i];
+        if (k->code_bytes)
+            sp[nsp++] = (span){k->entry_address, k->entry_address + k->code_bytes, 0, (uint32_t)i};
+    }
+    qsort(sp, nsp, sizeof *sp, cmp_span);
+    for (size_t i = 0; i < nsp; i++)
+        sp[i].reach = i && sp[i - 1].reach > sp[i].hi ? sp[i - 1].reach : sp[i].hi;
+    size_t cap = 0;
+    int rc = TREG_OK;
+    for (size_t i = 0; i < s->npcs && rc == TREG_OK;) {
+        uint64_t id = s->pcs[i].code_object_id;
+        const treg_pcs_code_object *co = code_object(s, id);
+        bool in = false;
+        for (; i < s->npcs && s->pcs[i].code_object_id == id; i++)
+            in = in || kernel_at(sp, nsp, elf_address(s, co, &s->pcs[i])) >= 0;
+        if (!in) continue;
+        if (*nids == cap) {
+            size_t c = cap ? cap * 2 : 8;
+            uint64_t *n = realloc(*ids, c * sizeof *n);
+            if (!n) {
+                rc = TREG_E_NOMEM;
+                break;
+            }
+            *ids = n;
+            cap = c;
+        }
+        (*ids)[(*nids)++] = id;
+    }
+    free(sp);
+    if (rc) {
+        free(*ids);
+        *ids = NULL;
+        *nids = 0;
+    }
+    return rc;
+}

@@ -32,4 +32,9 @@ typedef struct treg_pcs_joined {
 int treg_pcs_join(Treg__V1__Report *r, const treg_pcs *s, uint64_t code_object_id,
                   treg_pcs_joined *out, treg_error *err);
 
+/* The profile's code objects with a sample inside one of r's kernels (by
+ * entry_address and code_bytes: a report without rows will do), the only
+ * ones a join can take: a malloc'd list in *ids.  TREG_OK or TREG_E_NOMEM. */
+int treg_pcs_candidates(const Treg__V1__Report *r, const treg_pcs *s, uint64_t **ids, size_t *nids);
+
 #endif

@@ -20,6 +20,11 @@
  *   POST /v1/sources            SourcesRequest -> SourcesResponse: a report's
  *                               source files for its page (written on the
  *                               store's writer threads)
+ *   POST /v1/samples            SamplesRequest -> SamplesResponse: a
+ *                               profile's PC samples placed on a report the
+ *                               team uploaded, kept as the team's (samples.h,
+ *                               on a page thread); GET /v1/reports/{sha256}
+ *                               ?inputs=&samples=1: the report with them
  *   GET  /, /r/{hash}, /login; POST /login, /logout: the browser's pages (web.h)
  *
  * Every failure is the HTTP status plus a treg.v1.Error body.  The one
@@ -64,6 +69,7 @@
 #include "peers.h"
 #include "proto_wire.h"
 #include "report_key.h"
+#include "samples.h"
 #include "tls.h"
 #include "treg.pb-c.h"
 #include "treg/analyzer.h"
@@ -414,6 +420,115 @@ static void reply_load_error(request *r, int rc)
     }
 }
 
+/* ---- a team's PC samples (samples.h), on a page thread ---- */
+
+enum { PAGES_PENDING_MAX = 16, PAGE_THREADS = 1 };
+
+typedef struct samples_job {
+    write_req work; /* first: the writer hands this back */
+    request *r;
+    store_entry e;
+    Treg__V1__SamplesRequest *req; /* POST; NULL: GET ?samples=1 */
+    char link[200];
+    samples_result out;
+} samples_job;
+
+static void samples_work(write_req *w)
+{
+    samples_job *j = (samples_job *)w;
+    const request *r = j->r;
+    const store_entry *names = team_filter(r) != NULL ? &j->e : NULL;
+    if (j->req)
+        samples_post(r->srv->cfg.store, j->e.key, r->team, names, j->req, j->link, &j->out);
+    else
+        samples_get(r->srv->cfg.store, j->e.key, r->team, names, &j->out);
+}
+
+static void samples_done(write_req *w)
+{
+    samples_job *j = (samples_job *)w;
+    j->r->srv->pages_pending--;
+    if (j->out.status == 200)
+        reply(j->r, 200, j->out.body, j->out.len);
+    else
+        reply_error(j->r, j->out.status ? j->out.status : 500, j->out.msg);
+    samples_result_free(&j->out);
+    store_entry_free(&j->e);
+    if (j->req) treg__v1__samples_request__free_unpacked(j->req, NULL);
+    free(j);
+}
+
+/* Runs req (POST) or the GET for the report e on a page thread; *e and req
+ * are the job's from here on. */
+static void submit_samples(request *r, store_entry *e, Treg__V1__SamplesRequest *req)
+{
+    http_server *s = r->srv;
+    samples_job *j = s->pages_pending < PAGES_PENDING_MAX ? calloc(1, sizeof *j) : NULL;
+    if (j == NULL) {
+        store_entry_free(e);
+        if (req) treg__v1__samples_request__free_unpacked(req, NULL);
+        if (s->pages_pending >= PAGES_PENDING_MAX) add_retry_after(r, 1);
+        reply_error(r, s->pages_pending >= PAGES_PENDING_MAX ? 503 : 500,
+                    s->pages_pending >= PAGES_PENDING_MAX ? "busy: retry in a moment"
+                                                          : "out of memory");
+        return;
+    }
+    j->r = r;
+    j->e = *e;
+    j->req = req;
+    if (req) snprintf(j->link, sizeof j->link, "/r/%s?inputs=%s", req->hash, req->inputs);
+    j->work.work = samples_work;
+    j->work.done = samples_done;
+    s->pages_pending++;
+    writer_submit(s->pages, &j->work);
+}
+
+static const treg_pb_limit samples_limits[] = {
+    {"hash", 64},
+    {"inputs", 64},
+    {"samples", STORE_SAMPLES_MAX_BYTES},
+};
+
+/* POST /v1/samples: SamplesRequest -> SamplesResponse. */
+static void handle_samples(request *r)
+{
+    struct evbuffer *body = evhttp_request_get_input_buffer(r->req);
+    size_t n = body ? evbuffer_get_length(body) : 0;
+    const uint8_t *bytes = n ? evbuffer_pullup(body, -1) : NULL;
+    treg_error why = {0, ""};
+    if (n > STORE_SAMPLES_MAX_BYTES + 4096 ||
+        treg_pb_check(bytes, n, &treg__v1__samples_request__descriptor, samples_limits,
+                      sizeof samples_limits / sizeof samples_limits[0], &why) != 0) {
+        reply_error(r, 400, why.msg[0] ? why.msg : "SamplesRequest over 16 MiB");
+        return;
+    }
+    Treg__V1__SamplesRequest *req = treg__v1__samples_request__unpack(NULL, n, bytes);
+    if (req == NULL || !store_valid_hash(req->hash) || !store_valid_hash(req->inputs) ||
+        req->samples == NULL) {
+        if (req) treg__v1__samples_request__free_unpacked(req, NULL);
+        reply_error(r, 400, "a SamplesRequest names a report (hash, inputs) and its samples");
+        return;
+    }
+    memcpy(r->hash, req->hash, sizeof r->hash);
+    char key[STORE_HASH_HEX + 1];
+    store_entry e = {0};
+    /* samples go with the team's own upload of the report, as sources do */
+    int found = treg_report_key(req->hash, req->inputs, TREG_ANALYZER_VERSION, treg_llvm_version(),
+                                key) == 0
+                    ? store_find_key(r->srv->cfg.store, key, r->team, &e)
+                    : -1;
+    if (found != 1) {
+        store_entry_free(&e);
+        treg__v1__samples_request__free_unpacked(req, NULL);
+        reply_error(r, found == 0 ? 404 : 500,
+                    found == 0 ? "no report for those inputs from your team: upload the code "
+                                 "object first"
+                               : "cannot query the index");
+        return;
+    }
+    submit_samples(r, &e, req);
+}
+
 /* ---- GET /v1/reports/{hash} ---- */
 
 /* An inputs= value (64 hex digits, any case) lower-cased into out; NULL
@@ -486,6 +601,8 @@ static void handle_fetch(request *r, const char *hash_text, const char *query)
     }
     const char *rows_v = evhttp_find_header(&params, "rows");
     const char *inputs_v = evhttp_find_header(&params, "inputs");
+    const char *samples_v = evhttp_find_header(&params, "samples");
+    int with_samples = samples_v == NULL ? 0 : strcmp(samples_v, "1") == 0 ? 1 : -1;
     int rows = rows_v == NULL             ? 1
                : strcmp(rows_v, "0") == 0 ? 0
                : strcmp(rows_v, "1") == 0 ? 1
@@ -501,6 +618,10 @@ static void handle_fetch(request *r, const char *hash_text, const char *query)
         reply_error(r, 400, "inputs must be 64 hex digits (treg_inputs_digest)");
         return;
     }
+    if (with_samples < 0 || (with_samples && (rows == 0 || !inputs[0]))) {
+        reply_error(r, 400, "samples=1 takes inputs= and the rows the samples are placed on");
+        return;
+    }
     store_entry e = {0};
     int found = find_report(r, hash, inputs, &e);
     if (found != 1) {
@@ -508,6 +629,10 @@ static void handle_fetch(request *r, const char *hash_text, const char *query)
             reply_load_error(r, STORE_MISSING);
         else
             reply_error(r, 500, "cannot query the index");
+        return;
+    }
+    if (with_samples) {
+        submit_samples(r, &e, NULL);
         return;
     }
     served out;
@@ -1242,8 +1367,6 @@ static int web_find(request *r, const char *hash_text, const char *query, store_
  * 4 MB page (50-80 ms) holds no other request up; the index was asked on
  * the loop before (web_find, store_upload_teams), and the answer goes out
  * from the loop (page_done). */
-enum { PAGES_PENDING_MAX = 16, PAGE_THREADS = 1 };
-
 /* The thread reads the request (its team, the server's settings) and
  * writes only the job; the loop leaves both alone until page_done. */
 typedef struct page_job {
@@ -1284,6 +1407,7 @@ static void page_work(write_req *w)
     }
     Treg__V1__Report *rep = treg__v1__report__unpack(NULL, out.len, out.bytes);
     free(out.owned);
+    if (rep != NULL) samples_place_kept(st, j->e.key, r->team, rep); /* the team's, if any */
     if (rep != NULL) {
         web_report_page(rep, files, nfiles, said, &j->page, &j->len);
         treg__v1__report__free_unpacked(rep, NULL);
@@ -1620,6 +1744,15 @@ static void route(struct evhttp_request *req, void *arg)
             return;
         }
         handle_sources(r);
+        return;
+    }
+    if (strcmp(r->path, "/v1/samples") == 0) {
+        if (cmd != EVHTTP_REQ_POST) {
+            evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", "POST");
+            reply_error(r, 405, "use POST for /v1/samples");
+            return;
+        }
+        handle_samples(r);
         return;
     }
     if (strncmp(r->path, "/v1/reports/", 12) == 0) {

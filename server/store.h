@@ -220,6 +220,18 @@ int store_read_first_sources(const store *s, const char *key, const char *old_ow
                              store_source **files, size_t *n, char from[64]);
 void store_sources_free(store_source *files, size_t n);
 
+/* A team's PC samples of a report (POST /v1/samples): a packed
+ * PcSampleSet in reports/ab/KEY.tTAG.samples, the latest replacing the one
+ * before, never merged with another team's; the report is unchanged. */
+#define STORE_SAMPLES_MAX_BYTES (16u << 20)
+/* 0, STORE_WRITE_FULL or -1 with one line in err.  Blocks on the disk. */
+int store_write_samples(const char *dir, const char *tmp_dir, const char *key, const char *team,
+                        const uint8_t *bytes, size_t len, treg_error *err);
+/* 1 and a malloc'd *out, 0 when the team sent none, -1 (logged) when it
+ * cannot be read.  Reads files only: any thread. */
+int store_read_samples(const store *s, const char *key, const char *team, uint8_t **out,
+                       size_t *len);
+
 /* Whether the store's filesystem has need bytes free past reserve, and a
  * few inodes: false, with what it has in why, when an analysis would only
  * fail at its write (tregd answers 507 without analyzing).  True when it

@@ -355,6 +355,58 @@ int store_write_upload(const char *dir, const char *tmp_dir, const store_upload 
     return put_files(tmp_dir, want, n, sync, nsync, rpath, err);
 }
 
+/* ---- a team's PC samples of a report ----
+ *
+ * reports/ab/<key>.t<tag>.samples: the PcSampleSet a team last sent for
+ * the report (POST /v1/samples), the code object the server placed,
+ * replaced whole by the next one.  The report file is never touched. */
+
+static int samples_path(const char *dir, const char *key, const char *team, char *path, size_t len)
+{
+    char sha[STORE_HASH_HEX + 1];
+    if (treg_text_sha256(team, strlen(team), sha) != 0) return -1;
+    snprintf(path, len, "%s/reports/%.2s/%s.t%.32s.samples", dir, key, key, sha);
+    return 0;
+}
+
+int store_write_samples(const char *dir, const char *tmp_dir, const char *key, const char *team,
+                        const uint8_t *bytes, size_t len, treg_error *err)
+{
+    char path[4200];
+    if (!store_valid_hash(key) || team == NULL || *team == '\0' || len > STORE_SAMPLES_MAX_BYTES) {
+        treg_fail(err, TREG_E_FORMAT, "store: not a sample set");
+        return -1;
+    }
+    if (samples_path(dir, key, team, path, sizeof path) != 0) {
+        treg_fail(err, TREG_E_NOMEM, "store: out of memory");
+        return -1;
+    }
+    piece want = {NULL, 0, bytes, len, path};
+    const char *sync = path;
+    return put_files(tmp_dir, &want, 1, &sync, 1, path, err);
+}
+
+int store_read_samples(const store *s, const char *key, const char *team, uint8_t **out,
+                       size_t *len)
+{
+    char path[4200];
+    *out = NULL;
+    *len = 0;
+    if (!store_valid_hash(key) || team == NULL ||
+        samples_path(s->dir, key, team, path, sizeof path))
+        return -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? 0 : -1;
+    struct stat st;
+    int rc = fstat(fd, &st) == 0 && (uint64_t)st.st_size <= STORE_SAMPLES_MAX_BYTES &&
+                     st_read_fd(fd, (size_t)st.st_size, out, len) == 0
+                 ? 1
+                 : -1;
+    close(fd);
+    if (rc < 0) st_log_key("error", "a report's PC samples are unreadable: not served", key);
+    return rc;
+}
+
 /* ---- a report's source files ----
  *
  * reports/ab/<key>.t<tag>.sources: a SourceManifest of one team (store.h),
