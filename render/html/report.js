@@ -87,8 +87,11 @@
         rows: !rows || rows.address.length === 0 ? null : {
           addr: rows.address, text: rows.text, file: rows.file, line: rows.line,
           cfile: rows.call_site.file, cline: rows.call_site.line, v: rows.vgpr, a: rows.agpr,
-          s: rows.sgpr, depth: rows.loop_depth, flags: rows.flags, reads: rows.reads, writes: rows.writes
+          s: rows.sgpr, depth: rows.loop_depth, flags: rows.flags, reads: rows.reads, writes: rows.writes,
+          /* runtime PC samples placed on the rows (absent without them) */
+          smp: rows.samples || null, issued: rows.issued || null, stalled: rows.stalled || null
         },
+        samples: k.samples || 0, samples_kind: k.samples_kind || '',
         ranges: (k.live_ranges || []).map((lr) => [lr.reg, [].concat(...lr.runs)])
       };
     };
@@ -396,6 +399,10 @@
     /* The allocation occupancy counts: the unified one where the files are one. */
     const alloc = unified && k.total_vgprs ? k.total_vgprs : k.vgpr[1];
     key('var(--spill)', 'spill / reload'); key('rgba(100,116,139,.3)', 'loops');
+    /* the runtime PC samples, a second series on its own scale: the samples
+     * of each pixel column's instructions, as bars from the bottom */
+    const smp = rows.smp && k.samples ? rows.smp : null;
+    if (smp) key('var(--samples)', 'PC samples (' + k.samples + ', ' + k.samples_kind + '), own scale: bars');
     key('#111827', (alloc !== k.vgpr[1] ? 'allocated VGPRs+AGPRs, one file' : 'allocated VGPRs') + ' (solid), occupancy steps (dashed)');
     node.append(wrap, legend);
     const n = rows.v.length;
@@ -464,6 +471,21 @@
       if (k.agpr && k.agpr[2]) series(rows.a, css.getPropertyValue('--agpr'));
       series(rows.v, css.getPropertyValue('--vgpr'));
       if (both) { g.setLineDash([3, 2]); series(both, '#0e7490'); g.setLineDash([]); }
+      if (smp) {
+        const per = new Float64Array(ncol);
+        let most = 0;
+        for (let i = 0; i < n; i++) {
+          const c = Math.min(ncol - 1, Math.floor((i / n) * ncol));
+          per[c] += smp[i];
+          if (per[c] > most) most = per[c];
+        }
+        g.fillStyle = css.getPropertyValue('--samples');
+        const h = (B - T) * 0.45;
+        for (let c = 0; c < ncol && most > 0; c++)
+          if (per[c] > 0) g.fillRect(L + c, B - h * per[c] / most, 1, h * per[c] / most);
+        g.fillStyle = '#6b7280';
+        g.fillText('PC samples: ' + most + ' in the fullest column', R - 190, B - h - 4);
+      }
       g.fillStyle = css.getPropertyValue('--spill');
       for (let i = 0; i < n; i++) if (rows.flags[i] & (FLAG_SPILL | FLAG_RELOAD)) g.fillRect(x(i) - 0.5, B + 2, 1.5, 6);
       if (state.selRows.size) {
@@ -482,6 +504,7 @@
       const i = rowAt(ev);
       if (i < 0) { tip.style.display = 'none'; return; }
       tip.textContent = hex(rows.addr[i]) + '  ' + rows.text[i] + '\nVGPR ' + rows.v[i] + '  AGPR ' + rows.a[i] + '  SGPR ' + rows.s[i] +
+        (smp ? '\nPC samples ' + smp[i] + (rows.stalled && rows.stalled[i] ? ' (' + rows.stalled[i] + ' stalled)' : '') : '') +
         '\n' + locText(state, rows.file[i], rows.line[i]);
       tip.style.display = 'block';
       const rect = wrap.getBoundingClientRect();
@@ -508,6 +531,17 @@
     for (const s of k.lines) { byLine.set(s[0] + ':' + s[1], s); if (s[3] > maxV) maxV = s[3]; }
     const files = [...new Set(k.lines.map((s) => s[0]).filter((f) => f >= 0))];
     const nodes = new Map();
+    /* the PC samples on each line: its own instructions' (as the line
+     * table counts them), not those of the library lines inlined there */
+    const smpAt = new Map();
+    const rows = k.rows, sampled = !!(rows && rows.smp && k.samples);
+    if (sampled)
+      for (let i = 0; i < rows.smp.length; i++)
+        if (rows.smp[i]) { const key = rows.file[i] + ':' + rows.line[i]; smpAt.set(key, (smpAt.get(key) || 0) + rows.smp[i]); }
+    if (sampled) {
+      box.classList.add('sampled');
+      node.querySelector('h2').textContent = 'Source, by peak VGPRs live on each line, with its PC samples';
+    }
     for (const f of files) {
       const path = r.files[f];
       const text = DATA.src[path];
@@ -519,10 +553,13 @@
         const bar = el('span', 'heat');
         if (s) {
           const b = el('b'); b.style.width = Math.max(2, Math.round(56 * s[3] / maxV)) + 'px'; bar.append(b);
-          d.title = s[2] + ' instructions; peak VGPR ' + s[3] + ', AGPR ' + s[4] + ', SGPR ' + s[5] + (s[6] + s[7] ? '; ' + s[6] + ' spills, ' + s[7] + ' reloads' : '');
+          d.title = s[2] + ' instructions; peak VGPR ' + s[3] + ', AGPR ' + s[4] + ', SGPR ' + s[5] + (s[6] + s[7] ? '; ' + s[6] + ' spills, ' + s[7] + ' reloads' : '') +
+            (sampled ? '; ' + (smpAt.get(f + ':' + line) || 0) + ' PC samples' : '');
           d.addEventListener('click', () => selectLine(state, f, line));
         }
-        d.append(el('span', 'no', line), bar, el('span', 'cnt', s ? s[3] : ''), el('span', 'code', text ? text[line - 1] : ''));
+        d.append(el('span', 'no', line), bar, el('span', 'cnt', s ? s[3] : ''));
+        if (sampled) d.append(el('span', 'smp', smpAt.get(f + ':' + line) || ''));
+        d.append(el('span', 'code', text ? text[line - 1] : ''));
         d.dataset.file = String(f); d.dataset.line = String(line);
         if (k.peak && k.peak.file === f && k.peak.line === line) d.classList.add('peak');
         nodes.set(f + ':' + line, d);
@@ -572,7 +609,11 @@
     let stripRegs = [];
     const head = el('div', 'listing-head');
     const stripHead = el('span', 'strip');
-    head.append(el('span', null, 'address'), el('span', null, 'V'), el('span', null, 'A'), el('span', null, 'S'), el('span', null, 'instruction'), stripHead);
+    const sampled = !!(rows.smp && k.samples);
+    head.append(el('span', null, 'address'), el('span', null, 'V'), el('span', null, 'A'), el('span', null, 'S'));
+    if (sampled) head.append(el('span', 'smp', 'samples'));
+    head.append(el('span', null, 'instruction'), stripHead);
+    if (sampled) head.classList.add('sampled');
     function setClass() {
       const c = pick.value || 'v';
       const hi = c === 'v' ? CLASS_BASE.a : c === 'a' ? CLASS_BASE.s : 1e9;
@@ -628,7 +669,13 @@
           (rows.cline[i] !== rows.line[i] || rows.cfile[i] !== rows.file[i]
             ? '\nvia ' + (rows.file[i] >= 0 ? base(state.r.files[rows.file[i]] || '?') + ':' + rows.line[i] : '?') : '');
         d.append(el('span', 'addr', hex(rows.addr[i])), el('span', 'v', rows.v[i]), el('span', 'a', rows.a[i]),
-          el('span', 's', rows.s[i]), el('span', 'txt', rows.text[i]), el('span', 'strip', strip(i)));
+          el('span', 's', rows.s[i]));
+        if (sampled) {
+          d.classList.add('sampled');
+          d.append(el('span', 'smp', rows.smp[i] || ''));
+          if (rows.smp[i]) d.title += '\n' + rows.smp[i] + ' PC samples' + (rows.stalled && rows.stalled[i] ? ', ' + rows.stalled[i] + ' stalled' : '');
+        }
+        d.append(el('span', 'txt', rows.text[i]), el('span', 'strip', strip(i)));
         d.addEventListener('click', () => { if (rows.cline[i] > 0) selectLine(state, rows.cfile[i], rows.cline[i]); });
         frag.append(d);
       }

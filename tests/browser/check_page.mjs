@@ -291,6 +291,34 @@ try {
     ok(`plot hover shows "${tip.split('\n')[0].slice(0, 60)}"`);
   }
 
+  if (want.samples) {
+    // Runtime PC samples: the legend names them, the plot draws their
+    // series, the source line with the most shows its count, and the
+    // listing's samples column has each row's.
+    const sm = want.samples;
+    const legend = await page.textContent('.plot-wrap + .legend');
+    if (!legend.includes(`PC samples (${sm.total}, ${sm.kind})`)) fail(`legend without the samples: "${legend}"`);
+    const d = await page.$eval('canvas.plot', (c) => window.__tregDraws.get(c));
+    if (!d.texts.some((t) => t.t.startsWith('PC samples: '))) fail('the plot drew no samples series');
+    const f = await fileIndex(sm.hot.file);
+    const hot = page.locator(`.src-line[data-file="${f}"][data-line="${sm.hot.line}"] .smp`);
+    if ((await hot.count()) !== 1) fail(`no samples cell on ${sm.hot.file}:${sm.hot.line}`);
+    const got = Number(await hot.textContent());
+    if (got !== sm.hot.samples) fail(`line ${sm.hot.line}: ${got} samples shown, the JSON sums ${sm.hot.samples}`);
+    await page.$eval('.scroll.listing', (b) => { b.scrollTop = 0; });
+    await page.waitForFunction(() => [...document.querySelectorAll('.row')].some((r) => r.dataset.index === '0'));
+    const cells = await page.$$eval('.row.sampled', (rs) => rs.map((r) => [parseInt(r.querySelector('.addr').textContent, 16),
+      Number(r.querySelector('.smp').textContent || 0)]));
+    let checked = 0;
+    for (const [addr, n] of cells) {
+      if (!(String(addr) in sm.rows)) continue;
+      if (sm.rows[String(addr)] !== n) fail(`row 0x${addr.toString(16)}: ${n} samples shown, the JSON has ${sm.rows[String(addr)]}`);
+      checked++;
+    }
+    if (checked < 10) fail(`only ${checked} sampled rows compared`);
+    ok(`samples: legend, plot series, line ${sm.hot.line} with ${got}, ${checked} listing rows as the JSON`);
+  }
+
   if (want.why) {
     // Why the peak: one row per category, its registers as the JSON says, in
     // the JSON's order; the hint under it; the uniform count; the spill cost.

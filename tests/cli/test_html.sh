@@ -108,6 +108,18 @@ if "categories" in k:
                    "uniform": k["peak_uniform"]["vgpr"] + k["peak_uniform"]["agpr"],
                    "spill_cost": k["spill_cost"], "source": k.get("categories_source", ""),
                    "sites": len(sites), "vias": vias, "first_part_line": first}
+# runtime PC samples: the kernel's total, the line with the most (its own
+# instructions', by the row's location), and the first rows' counts
+if k.get("samples"):
+    per = {}
+    for row in k["rows"]:
+        if row.get("samples") and row.get("file"):
+            key = (row["file"], row["line"])
+            per[key] = per.get(key, 0) + row["samples"]
+    (hf, hl), hn = max(per.items(), key=lambda kv: (kv[1], kv[0][1]))
+    want["samples"] = {"total": k["samples"], "kind": k["samples_kind"],
+                       "hot": {"file": hf, "line": hl, "samples": hn},
+                       "rows": {str(row["address"]): row.get("samples", 0) for row in k["rows"][:40]}}
 json.dump(want, sys.stdout)
 PY
 }
@@ -118,9 +130,12 @@ page() {
   shift 4
   local srcargs=()
   [[ $src == - ]] || srcargs=(--source-dir "$src")
-  "$TREG_ANALYZE" --format html -o "$work/$name.html" "${srcargs[@]}" "$input" >"$work/$name.out" 2>&1 ||
+  # PAGE_ARGS: more treg-analyze options for both (--samples FILE)
+  # shellcheck disable=SC2206 # words on purpose
+  local more=(${PAGE_ARGS:-})
+  "$TREG_ANALYZE" --format html -o "$work/$name.html" "${more[@]}" "${srcargs[@]}" "$input" >"$work/$name.out" 2>&1 ||
     fail "$name: treg-analyze --format html failed: $(head -3 "$work/$name.out")"
-  "$TREG_ANALYZE" --format json "$input" >"$work/$name.json" ||
+  "$TREG_ANALYZE" --format json "${more[@]}" "$input" >"$work/$name.json" 2>/dev/null ||
     fail "$name: treg-analyze --format json failed"
   expect "$work/$name.json" "$mode" "$@" >"$work/$name.expect.json"
   node "$browser_dir/check_page.mjs" "$work/$name.html" "$work/$name.expect.json" "$out" "$name" ||
@@ -153,6 +168,17 @@ for c in k["call_sites"]:
 ((${#call_texts[@]} == 3)) || fail "call_kernel: ${#call_texts[@]} texts from its JSON, expected 3"
 page calls busiest "$TREG_SOURCE_ROOT/tests/fixtures/src" "$fx/gfx90a/call_kernel.hsaco" "${call_texts[@]}"
 page big none - "$fx/html/big/big_kernel.hsaco"
+# Runtime PC samples (test_samples.sh's, rocprofv3's JSON for a real gfx90a
+# matmul): the plot's second series, the listing's and the source table's
+# samples columns, as the JSON's rows sum them.
+if command -v llvm-objdump-22 >/dev/null && command -v llvm-readelf-22 >/dev/null; then
+  # shellcheck source=tests/cli/samples_lib.sh
+  . "$(dirname "${BASH_SOURCE[0]}")/samples_lib.sh"
+  python3 "$work/write.py" "$work/pcs-stochastic.json" stochastic
+  PAGE_ARGS="--samples $work/pcs-stochastic.json" page samples none "$data/src" "$hsaco"
+else
+  echo "$prog: note: no llvm-objdump-22: the sampled page is not checked"
+fi
 # 256 VGPRs on gfx1100: sixteen occupancy steps in the plot's range, too close
 # to label every one (the corpus's attn_fwd; the fixtures have none so full).
 dense=""
