@@ -3,23 +3,28 @@
 # tregc upload --samples and tregd).  Sourced after lib.sh, with $work
 # set; gives $hsaco, $work/insns (llvm-objdump-22's "addr text" of the
 # kernel's instructions), $work/write.py and $work/to_rocpd.py, and check.
+: "${work:?samples_lib.sh: set work first}"
 OBJDUMP=${OBJDUMP:-llvm-objdump-22}
 command -v "$OBJDUMP" >/dev/null 2>&1 || skip "$OBJDUMP not found: the instruction texts come from it"
 command -v llvm-readelf-22 >/dev/null 2>&1 || skip "llvm-readelf-22 not found: the kernel's size comes from it"
 hsaco=$TREG_SOURCE_ROOT/tests/data/triton-cache/SUJBNLZWAZC7NO5J3T3LVKCKXAD3AMYKJH7URV2PQVD7HF6A6K6A/matmul_kernel.hsaco
 
-# The code object's instructions, by llvm-objdump-22: "addr text" lines.
-# (its lines: TAB text // ADDR: WORDS)
-"$OBJDUMP" -d --mcpu=gfx90a "$hsaco" |
-  sed -n 's|^\t\(.*[^ ]\) *// \([0-9A-Fa-f]*\):.*$|\2 \1|p' >"$work/insns"
-(($(wc -l <"$work/insns") > 1000)) || fail "llvm-objdump gave $(wc -l <"$work/insns") instructions"
-# the kernel's bytes, by its symbol (llvm-readelf-22): the padding after it is no kernel's
-read -r k_start k_size < <(llvm-readelf-22 -sW "$hsaco" | awk '$8 == "matmul_kernel" && $4 == "FUNC" { print $2, $3; exit }')
-[[ -n ${k_size:-} ]] || fail "llvm-readelf-22 shows no matmul_kernel symbol"
-python3 -c 'import sys; lo, n = int(sys.argv[1], 16), int(sys.argv[2])
+# kernel_insns HSACO KERNEL MCPU OUT: the kernel's instructions by
+# llvm-objdump-22, "addr text" lines (its lines: TAB text // ADDR: WORDS),
+# within the kernel's symbol by llvm-readelf-22 (the padding after it is no
+# kernel's).
+kernel_insns() {
+  local k_start k_size
+  "$OBJDUMP" -d --mcpu="$3" "$1" | sed -n 's|^\t\(.*[^ ]\) *// \([0-9A-Fa-f]*\):.*$|\2 \1|p' >"$4.all"
+  read -r k_start k_size < <(llvm-readelf-22 -sW "$1" | awk -v k="$2" '$8 == k && $4 == "FUNC" { print $2, $3; exit }')
+  [[ -n ${k_size:-} ]] || fail "llvm-readelf-22 shows no $2 symbol in $1"
+  python3 -c 'import sys; lo, n = int(sys.argv[1], 16), int(sys.argv[2])
 for l in open(sys.argv[3]):
-    if lo <= int(l.split()[0], 16) < lo + n: print(l, end="")' "$k_start" "$k_size" "$work/insns" >"$work/k"
-mv "$work/k" "$work/insns"
+    if lo <= int(l.split()[0], 16) < lo + n: print(l, end="")' "$k_start" "$k_size" "$4.all" >"$4"
+  rm -f "$4.all"
+}
+kernel_insns "$hsaco" matmul_kernel gfx90a "$work/insns"
+(($(wc -l <"$work/insns") > 1000)) || fail "llvm-objdump gave $(wc -l <"$work/insns") instructions"
 
 # write.py OUT KIND [EDIT]: samples of 1/3 of the instructions (a fixed
 # draw), counts in OUT.want; KIND: stochastic, host_trap, delta (load_delta

@@ -89,6 +89,61 @@ assert re.search(r"loop kernels_a\.py:\d+-\d+: %d samples" % loop, text), (loop,
 assert "hot lines, by %d PC samples" % k["samples"] in text
 PY
 echo "$prog: ok: --hot: the hottest line and the loop's share as the rows sum them"
+# --hot's inlined calls (each row counted for its call and the calls
+# around it) and the rows past the next wave's budget, summed from the JSON
+python3 - "$work/stochastic.out" "$work/hot.txt" <<'PY' || fail "--hot calls and region: see above"
+import json, re, sys
+rep = json.load(open(sys.argv[1]))["reports"][0]
+k, calls = rep["kernels"][0], rep["inline_calls"]
+text = open(sys.argv[2]).read()
+inside = [0] * len(calls)
+for r in k["rows"]:
+    c = r.get("scope", 0) - 1
+    while c >= 0:
+        inside[c] += r.get("samples", 0)
+        c = calls[c]["parent"]
+shown = re.findall(r"^ +at (\S+):(\d+) +(\d+) samples", text, re.M)
+assert shown, text
+for f, line, n in shown:
+    assert any(c["line"] == int(line) and c["file"].endswith(f) and inside[i] == int(n) for i, c in enumerate(calls)), (f, line, n, inside)
+m = re.search(r"more than (\d+) VGPRs\+AGPRs live \((\d+) waves' most\): (\d+) samples \([\d.]+%\), (\d+) instructions", " ".join(text.split()))
+assert m, text
+limit = int(m.group(1))
+over = [r for r in k["rows"] if r["vgpr"] + r["agpr"] > limit]
+assert (sum(r.get("samples", 0) for r in over), len(over)) == (int(m.group(3)), int(m.group(4))), (m.groups(), len(over))
+assert int(m.group(2)) == k["occupancy"]["waves_per_simd"] + 1
+PY
+echo "$prog: ok: --hot: the inlined calls' samples and those past the next wave's budget as the rows sum them"
+
+# A kernel that spills (gfx90a/spill_kernel): the samples at its spills and
+# reloads, measured, beside the loop-weighted estimate, both from its JSON.
+spill=${TREG_FIXTURES:?}/gfx90a/spill_kernel.hsaco
+mkdir -p "$work/spill"
+kernel_insns "$spill" spill_kernel gfx90a "$work/spill/insns"
+cp "$work/write.py" "$work/spill/write.py"
+python3 "$work/spill/write.py" "$work/spill/s.json" stochastic
+"$A" --format json --samples "$work/spill/s.json" "$spill" >"$work/spill/out.json" 2>/dev/null || fail "spill_kernel --samples"
+"$A" --hot --samples "$work/spill/s.json" "$spill" >"$work/spill/hot.txt" 2>/dev/null || fail "spill_kernel --hot"
+python3 - "$work/spill/out.json" "$work/spill/hot.txt" <<'PY' || fail "--hot spills: see above"
+import json, re, sys
+k = json.load(open(sys.argv[1]))["reports"][0]["kernels"][0]
+text = open(sys.argv[2]).read()
+assert k["spill_instructions"] > 0
+SPILL, RELOAD = 1, 2
+at = sum(r.get("samples", 0) for r in k["rows"] if r["flags"] & (SPILL | RELOAD))
+def trips(addr):
+    w = 1
+    for l in k["loops"]:
+        if l["head"] <= addr < l["end"]:
+            w *= l.get("trip_count") or k["assumed_trips"] or 1
+    return w
+run = sum(trips(r["address"]) for r in k["rows"])
+sp = sum(trips(r["address"]) for r in k["rows"] if r["flags"] & (SPILL | RELOAD))
+want = "spills and reloads: %d samples (%.1f%%, measured); %.1f%% of the instructions run by loop trips (the estimate)" % (
+    at, 100.0 * at / k["samples"], 100.0 * sp / run)
+assert want in " ".join(text.split()), (want, text[-600:])
+print("test_samples: ok: --hot: " + want)
+PY
 
 # refused ARGS... -- ERE: exit 1 and one stderr line matching ERE
 refused() {

@@ -100,8 +100,9 @@ python3 "$work/write.py" "$work/text.json" stochastic text
 cp "$kept" "$work/kept.before"
 rc=0
 tregc_to upload --samples "$work/text.json" "$hsaco" >"$work/text.out" 2>"$work/text.err" || rc=$?
-((rc == 1)) && grep -q "matmul_kernel.hsaco: --samples .*text.json: the samples are not of this build: at offset 0x[0-9a-f]* (matmul_kernel+0x[0-9a-f]*) the profile has 's_nop 7'" "$work/text.err" ||
+if ((rc != 1)) || ! grep -q "matmul_kernel.hsaco: --samples .*text.json: the samples are not of this build: at offset 0x[0-9a-f]* (matmul_kernel+0x[0-9a-f]*) the profile has 's_nop 7'" "$work/text.err"; then
   fail "another build's samples: exit $rc, $(cat "$work/text.err")"
+fi
 cmp -s "$kept" "$work/kept.before" || fail "another build's samples replaced the kept ones"
 echo "$prog: ok: another build's samples refused in one line, the kept set unchanged"
 
@@ -115,16 +116,20 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 rc=0
 tregc_to upload --samples "$work/far.json" "$hsaco" >/dev/null 2>"$work/far.err" || rc=$?
-((rc == 1)) && grep -q "note: --samples .*far.json: none of the profile's samples is in this code object's kernels; shown without samples" "$work/far.err" &&
-  grep -q "^tregc: --samples .*far.json: no code object given has this profile's samples$" "$work/far.err" ||
+if ((rc != 1)) || ! grep -q "note: --samples .*far.json: none of the profile's samples is in this code object's kernels; shown without samples" "$work/far.err" ||
+  ! grep -q "^tregc: --samples .*far.json: no code object given has this profile's samples$" "$work/far.err"; then
   fail "a profile of another program: exit $rc, $(cat "$work/far.err")"
+fi
 rc=0
 tregc_to fetch --samples "$work/stochastic.json" "$hash" >/dev/null 2>"$work/fetch.err" || rc=$?
-((rc == 2)) && grep -q "and --samples are for upload" "$work/fetch.err" || fail "fetch --samples: exit $rc, $(cat "$work/fetch.err")"
+if ((rc != 2)) || ! grep -q "and --samples are for upload" "$work/fetch.err"; then
+  fail "fetch --samples: exit $rc, $(cat "$work/fetch.err")"
+fi
 rc=0
 tregc_to upload --samples "$work/nothing.json" "$hsaco" >/dev/null 2>"$work/nothing.err" || rc=$?
-((rc == 2)) && [[ $(grep -c . "$work/nothing.err") == 1 ]] && grep -q "^tregc: --samples .*nothing.json: cannot open it" "$work/nothing.err" ||
+if ((rc != 2)) || [[ $(grep -c . "$work/nothing.err") != 1 ]] || ! grep -q "^tregc: --samples .*nothing.json: cannot open it" "$work/nothing.err"; then
   fail "a missing profile: exit $rc, $(cat "$work/nothing.err")"
+fi
 echo "$prog: ok: a profile of another program (note, exit 1), fetch --samples and a missing file (usage, one line)"
 stop_tregd
 echo "$prog: ok"
