@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Samples in rocprofv3's layouts for a real gfx90a matmul, for the tests
 # of --samples (test_samples.sh: treg-analyze; test_samples_server.sh:
 # tregc upload --samples and tregd).  Sourced after lib.sh, with $work
