@@ -3,6 +3,7 @@
 #include "diff.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -160,6 +161,19 @@ int treg_diff_add(treg_diff *d, int which, const Treg__V1__Report *r)
             l->agpr = ls->peak_agpr;
             l->sgpr = ls->peak_sgpr;
             k->nlines++;
+        }
+        k->samples = pk->samples;
+        for (size_t j = 0; pk->samples && j < pk->n_rows; j++) { /* each line's own rows */
+            const Treg__V1__Row *row = pk->rows[j];
+            if (!row->samples || !row->loc || !row->loc->line || row->loc->file < 0 ||
+                (size_t)row->loc->file >= r->n_source_files)
+                continue;
+            const char *file = base_name(r->source_files[row->loc->file]);
+            for (size_t m = 0; m < k->nlines; m++)
+                if (k->lines[m].line == row->loc->line && strcmp(k->lines[m].file, file) == 0) {
+                    k->lines[m].samples += row->samples;
+                    break;
+                }
         }
         s->n++;
     }
@@ -426,6 +440,49 @@ size_t treg_diff_top_lines(const pair *p, line_delta *out)
     size_t kept = 0;
     for (size_t i = 0; i < n && kept < TOP_LINES; i++)
         if (moved(&all[i])) out[kept++] = all[i];
+    free(all);
+    return kept;
+}
+
+static double share(const kfig *k, const line_fig *l)
+{
+    return l && k->samples ? 100.0 * (double)l->samples / (double)k->samples : 0.0;
+}
+
+static int cmp_time(const void *pa, const void *pb)
+{
+    const time_delta *a = pa, *b = pb;
+    double x = fabs(a->new_share - a->old_share), y = fabs(b->new_share - b->old_share);
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+size_t treg_diff_top_time(const pair *p, time_delta *out)
+{
+    if (!p->old || !p->new_ || !p->old->samples || !p->new_->samples) return 0;
+    size_t n = 0, cap = p->old->nlines + p->new_->nlines;
+    time_delta *all = calloc(cap ? cap : 1, sizeof *all);
+    if (!all) return 0;
+    for (int s = 0; s < 2; s++) {
+        const kfig *k = s ? p->new_ : p->old, *other = s ? p->old : p->new_;
+        for (size_t i = 0; i < k->nlines; i++) {
+            const line_fig *l = &k->lines[i];
+            if (s && find_line(other, l->file, l->line)) continue; /* counted from the old */
+            const line_fig *o = s ? NULL : l, *nw = s ? l : find_line(other, l->file, l->line);
+            time_delta *x = &all[n++];
+            x->file = l->file;
+            x->line = l->line;
+            x->old_share = share(p->old, o);
+            x->new_share = share(p->new_, nw);
+            x->old[0] = o ? o->vgpr : -1, x->old[1] = o ? o->agpr : -1,
+            x->old[2] = o ? o->sgpr : -1;
+            x->new_[0] = nw ? nw->vgpr : -1, x->new_[1] = nw ? nw->agpr : -1,
+            x->new_[2] = nw ? nw->sgpr : -1;
+        }
+    }
+    qsort(all, n, sizeof *all, cmp_time);
+    size_t kept = 0;
+    for (size_t i = 0; i < n && kept < TOP_LINES; i++)
+        if (fabs(all[i].new_share - all[i].old_share) >= 0.1) out[kept++] = all[i];
     free(all);
     return kept;
 }

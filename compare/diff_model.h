@@ -40,12 +40,14 @@ typedef struct line_fig {
     char *file; /* base name: two checkouts of one source differ in their paths */
     uint32_t line;
     int64_t vgpr, agpr, sgpr;
+    uint64_t samples; /* runtime PC samples on the line's own instructions */
 } line_fig;
 
 typedef struct kfig {
     char *name, *target, *variant, *file;
     int64_t v[NFIG];
     bool lower_bound;
+    uint64_t samples; /* runtime PC samples placed on the kernel (0: none) */
     line_fig *lines;
     size_t nlines;
     bool paired;
@@ -81,6 +83,19 @@ enum { TOP_LINES = 5 };
 /* The lines (both sides' lines) whose peak changed most, at most TOP_LINES,
  * into out; their number. */
 size_t treg_diff_top_lines(const pair *p, line_delta *out);
+
+/* A line whose share of the kernel's PC samples moved between two sampled
+ * runs, with its peaks beside. */
+typedef struct time_delta {
+    const char *file;
+    uint32_t line;
+    double old_share, new_share; /* percent of the side's samples */
+    int64_t old[3], new_[3];     /* VGPR, AGPR, SGPR peaks; -1: no such line there */
+} time_delta;
+
+/* With samples on both sides: the lines whose share moved most (by at
+ * least 0.1 points), at most TOP_LINES, into out; their number. */
+size_t treg_diff_top_time(const pair *p, time_delta *out);
 
 /* Whether figure f is known on both sides (an added one may be missing). */
 bool treg_diff_both_known(const pair *p, int f);

@@ -92,6 +92,29 @@ static void text_pair(FILE *out, const pair *p)
         }
         fputc('\n', out);
     }
+    time_delta tt[TOP_LINES];
+    size_t ntt = treg_diff_top_time(p, tt);
+    if (ntt)
+        fprintf(out, "  where the time moved (share of the PC samples: %llu old, %llu new):\n",
+                (unsigned long long)p->old->samples, (unsigned long long)p->new_->samples);
+    for (size_t i = 0; i < ntt; i++) {
+        fputs("    ", out);
+        treg_print_clean(out, tt[i].file);
+        fprintf(out, ":%u  %5.1f%% -> %5.1f%% (%+.1f)", tt[i].line, tt[i].old_share,
+                tt[i].new_share, tt[i].new_share - tt[i].old_share);
+        for (int c = 0; c < 3; c++) {
+            int64_t o = tt[i].old[c], n = tt[i].new_[c];
+            if (c == 1 && o <= 0 && n <= 0) continue; /* no AGPRs either side */
+            char a[24] = "-", b[24] = "-";
+            if (o >= 0) snprintf(a, sizeof a, "%lld", (long long)o);
+            if (n >= 0) snprintf(b, sizeof b, "%lld", (long long)n);
+            if (o == n)
+                fprintf(out, "  %s %s", class_name(c), a);
+            else
+                fprintf(out, "  %s %s -> %s", class_name(c), a, b);
+        }
+        fputc('\n', out);
+    }
 }
 
 void treg_diff_text(FILE *out, const treg_diff *d, const treg_gate *g)
@@ -108,10 +131,16 @@ void treg_diff_text(FILE *out, const treg_diff *d, const treg_gate *g)
     fprintf(out, " (%zu kernel%s)\nnew: ", d->s[0].n, d->s[0].n == 1 ? "" : "s");
     treg_print_clean(out, d->s[1].label ? d->s[1].label : "");
     fprintf(out, " (%zu kernel%s)\n", d->s[1].n, d->s[1].n == 1 ? "" : "s");
-    fprintf(out, "%zu changed, %zu unchanged, %zu only in new, %zu only in old\n",
+    time_delta tt[TOP_LINES];
+    size_t timed = 0;
+    for (size_t i = 0; i < d->npairs; i++) timed += treg_diff_top_time(&d->pairs[i], tt) > 0;
+    fprintf(out, "%zu changed, %zu unchanged, %zu only in new, %zu only in old",
             d->npairs - same - only_old - only_new, same, only_new, only_old);
+    if (timed) fprintf(out, "; the time moved in %zu (PC samples both sides)", timed);
+    fputc('\n', out);
     for (size_t i = 0; i < d->npairs; i++)
-        if (treg_diff_changed(&d->pairs[i])) text_pair(out, &d->pairs[i]);
+        if (treg_diff_changed(&d->pairs[i]) || treg_diff_top_time(&d->pairs[i], tt))
+            text_pair(out, &d->pairs[i]);
     if (same) {
         fputs("\nunchanged:", out);
         size_t shown = 0;
@@ -192,6 +221,27 @@ json_object *treg_diff_json(const treg_diff *d, const treg_gate *g)
                 json_object_object_add(l, "new", treg_diff_peaks_json(top[j].new_));
                 json_object_array_add(lines, l);
             }
+        }
+        time_delta tt[TOP_LINES];
+        size_t ntt = treg_diff_top_time(p, tt);
+        json_object *moved = ntt ? json_object_new_array() : NULL;
+        for (size_t j = 0; j < ntt;
+             j++) { /* where the time moved: percent of each side's samples */
+            json_object *l = json_object_new_object();
+            json_object_object_add(l, "file", json_object_new_string(tt[j].file));
+            json_object_object_add(l, "line", json_object_new_int64(tt[j].line));
+            json_object_object_add(l, "old_share", json_object_new_double(tt[j].old_share));
+            json_object_object_add(l, "new_share", json_object_new_double(tt[j].new_share));
+            json_object_object_add(l, "old", treg_diff_peaks_json(tt[j].old));
+            json_object_object_add(l, "new", treg_diff_peaks_json(tt[j].new_));
+            json_object_array_add(moved, l);
+        }
+        if (moved) {
+            json_object_object_add(o, "old_samples",
+                                   json_object_new_int64((int64_t)p->old->samples));
+            json_object_object_add(o, "new_samples",
+                                   json_object_new_int64((int64_t)p->new_->samples));
+            json_object_object_add(o, "time_lines", moved);
         }
         json_object_object_add(o, "delta", delta);
         json_object_object_add(o, "changed", json_object_new_boolean(treg_diff_changed(p)));

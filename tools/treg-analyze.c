@@ -36,6 +36,9 @@ typedef struct tool {
     int no_assembly;          /* --no-assembly: the code object alone */
     int what_if;              /* --what-if: the sibling .llir at each register budget */
     const char *samples_path; /* --samples: a profiler's PC samples, placed on the rows */
+    const char *samples_new;  /* diff: the second --samples, the NEW run's */
+    const char *samples_old;  /* diff: the first */
+    treg_pcs side_samples[2]; /* diff: each side's */
     uint64_t samples_co;      /* --samples-code-object (0: the one that fits) */
     treg_pcs samples;
     treg_arena samples_arena;
@@ -114,9 +117,11 @@ static void usage(FILE *f)
             "  --no-rows              leave per-instruction rows out (not with --asm)\n"
             "  --no-assembly          ignore a code object's sibling .amdgcn\n"
             "  --samples FILE         runtime PC samples placed on the instructions: rocprofv3\n"
-            "                         --pc-sampling JSON or a thread-trace code.json; the\n"
-            "                         profile's text at each sampled offset must be this code\n"
-            "                         object's (--hot: the hot lines and their registers)\n"
+            "                         --pc-sampling JSON or rocpd database, or a thread-trace\n"
+            "                         code.json; the profile's text at each sampled offset must\n"
+            "                         be this code object's (--hot: the hot lines and their\n"
+            "                         registers); diff: twice, OLD's run then NEW's, for where\n"
+            "                         the time moved beside the registers\n"
             "  --samples-code-object N  the profile's code object to take (else the one whose\n"
             "                         samples fall on these instructions)\n"
             "  --what-if              also compile the sibling <kernel>.llir with the linked\n"
@@ -920,6 +925,10 @@ static int run_diff(tool *t, const char *baseline, const char *const *args, int 
     for (int i = 0; i < nargs; i++) {
         t->side = nargs == 2 && i == 0 ? TREG_DIFF_OLD : TREG_DIFF_NEW;
         treg_diff_label(t->diff, t->side, args[i]);
+        if (t->samples_new) { /* each side its own run's samples */
+            t->samples = t->side_samples[t->side];
+            t->samples_path = t->side == TREG_DIFF_OLD ? t->samples_old : t->samples_new;
+        }
         analyze_arg(t, args[i]);
         drain(t, 1);
     }
@@ -1044,7 +1053,11 @@ static int parse_options(tool *t, cli *o, int argc, char **argv)
             t->what_if = 1;
             break;
         case 'P':
-            t->samples_path = optarg;
+            if (t->samples_path && t->samples_new) {
+                fprintf(stderr, "treg-analyze: --samples: at most twice (diff: OLD's, NEW's)\n");
+                return 2;
+            }
+            *(t->samples_path ? &t->samples_new : &t->samples_path) = optarg;
             break;
         case 'C': {
             char *end;
@@ -1112,7 +1125,9 @@ static const char *conflicting(const tool *t, cli *o, treg_error *why)
     if (t->output && !t->html) return "-o/--output is for --format html";
     if (!t->rows && (t->text.options.views & TREG_VIEW_ASM))
         return "--asm lists the per-instruction rows: not with --no-rows";
-    if (t->diffing && t->samples_path) return "--samples is for one build, not treg-analyze diff";
+    if (t->diffing && t->samples_path && (!t->samples_new || o->baseline))
+        return "diff: give --samples twice, the OLD run's then the NEW run's (not with --baseline)";
+    if (!t->diffing && t->samples_new) return "--samples once: one profile of this build";
     if (t->samples_co && !t->samples_path) return "--samples-code-object needs --samples FILE";
     if ((t->text.options.views & TREG_VIEW_HOT) && !t->samples_path)
         return "--hot shows where runtime PC samples fall: give them with --samples FILE";
@@ -1159,10 +1174,16 @@ static int start(tool *t, const cli *o)
         /* the rows come back packed: the samples are placed here */
         treg_error why = {0, ""};
         treg_arena_init(&t->samples_arena);
-        if (treg_pcs_read_file(&t->samples_arena, t->samples_path, &t->samples, &why) != TREG_OK) {
-            fprintf(stderr, "treg-analyze: --samples %s: %s\n", t->samples_path, why.msg);
-            return 2;
+        for (int side = 0; side < (t->samples_new ? 2 : 1); side++) {
+            const char *path = side ? t->samples_new : t->samples_path;
+            if (treg_pcs_read_file(&t->samples_arena, path, &t->side_samples[side], &why) !=
+                TREG_OK) {
+                fprintf(stderr, "treg-analyze: --samples %s: %s\n", path, why.msg);
+                return 2;
+            }
         }
+        t->samples = t->side_samples[0];
+        t->samples_old = t->samples_path;
     }
     t->pool = pool_new(t->kernel_regex, t->rows || t->samples_path,
                        t->json && !t->samples_path ? t->rows : -1, t->jobs);

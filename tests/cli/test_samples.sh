@@ -145,6 +145,53 @@ assert want in " ".join(text.split()), (want, text[-600:])
 print("test_samples: ok: --hot: " + want)
 PY
 
+# diff of two sampled runs of one build: the second run has 600 more
+# samples on one instruction of kernels_a.py:74; where the time moved, as
+# each run's own rows sum it by line, beside the registers there.
+python3 - "$work/stochastic.json" "$work/stochastic.out" "$work/run2.json" <<'PY'
+import copy, json, sys
+d = json.load(open(sys.argv[1]))
+k = json.load(open(sys.argv[2]))["reports"][0]["kernels"][0]
+row = next(r for r in k["rows"] if r.get("line") == 74 and r.get("samples"))
+t = d["rocprofiler-sdk-tool"][0]
+recs = t["buffer_records"]["pc_sample_stochastic"]
+src = next(x for x in recs if x["record"]["pc"]["code_object_offset"] == k["entry_address"] + row["address"])
+for i in range(600):
+    recs.append(copy.deepcopy(src))
+json.dump(d, open(sys.argv[3], "w"))
+PY
+"$A" --format json --samples "$work/run2.json" "$hsaco" >"$work/run2.out" 2>/dev/null || fail "run2"
+"$A" diff --format json --samples "$work/stochastic.json" --samples "$work/run2.json" "$hsaco" "$hsaco" \
+  >"$work/diff.json" 2>"$work/diff.err" || fail "diff of two sampled runs: $(cat "$work/diff.err")"
+"$A" diff --samples "$work/stochastic.json" --samples "$work/run2.json" "$hsaco" "$hsaco" >"$work/diff.txt" 2>/dev/null ||
+  fail "diff of two sampled runs (text)"
+python3 - "$work/stochastic.out" "$work/run2.out" "$work/diff.json" "$work/diff.txt" <<'PY' || fail "diff of sampled runs: see above"
+import json, os, sys
+def shares(p):
+    k = json.load(open(p))["reports"][0]["kernels"][0]
+    per = {}
+    for r in k["rows"]:
+        if r.get("samples") and r.get("line"):
+            key = (os.path.basename(r["file"]), r["line"])
+            per[key] = per.get(key, 0) + r["samples"]
+    peaks = {(os.path.basename(l["file"]), l["line"]): l["peak_vgpr"] for l in k["source_lines"] if l.get("file")}
+    return k["samples"], {key: 100.0 * n / k["samples"] for key, n in per.items()}, peaks
+n_old, old, peaks = shares(sys.argv[1])
+n_new, new, _ = shares(sys.argv[2])
+pair = json.load(open(sys.argv[3]))["kernels"][0]
+assert (pair["old_samples"], pair["new_samples"]) == (n_old, n_new), pair
+moved = sorted(set(old) | set(new), key=lambda key: -abs(new.get(key, 0) - old.get(key, 0)))
+got = [((l["file"], l["line"]), l["old_share"], l["new_share"], l["new"]["peak_vgpr"]) for l in pair["time_lines"]]
+assert [g[0] for g in got] == moved[:len(got)] and got[0][0] == ("kernels_a.py", 74), (got, moved[:5])
+for key, o, nw, v in got:
+    assert abs(o - old.get(key, 0)) < 1e-9 and abs(nw - new.get(key, 0)) < 1e-9 and v == peaks[key], (key, o, nw, v)
+text = open(sys.argv[4]).read()
+line = "kernels_a.py:74  %5.1f%% -> %5.1f%% (%+.1f)" % (old[("kernels_a.py", 74)], new[("kernels_a.py", 74)],
+                                                     new[("kernels_a.py", 74)] - old[("kernels_a.py", 74)])
+assert "where the time moved" in text and line in text, (line, text[-800:])
+PY
+echo "$prog: ok: diff of two sampled runs: where the time moved by line, as each run's rows sum it, with the registers there"
+
 # refused ARGS... -- ERE: exit 1 and one stderr line matching ERE
 refused() {
   local args=() rc=0
