@@ -3,6 +3,7 @@
  * instruction. */
 #include "pcsamples.h"
 #include "pcs_build.h"
+#include "rocprof_json.h"
 
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -81,131 +82,9 @@ static const char *string_of(json_object *v)
     return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
-/* "ROCPROFILER_PC_SAMPLING_INSTRUCTION_NOT_ISSUED_REASON_WAITCNT" (or an int). */
-static int reason_of(json_object *v)
-{
-    uint64_t n;
-    if (uint_of(v, &n)) return n < TREG_PCS_NREASONS ? (int)n : -1;
-    const char *s = string_of(v);
-    if (!s) return -1;
-    const char *tail = strstr(s, "NOT_ISSUED_REASON_");
-    tail = tail ? tail + strlen("NOT_ISSUED_REASON_") : s;
-    for (int i = 0; i < TREG_PCS_NREASONS; i++)
-        if (strcmp(tail, reason_names[i]) == 0) return i;
-    return -1;
-}
-
 uint64_t pcs_add_sat(uint64_t a, uint64_t b)
 {
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-/* --- rocprofv3's JSON ------------------------------------------------------- */
-
-static int read_code_objects(reader *r, json_object *list)
-{
-    if (!list) return TREG_OK;
-    if (!json_object_is_type(list, json_type_array))
-        return treg_fail(r->err, TREG_E_FORMAT, "\"code_objects\" is not a list");
-    size_t n = json_object_array_length(list);
-    if (n > TREG_PCS_MAX_RECORDS)
-        return treg_fail(r->err, TREG_E_LIMIT, "%zu code objects listed", n);
-    treg_pcs_code_object *cos = treg_arena_calloc(r->a, n ? n : 1, sizeof *cos);
-    if (!cos) return treg_fail(r->err, TREG_E_NOMEM, "out of memory");
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        json_object *c = json_object_array_get_idx(list, i);
-        treg_pcs_code_object *co = &cos[k];
-        uint64_t delta = 0;
-        if (!uint_of(field(c, "code_object_id"), &co->id) || co->id == 0)
-            continue; /* rocprofv3's placeholder for id 0 */
-        uint_of(field(c, "load_base"), &co->load_base);
-        uint_of(field(c, "load_size"), &co->load_size);
-        json_object *d = field(c, "load_delta");
-        if (d && json_object_is_type(d, json_type_int)) delta = (uint64_t)json_object_get_int64(d);
-        if (d && json_object_is_type(d, json_type_int) && json_object_get_int64(d) >= 0)
-            delta = json_object_get_uint64(d);
-        co->load_delta = (int64_t)delta;
-        const char *uri = string_of(field(c, "uri"));
-        co->uri =
-            treg_arena_strndup(r->a, uri ? uri : "", uri ? strnlen(uri, TREG_PCS_MAX_STRING) : 0);
-        if (!co->uri) return treg_fail(r->err, TREG_E_NOMEM, "out of memory");
-        k++;
-    }
-    r->out->code_objects = cos;
-    r->out->ncode_objects = k;
-    return TREG_OK;
-}
-
-static int read_samples(reader *r, json_object *list, const char *key, bool stochastic,
-                        json_object *insns)
-{
-    if (!json_object_is_type(list, json_type_array))
-        return treg_fail(r->err, TREG_E_FORMAT, "\"%s\" is not a list", key);
-    size_t n = json_object_array_length(list);
-    size_t ninsns =
-        insns && json_object_is_type(insns, json_type_array) ? json_object_array_length(insns) : 0;
-    for (size_t i = 0; i < n; i++) {
-        json_object *s = json_object_array_get_idx(list, i);
-        json_object *rec = field(s, "record"), *pc = field(rec, "pc");
-        uint64_t co, off;
-        if (!uint_of(field(pc, "code_object_id"), &co) ||
-            !uint_of(field(pc, "code_object_offset"), &off))
-            return treg_fail(r->err, TREG_E_FORMAT,
-                             "%s[%zu]: no record.pc{code_object_id, code_object_offset}", key, i);
-        if (co == 0) { /* code rocprofv3 could not place (blit kernels) */
-            r->out->unknown++;
-            continue;
-        }
-        raw *x = pcs_build_add(r);
-        if (!x) return r->err->code;
-        x->co = co;
-        x->offset = off;
-        x->samples = 1;
-        json_object *ix = field(s, "inst_index");
-        uint64_t idx;
-        if (uint_of(ix, &idx) && idx < ninsns)
-            x->text = string_of(json_object_array_get_idx(insns, idx));
-        if (stochastic) {
-            uint64_t issued = 0;
-            uint_of(field(rec, "wave_issued"), &issued);
-            if (issued) {
-                x->issued = 1;
-            } else {
-                x->stalled = 1;
-                int why = reason_of(field(field(rec, "snapshot"), "stall_reason"));
-                if (why >= 0) x->reasons[why] = 1;
-            }
-        }
-    }
-    if (n) r->out->sources |= stochastic ? TREG_PCS_STOCHASTIC : TREG_PCS_HOST_TRAP;
-    return TREG_OK;
-}
-
-static int read_rocprof(reader *r, json_object *tools)
-{
-    if (!json_object_is_type(tools, json_type_array))
-        return treg_fail(r->err, TREG_E_FORMAT, "\"rocprofiler-sdk-tool\" is not a list");
-    size_t n = json_object_array_length(tools), with_samples = 0;
-    for (size_t i = 0; i < n; i++) {
-        json_object *t = json_object_array_get_idx(tools, i);
-        json_object *br = field(t, "buffer_records");
-        json_object *ht = field(br, "pc_sample_host_trap"), *st = field(br, "pc_sample_stochastic");
-        size_t before = r->nraws;
-        uint64_t unknown = r->out->unknown;
-        json_object *insns = field(field(t, "strings"), "pc_sample_instructions");
-        int rc;
-        if (ht && (rc = read_samples(r, ht, "pc_sample_host_trap", false, insns))) return rc;
-        if (st && (rc = read_samples(r, st, "pc_sample_stochastic", true, insns))) return rc;
-        if (r->nraws == before && r->out->unknown == unknown) continue;
-        /* code object ids are a process's own */
-        if (++with_samples > 1)
-            return treg_fail(r->err, TREG_E_FORMAT,
-                             "holds the PC samples of more than one process: give one "
-                             "process's file");
-        if ((rc = read_code_objects(r, field(t, "code_objects")))) return rc;
-    }
-    return TREG_OK;
 }
 
 /* --- code.json ----------------------------------------------------------------- */
@@ -346,35 +225,37 @@ int treg_pcs_read(treg_arena *a, const char *text, size_t len, treg_pcs *out, tr
     if (len > TREG_PCS_MAX_TEXT)
         return treg_fail(err, TREG_E_LIMIT, "%zu bytes, past the limit of %u MiB", len,
                          TREG_PCS_MAX_TEXT >> 20);
-    json_tokener *tok = json_tokener_new_ex(MAX_DEPTH);
-    if (!tok) return treg_fail(err, TREG_E_NOMEM, "out of memory");
-    json_object *root = json_tokener_parse_ex(tok, text, (int)len);
-    enum json_tokener_error jerr = json_tokener_get_error(tok);
-    size_t at = json_tokener_get_parse_end(tok);
-    json_tokener_free(tok);
-    if (!root || jerr != json_tokener_success) {
-        if (root) json_object_put(root);
-        return treg_fail(
-            err, TREG_E_FORMAT, "not JSON: %s at byte %zu",
-            jerr == json_tokener_continue ? "it ends too soon" : json_tokener_error_desc(jerr), at);
-    }
     reader r = {a, err, out, NULL, 0, 0};
-    json_object *tools = field(root, "rocprofiler-sdk-tool"), *code = field(root, "code");
-    int rc;
-    if (tools)
-        rc = read_rocprof(&r, tools);
-    else if (code)
-        rc = read_code_json(&r, code, field(root, "header"));
-    else
-        rc = treg_fail(err, TREG_E_FORMAT,
-                       "neither rocprofv3's JSON (no \"rocprofiler-sdk-tool\") nor a code.json "
-                       "(no \"code\")");
+    bool rocprof = false;
+    /* rocprofv3's (a record per sample) in one pass without a tree; the
+     * rest (a code.json: a row per instruction) through json-c */
+    int rc = pcs_read_rocprof_json(&r, text, len, &rocprof);
+    json_object *root = NULL;
+    if (rc == TREG_OK && !rocprof) {
+        json_tokener *tok = json_tokener_new_ex(MAX_DEPTH);
+        if (!tok) {
+            pcs_build_drop(&r);
+            return treg_fail(err, TREG_E_NOMEM, "out of memory");
+        }
+        root = json_tokener_parse_ex(tok, text, (int)len);
+        enum json_tokener_error jerr = json_tokener_get_error(tok);
+        json_tokener_free(tok);
+        json_object *code = root ? field(root, "code") : NULL;
+        if (!root || jerr != json_tokener_success)
+            rc = treg_fail(err, TREG_E_FORMAT, "not JSON: %s", json_tokener_error_desc(jerr));
+        else if (code)
+            rc = read_code_json(&r, code, field(root, "header"));
+        else
+            rc = treg_fail(err, TREG_E_FORMAT,
+                           "neither rocprofv3's JSON (no \"rocprofiler-sdk-tool\") nor a "
+                           "code.json (no \"code\")");
+    }
     if (rc == TREG_OK) rc = pcs_build_sum(&r);
     if (rc == TREG_OK && out->nsamples == 0 && out->unknown == 0)
         rc = treg_fail(err, TREG_E_FORMAT,
                        "holds no PC samples (rocprofv3 --pc-sampling-beta-enabled ... "
                        "--output-format json)");
     pcs_build_drop(&r);
-    json_object_put(root);
+    if (root) json_object_put(root);
     return rc;
 }

@@ -16,6 +16,8 @@
 #                 tests/data/rocprof, and small documents written here)
 #   fuzz_rocpd    the rocpd reader: SQLite databases (seeds: rocpd layouts written
 #                 here with python3's sqlite3)
+#   fuzz_pcs_wire a PcSampleSet as tregd takes it (POST /v1/samples, its store)
+#                 (seeds: sets written here)
 #   fuzz_gate     tregd's token gate: request heads parsed and rewritten before
 #                 evhttp (seeds: a few heads written here)
 #   fuzz_container  the container reader and the bundled-listing reader (seeds:
@@ -48,7 +50,7 @@ seconds=${2:-60}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=${TREG_CORPUS:-$src/tests/data}
 cc=${CC:-clang-22}
-read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze fuzz_asm fuzz_asm_macro fuzz_ttgir fuzz_triton_json fuzz_pcsamples fuzz_rocpd fuzz_container fuzz_render fuzz_gate fuzz_web}"
+read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_codeobj fuzz_analyze fuzz_asm fuzz_asm_macro fuzz_ttgir fuzz_triton_json fuzz_pcsamples fuzz_rocpd fuzz_pcs_wire fuzz_container fuzz_render fuzz_gate fuzz_web}"
 read -r -a extra <<<"${FUZZ_ARGS:-}"
 
 cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER="$cc" -DTREG_FUZZ=ON \
@@ -150,6 +152,28 @@ INSERT INTO rocpd_info_code_object_0b2c VALUES (2, 1, 7, 'file:///a.hsaco', 4096
     db.commit()
 PY
 
+# PcSampleSet seeds: two small sets, protobuf written by hand (tests/cli/
+# pbwire.py's varints): entries of code objects 2 and 0, texts, reasons.
+wire_seeds=$build/fuzz-seeds-pcs-wire
+mkdir -p "$wire_seeds"
+python3 - "$wire_seeds" "$src/tests/cli" <<'PY'
+import os, sys
+sys.path.insert(0, sys.argv[2])
+from pbwire import varint, field_bytes
+def packed(num, vals):
+    return field_bytes(num, b"".join(varint(v) for v in vals))
+def setof(cos, offs, samples, texts, reasons):
+    b = packed(1, cos) + packed(2, offs) + packed(3, samples) + packed(4, [0] * len(cos)) + packed(5, samples)
+    if reasons:
+        b += packed(6, reasons)
+    b += field_bytes(7, b"".join(t.encode() + b"\0" for t in texts))
+    b += packed(10, [2]) + packed(11, [4096]) + packed(12, [8192]) + packed(13, [4096]) + field_bytes(14, b"file:///a\0")
+    return b
+open(os.path.join(sys.argv[1], "two.pb"), "wb").write(
+    setof([2, 2, 0], [256, 260, 9], [3, 1, 2], ["s_nop 0", "v_mov_b32 v0, v1", ""], [0, 0, 0, 3] + [0] * 26))
+open(os.path.join(sys.argv[1], "one.pb"), "wb").write(setof([2], [0], [1], [""], []))
+PY
+
 # Container seeds: the HIP fixtures under 200 KB (the bombs excluded: they
 # state more than the fuzz target's limits and only say so).
 hip_fixtures=${TREG_HIP_FIXTURES:-$build/fixtures-hip}
@@ -223,6 +247,9 @@ for t in "${targets[@]}"; do
   elif [[ $t == fuzz_rocpd ]]; then
     seed_dir=$rocpd_seeds
     maxlen=16384 # the seeds are a few 512-byte pages
+  elif [[ $t == fuzz_pcs_wire ]]; then
+    seed_dir=$wire_seeds
+    maxlen=65536
   elif [[ $t == fuzz_gate ]]; then
     seed_dir=$gate_seeds
     maxlen=262144 # past GATE_HEAD_MAX (80 KiB)

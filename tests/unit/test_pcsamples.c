@@ -146,12 +146,62 @@ static void test_refused(void **state)
     refused(deep, strlen(deep), TREG_E_FORMAT, "not JSON");
 }
 
+/* The one-pass reader (rocprof_json.c) on what real files may do that the
+ * excerpt does not: buffer_records before strings (a text by its
+ * inst_index all the same), escapes in a text, a negative load_delta,
+ * numbers with exponents and nulls in fields not read, a blit sample. */
+static void test_stream_order(void **state)
+{
+    (void)state;
+    const char *t =
+        "{\"rocprofiler-sdk-tool\": [{\"buffer_records\": {\"kernel_dispatch\": [{\"x\": 1.5e3}], "
+        "\"pc_sample_stochastic\": ["
+        "{\"record\": {\"pc\": {\"code_object_id\": 2, \"code_object_offset\": 256}, "
+        "\"wave_issued\": 0, "
+        "\"snapshot\": {\"stall_reason\": "
+        "\"ROCPROFILER_PC_SAMPLING_INSTRUCTION_NOT_ISSUED_REASON_BARRIER_WAIT\", "
+        "\"lck_err\": null}}, \"inst_index\": 1},"
+        "{\"inst_index\": 1, \"record\": {\"wave_issued\": 1, \"pc\": {\"code_object_offset\": "
+        "256, "
+        "\"code_object_id\": 2}}},"
+        "{\"record\": {\"pc\": {\"code_object_id\": 0, \"code_object_offset\": 99}}, "
+        "\"inst_index\": -1}]}, "
+        "\"strings\": {\"pc_sample_instructions\": [\"s_nop 0\", \"v_mov_b32 v0, \\\"\\u00e9\\\" "
+        "\\/\"]}, "
+        "\"code_objects\": [{\"code_object_id\": 0}, {\"code_object_id\": 2, \"uri\": "
+        "\"file:///a\", "
+        "\"load_base\": 4096, \"load_size\": 8192, \"load_delta\": -4096}]}]}";
+    treg_arena a;
+    treg_arena_init(&a);
+    treg_error err = {0, ""};
+    treg_pcs s;
+    if (treg_pcs_read(&a, t, strlen(t), &s, &err) != TREG_OK) fail_msg("%s", err.msg);
+    assert_int_equal(s.npcs, 1);
+    assert_int_equal(s.nsamples, 2);
+    assert_int_equal(s.unknown, 1);
+    assert_int_equal(s.pcs[0].issued, 1);
+    assert_int_equal(s.pcs[0].stalled, 1);
+    assert_int_equal(s.pcs[0].reasons[TREG_PCS_REASON_BARRIER_WAIT], 1);
+    assert_string_equal(s.pcs[0].text, "v_mov_b32 v0, \"\xc3\xa9\" /");
+    assert_int_equal(s.ncode_objects, 1);
+    assert_int_equal(s.code_objects[0].load_delta, -4096);
+    assert_int_equal(treg_pcs_elf_address(&s.code_objects[0], 256), 4096 + 256 + 4096);
+    treg_arena_free(&a);
+    /* the grammar: text after the document, a bad escape, a lone minus */
+    refused("{} {}", 5, TREG_E_FORMAT, "not JSON: text after the document at byte 3");
+    refused("{\"a\": \"\\x\"}", 11, TREG_E_FORMAT, "not JSON: a bad escape");
+    refused("{\"a\": -}", 8, TREG_E_FORMAT, "not JSON");
+    t = "{\"rocprofiler-sdk-tool\": [{\"buffer_records\": {\"pc_sample_host_trap\": 3}}]}";
+    refused(t, strlen(t), TREG_E_FORMAT, "\"pc_sample_host_trap\" is not a list");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rocprofv3_stochastic),
         cmocka_unit_test(test_code_json),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_stream_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
