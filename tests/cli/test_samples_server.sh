@@ -50,6 +50,11 @@ for f in stochastic.json stochastic.db; do
     fail "upload --samples $f: $(cat "$work/$f.err")"
   echo "$prog: ok: upload --samples $f: every row's samples as written"
 done
+# --hot through tregc: the kernel's samples as the server placed them
+tregc_to upload --hot --samples "$work/stochastic.json" "$hsaco" >"$work/hot.txt" 2>/dev/null || fail "upload --hot --samples"
+total=$(python3 -c 'import json,sys; print(sum(v[0] for v in json.load(open(sys.argv[1])).values()))' "$work/stochastic.json.want")
+grep -q "hot lines, by $total PC samples" "$work/hot.txt" || fail "tregc --hot: $(head -c 600 "$work/hot.txt")"
+echo "$prog: ok: tregc upload --hot --samples: the hot lines by the $total samples placed"
 # the same rows as treg-analyze's own join
 "$A" --format json --samples "$work/stochastic.json" "$hsaco" >"$work/local.out" 2>/dev/null
 python3 - "$work/local.out" "$work/stochastic.json.out" <<'PY' || fail "tregd's rows differ from treg-analyze's"
