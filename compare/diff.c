@@ -171,7 +171,9 @@ int treg_diff_add(treg_diff *d, int which, const Treg__V1__Report *r)
             const char *file = base_name(r->source_files[row->loc->file]);
             for (size_t m = 0; m < k->nlines; m++)
                 if (k->lines[m].line == row->loc->line && strcmp(k->lines[m].file, file) == 0) {
-                    k->lines[m].samples += row->samples;
+                    k->lines[m].samples = k->lines[m].samples > UINT64_MAX - row->samples
+                                              ? UINT64_MAX
+                                              : k->lines[m].samples + row->samples;
                     break;
                 }
         }
@@ -453,7 +455,9 @@ static int cmp_time(const void *pa, const void *pb)
 {
     const time_delta *a = pa, *b = pb;
     double x = fabs(a->new_share - a->old_share), y = fabs(b->new_share - b->old_share);
-    return x < y ? 1 : x > y ? -1 : 0;
+    if (x != y) return x < y ? 1 : -1;
+    int f = strcmp(a->file, b->file); /* ties in a stable order */
+    return f ? f : (a->line > b->line) - (a->line < b->line);
 }
 
 size_t treg_diff_top_time(const pair *p, time_delta *out)

@@ -86,6 +86,24 @@ static int kernel_at(const span *sp, size_t n, uint64_t addr)
     return found;
 }
 
+/* The kernels' code as spans sorted by entry, each with its reach (the
+ * highest end up to it): a malloc'd list and its length in *n, or NULL. */
+static span *kernel_spans(const Treg__V1__Report *r, bool with_rows, size_t *n)
+{
+    span *sp = malloc((r->n_kernels ? r->n_kernels : 1) * sizeof *sp);
+    *n = 0;
+    if (!sp) return NULL;
+    for (size_t i = 0; i < r->n_kernels; i++) {
+        const Treg__V1__Kernel *k = r->kernels[i];
+        if (k->code_bytes && (!with_rows || k->n_rows))
+            sp[(*n)++] = (span){k->entry_address, k->entry_address + k->code_bytes, 0, (uint32_t)i};
+    }
+    qsort(sp, *n, sizeof *sp, cmp_span);
+    for (size_t i = 0; i < *n; i++)
+        sp[i].reach = i && sp[i - 1].reach > sp[i].hi ? sp[i - 1].reach : sp[i].hi;
+    return sp;
+}
+
 /* Whether two instruction texts are the same words (runs of blanks count
  * as one, at either end as none). */
 static bool same_text(const char *a, const char *b)
@@ -120,7 +138,7 @@ static int set_kinds(Treg__V1__Report *r, unsigned sources, treg_error *err)
         if (!k->samples) continue;
         char *dup = strdup(kind);
         if (!dup) return treg_fail(err, TREG_E_NOMEM, "out of memory");
-        if (k->samples_kind && k->samples_kind[0]) free(k->samples_kind); /* else the default */
+        if (k->samples_kind && k->samples_kind != protobuf_c_empty_string) free(k->samples_kind);
         k->samples_kind = dup;
     }
     return TREG_OK;
@@ -147,20 +165,12 @@ int treg_pcs_join(Treg__V1__Report *r, const treg_pcs *s, uint64_t code_object_i
             t[n++] = (place){r->kernels[i]->entry_address + r->kernels[i]->rows[j]->address,
                              (uint32_t)i, (uint32_t)j};
     qsort(t, n, sizeof *t, cmp_place);
-    span *sp = malloc((r->n_kernels ? r->n_kernels : 1) * sizeof *sp);
+    size_t nsp;
+    span *sp = kernel_spans(r, true, &nsp);
     if (!sp) {
         free(t);
         return treg_fail(err, TREG_E_NOMEM, "out of memory");
     }
-    size_t nsp = 0;
-    for (size_t i = 0; i < r->n_kernels; i++) {
-        const Treg__V1__Kernel *k = r->kernels[i];
-        if (k->n_rows && k->code_bytes)
-            sp[nsp++] = (span){k->entry_address, k->entry_address + k->code_bytes, 0, (uint32_t)i};
-    }
-    qsort(sp, nsp, sizeof *sp, cmp_span);
-    for (size_t i = 0; i < nsp; i++)
-        sp[i].reach = i && sp[i - 1].reach > sp[i].hi ? sp[i - 1].reach : sp[i].hi;
 
     /* The code object: named, or the one whose samples land on rows with
      * the same text there (code objects share low addresses: a blit
@@ -263,7 +273,7 @@ int treg_pcs_join(Treg__V1__Report *r, const treg_pcs *s, uint64_t code_object_i
                 }
                 row->n_stall_reasons = TREG_PCS_NREASONS;
             }
-            for (size_t w = 0; w < row->n_stall_reasons && p->stalled; w++)
+            for (size_t w = 0; w < row->n_stall_reasons && w < TREG_PCS_NREASONS && p->stalled; w++)
                 row->stall_reasons[w] = pcs_add_sat(row->stall_reasons[w], p->reasons[w]);
             row->samples = pcs_add_sat(row->samples, p->samples);
             row->issued = pcs_add_sat(row->issued, p->issued);
@@ -288,17 +298,9 @@ int treg_pcs_candidates(const Treg__V1__Report *r, const treg_pcs *s, uint64_t *
 {
     *ids = NULL;
     *nids = 0;
-    span *sp = malloc((r->n_kernels ? r->n_kernels : 1) * sizeof *sp);
+    size_t nsp;
+    span *sp = kernel_spans(r, false, &nsp);
     if (!sp) return TREG_E_NOMEM;
-    size_t nsp = 0;
-    for (size_t i = 0; i < r->n_kernels; i++) {
-        const Treg__V1__Kernel *k = r->kernels[i];
-        if (k->code_bytes)
-            sp[nsp++] = (span){k->entry_address, k->entry_address + k->code_bytes, 0, (uint32_t)i};
-    }
-    qsort(sp, nsp, sizeof *sp, cmp_span);
-    for (size_t i = 0; i < nsp; i++)
-        sp[i].reach = i && sp[i - 1].reach > sp[i].hi ? sp[i - 1].reach : sp[i].hi;
     size_t cap = 0;
     int rc = TREG_OK;
     for (size_t i = 0; i < s->npcs && rc == TREG_OK;) {

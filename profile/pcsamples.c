@@ -231,7 +231,8 @@ int treg_pcs_read(treg_arena *a, const char *text, size_t len, treg_pcs *out, tr
      * rest (a code.json: a row per instruction) through json-c */
     int rc = pcs_read_rocprof_json(&r, text, len, &rocprof);
     json_object *root = NULL;
-    if (rc == TREG_OK && !rocprof) {
+    if (!rocprof && rc != TREG_E_NOMEM) { /* json-c's own grammar decides */
+        rc = TREG_OK;
         json_tokener *tok = json_tokener_new_ex(MAX_DEPTH);
         if (!tok) {
             pcs_build_drop(&r);
@@ -239,10 +240,14 @@ int treg_pcs_read(treg_arena *a, const char *text, size_t len, treg_pcs *out, tr
         }
         root = json_tokener_parse_ex(tok, text, (int)len);
         enum json_tokener_error jerr = json_tokener_get_error(tok);
+        size_t at = json_tokener_get_parse_end(tok);
         json_tokener_free(tok);
         json_object *code = root ? field(root, "code") : NULL;
         if (!root || jerr != json_tokener_success)
-            rc = treg_fail(err, TREG_E_FORMAT, "not JSON: %s", json_tokener_error_desc(jerr));
+            rc = treg_fail(err, TREG_E_FORMAT, "not JSON: %s at byte %zu",
+                           jerr == json_tokener_continue ? "it ends too soon"
+                                                         : json_tokener_error_desc(jerr),
+                           at);
         else if (code)
             rc = read_code_json(&r, code, field(root, "header"));
         else

@@ -25,8 +25,10 @@
 #include "treg/error.h"
 #include "util/arena.h"
 
-#define TREG_PCS_MAX_TEXT    (512u << 20) /* bytes of JSON read */
-#define TREG_PCS_MAX_RECORDS (64u << 20)  /* samples, or code.json rows */
+#define TREG_PCS_MAX_TEXT (512u << 20) /* bytes of JSON read */
+/* samples, or code.json rows, kept 128 bytes each until summed: a 512 MiB
+ * rocprofv3 JSON holds at most ~8.7 million (62-byte records), ~1.1 GB */
+#define TREG_PCS_MAX_RECORDS (64u << 20)
 #define TREG_PCS_MAX_STRING  4096         /* an instruction's text */
 #define TREG_PCS_MAX_DB      (8ull << 30) /* bytes of a rocpd database */
 

@@ -32,9 +32,10 @@
 #include "pcs_build.h"
 #include "util/error.h"
 
-#define STEP_BUDGET (4000u * 1000u) /* progress calls, each 1000 VM steps */
-#define MAX_TABLES  64              /* runs in one database */
-#define MAX_NAME    128
+#define STEP_BUDGET  (4000u * 1000u) /* progress calls, each 1000 VM steps */
+#define MAX_TABLES   64              /* runs in one database */
+#define MAX_NAME     128
+#define MAX_DISTINCT (1u << 22) /* GROUP BY rows: ~512 MB of them at most */
 
 bool treg_pcs_is_sqlite(const void *head, size_t len)
 {
@@ -76,9 +77,11 @@ static int tables(db *d, const char *prefix, char names[][MAX_NAME], size_t *n)
 {
     sqlite3_stmt *st;
     *n = 0;
+    /* pragma_table_list's type: 'table' for ordinary tables only ('view',
+     * 'virtual' and 'shadow' apart), as SQLite itself parsed the schema */
     int rc = sqlite3_prepare_v2(d->h,
-                                "SELECT name FROM sqlite_schema WHERE type = 'table' AND "
-                                "sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name",
+                                "SELECT name FROM pragma_table_list WHERE schema = 'main' AND "
+                                "type = 'table' ORDER BY name",
                                 -1, &st, NULL);
     if (rc != SQLITE_OK) return db_fail(d, rc, "not a database SQLite can read");
     size_t plen = strlen(prefix);
@@ -157,13 +160,17 @@ static int read_samples(db *d, pcs_build *b, const char *t, proc *who)
         }
         *who = (proc){nid, pid, true};
         uint64_t co = col_u64(st, 2), n = col_u64(st, 6);
-        if (co == 0) { /* code rocprofv3 could not place (blit kernels) */
+        if (co == 0 || sqlite3_column_int64(st, 3) < 0) { /* code rocprofv3 could not place */
             b->out->unknown = pcs_add_sat(b->out->unknown, n);
             continue;
         }
-        pcs_raw *x = pcs_build_add(b);
+        pcs_raw *x = b->nraws < MAX_DISTINCT ? pcs_build_add(b) : NULL;
         if (!x) {
             sqlite3_finalize(st);
+            if (b->nraws >= MAX_DISTINCT)
+                return treg_fail(d->err, TREG_E_LIMIT,
+                                 "more than %u distinct sampled instructions and reasons",
+                                 MAX_DISTINCT);
             return b->err->code;
         }
         x->co = co;
@@ -295,7 +302,8 @@ static int read_texts(db *d, pcs_build *b, const char (*names)[MAX_NAME], size_t
  * file written beside it). */
 static int uri_of(const char *path, char *buf, size_t len)
 {
-    size_t o = (size_t)snprintf(buf, len, "file:");
+    /* an absolute path after "file://" (an empty authority): "//x" is a path, not host x */
+    size_t o = (size_t)snprintf(buf, len, path[0] == '/' ? "file://" : "file:");
     for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
         bool plain = isalnum(*p) || strchr("/._-~", *p);
         if (o + 4 >= len) return -1;

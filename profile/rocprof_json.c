@@ -15,6 +15,7 @@
  * in any key order (a sample's text is looked up by inst_index once its
  * tool's object is read).  Nesting is bounded by MAX_DEPTH, strings by the
  * text itself; the JSON is checked whole (RFC 8259's grammar). */
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,22 @@ static bool bad(scan *s, const char *what)
         else
             treg_fail(s->err, TREG_E_FORMAT, "not JSON: %s at byte %zu", what,
                       (size_t)(s->p - s->text));
+    }
+    return false;
+}
+
+/* A failure of the layout (not the grammar): one line, once. */
+static bool fail(scan *s, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool fail(scan *s, int code, const char *fmt, ...)
+{
+    if (!s->failed) {
+        s->failed = true;
+        char msg[sizeof s->err->msg];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        treg_fail(s->err, code, "%s", msg);
     }
     return false;
 }
@@ -107,7 +124,7 @@ static bool string(scan *s, char *out, size_t cap, size_t *len)
             tmp[0] = (char)c;
             s->p++;
         } else {
-            if (s->end - s->p < 2) return bad(s, "");
+            if (s->end - s->p < 2) return s->p = s->end, bad(s, "");
             char e = s->p[1];
             s->p += 2;
             switch (e) {
@@ -147,11 +164,12 @@ static bool string(scan *s, char *out, size_t cap, size_t *len)
                         s->p += 6;
                     }
                 }
+                if (cp >= 0xD800 && cp < 0xE000) cp = 0xFFFD; /* a lone surrogate */
                 k = utf8(tmp, (unsigned)cp);
                 break;
             }
             default:
-                s->p--;
+                s->p -= 2; /* at its backslash */
                 return bad(s, "a bad escape in a string");
             }
         }
@@ -173,11 +191,7 @@ static bool string_kept(scan *s, const char **out)
     if (!string(s, NULL, 0, &n)) return false;
     size_t cap = (n < TREG_PCS_MAX_STRING ? n : TREG_PCS_MAX_STRING) + 1;
     char *buf = treg_arena_calloc(s->a, cap, 1);
-    if (!buf) {
-        s->failed = true;
-        treg_fail(s->err, TREG_E_NOMEM, "out of memory");
-        return false;
-    }
+    if (!buf) return fail(s, TREG_E_NOMEM, "out of memory");
     const char *end = s->p;
     s->p = start;
     string(s, buf, cap, NULL);
@@ -337,9 +351,7 @@ typedef struct tool {
 
 static bool nomem(scan *s)
 {
-    s->failed = true;
-    treg_fail(s->err, TREG_E_NOMEM, "out of memory");
-    return false;
+    return fail(s, TREG_E_NOMEM, "out of memory");
 }
 
 static bool insn_item(scan *s, size_t i, void *ctx)
@@ -348,12 +360,9 @@ static bool insn_item(scan *s, size_t i, void *ctx)
     tool *t = ctx;
     if (next(s) != '"') return value(s); /* not a text: none there */
     if (t->ninsns == t->cap) {
-        if (t->cap >= TREG_PCS_MAX_RECORDS) {
-            s->failed = true;
-            treg_fail(s->err, TREG_E_LIMIT, "more than %u instruction texts",
-                      (unsigned)TREG_PCS_MAX_RECORDS);
-            return false;
-        }
+        if (t->cap >= TREG_PCS_MAX_RECORDS)
+            return fail(s, TREG_E_LIMIT, "more than %u instruction texts",
+                        (unsigned)TREG_PCS_MAX_RECORDS);
         size_t c = t->cap ? t->cap * 2 : 256;
         const char **n = realloc(t->insns, c * sizeof *n);
         if (!n) return nomem(s);
@@ -405,12 +414,9 @@ static bool co_item(scan *s, size_t i, void *ctx)
     if (!object(s, co_key, &c)) return false;
     if (!c.has_id || c.co.id == 0) return true; /* rocprofv3's placeholder for id 0 */
     if (t->ncos == t->co_cap) {
-        if (t->co_cap >= TREG_PCS_MAX_RECORDS) {
-            s->failed = true;
-            treg_fail(s->err, TREG_E_LIMIT, "more than %u code objects",
-                      (unsigned)TREG_PCS_MAX_RECORDS);
-            return false;
-        }
+        if (t->co_cap >= TREG_PCS_MAX_RECORDS)
+            return fail(s, TREG_E_LIMIT, "more than %u code objects",
+                        (unsigned)TREG_PCS_MAX_RECORDS);
         size_t cap = t->co_cap ? t->co_cap * 2 : 16;
         treg_pcs_code_object *n = realloc(t->cos, cap * sizeof *n);
         if (!n) return nomem(s);
@@ -493,18 +499,12 @@ static bool sample_item(scan *s, size_t i, void *ctx)
     list_ctx *l = ctx;
     tool *t = l->t;
     sample x = {0, 0, 0, 0, false, false, false, false, -1};
-    if (next(s) != '{' || !object(s, sample_key, &x)) {
-        if (s->failed) return false;
-        s->failed = true;
-        treg_fail(s->err, TREG_E_FORMAT,
-                  "%s[%zu]: no record.pc{code_object_id, code_object_offset}", l->key, i);
-        return false;
-    }
-    if (!x.has_co || !x.has_off) {
-        s->failed = true;
-        treg_fail(s->err, TREG_E_FORMAT,
-                  "%s[%zu]: no record.pc{code_object_id, code_object_offset}", l->key, i);
-        return false;
+    bool ok = next(s) == '{' && object(s, sample_key, &x);
+    if (s->failed) return false;
+    if (!ok || !x.has_co || !x.has_off) {
+        if (!ok && !value(s)) return false;
+        return fail(s, TREG_E_FORMAT, "%s[%zu]: no record.pc{code_object_id, code_object_offset}",
+                    l->key, i);
     }
     t->sources |= l->stochastic ? TREG_PCS_STOCHASTIC : TREG_PCS_HOST_TRAP;
     t->sampled = true;
@@ -513,7 +513,10 @@ static bool sample_item(scan *s, size_t i, void *ctx)
         return true;
     }
     pcs_raw *r = pcs_build_add(t->b);
-    if (!r) return s->failed = true, false;
+    if (!r) {
+        s->failed = true; /* b->err says why */
+        return false;
+    }
     if (t->ninst == t->inst_cap) {
         size_t c = t->inst_cap ? t->inst_cap * 2 : 1024;
         int64_t *n = realloc(t->inst, c * sizeof *n);
@@ -542,12 +545,7 @@ static bool records_key(scan *s, const char *key, void *ctx)
     bool ht = strcmp(key, "pc_sample_host_trap") == 0,
          st = strcmp(key, "pc_sample_stochastic") == 0;
     if (!ht && !st) return value(s);
-    if (next(s) != '[') {
-        if (s->failed) return false;
-        s->failed = true;
-        treg_fail(s->err, TREG_E_FORMAT, "\"%s\" is not a list", key);
-        return false;
-    }
+    if (next(s) != '[') return value(s) && fail(s, TREG_E_FORMAT, "\"%s\" is not a list", key);
     list_ctx l = {t, ht ? "pc_sample_host_trap" : "pc_sample_stochastic", st};
     return array(s, sample_item, &l);
 }
@@ -558,12 +556,8 @@ static bool tool_key(scan *s, const char *key, void *ctx)
     if (strcmp(key, "strings") == 0 && next(s) == '{') return object(s, strings_key, t);
     if (strcmp(key, "buffer_records") == 0 && next(s) == '{') return object(s, records_key, t);
     if (strcmp(key, "code_objects") == 0) {
-        if (next(s) != '[') {
-            if (!value(s)) return false;
-            s->failed = true;
-            treg_fail(s->err, TREG_E_FORMAT, "\"code_objects\" is not a list");
-            return false;
-        }
+        if (next(s) != '[')
+            return value(s) && fail(s, TREG_E_FORMAT, "\"code_objects\" is not a list");
         return array(s, co_item, t);
     }
     return value(s);
@@ -593,11 +587,9 @@ static bool tool_item(scan *s, size_t i, void *ctx)
         d->b->out->sources |= t.sources;
         if (d->b->nraws > t.first_raw || d->b->out->unknown > unknown) {
             if (++d->with_samples > 1) {
-                s->failed = true;
-                treg_fail(s->err, TREG_E_FORMAT,
+                ok = fail(s, TREG_E_FORMAT,
                           "holds the PC samples of more than one process: give one "
                           "process's file");
-                ok = false;
             } else if (t.ncos) {
                 treg_pcs_code_object *cos = treg_arena_calloc(s->a, t.ncos, sizeof *cos);
                 if (!cos) {
@@ -624,12 +616,8 @@ static bool top_key(scan *s, const char *key, void *ctx)
     doc *d = ctx;
     if (strcmp(key, "rocprofiler-sdk-tool") != 0) return value(s);
     d->rocprof = true;
-    if (next(s) != '[') {
-        if (!value(s)) return false;
-        s->failed = true;
-        treg_fail(s->err, TREG_E_FORMAT, "\"rocprofiler-sdk-tool\" is not a list");
-        return false;
-    }
+    if (next(s) != '[')
+        return value(s) && fail(s, TREG_E_FORMAT, "\"rocprofiler-sdk-tool\" is not a list");
     return array(s, tool_item, d);
 }
 

@@ -127,9 +127,10 @@ int treg_pcs_from_pb(treg_arena *a, const Treg__V1__PcSampleSet *m, treg_pcs *ou
 {
     memset(out, 0, sizeof *out);
     size_t n = m->n_code_object_id, nco = m->n_co_id;
-    if (n > TREG_PCS_MAX_RECORDS || nco > TREG_PCS_MAX_RECORDS)
-        return treg_fail(err, TREG_E_LIMIT, "more than %u sampled instructions or code objects",
-                         (unsigned)TREG_PCS_MAX_RECORDS);
+    if (n > TREG_PCS_WIRE_MAX || nco > TREG_PCS_WIRE_MAX_CODE_OBJECTS)
+        return treg_fail(err, TREG_E_LIMIT,
+                         "more than %u sampled instructions or %u code objects in one set",
+                         (unsigned)TREG_PCS_WIRE_MAX, (unsigned)TREG_PCS_WIRE_MAX_CODE_OBJECTS);
     if (m->n_offset != n || m->n_samples != n || m->n_issued != n || m->n_stalled != n ||
         (m->n_stall_reasons != 0 && m->n_stall_reasons / TREG_PCS_NREASONS != n) ||
         m->n_stall_reasons % TREG_PCS_NREASONS != 0 || m->n_co_load_base != nco ||
@@ -142,6 +143,17 @@ int treg_pcs_from_pb(treg_arena *a, const Treg__V1__PcSampleSet *m, treg_pcs *ou
         const char *text = next_text(&m->texts, &at);
         if (!text) {
             rc = treg_fail(err, TREG_E_FORMAT, "PcSampleSet: fewer texts than entries");
+            break;
+        }
+        uint64_t reasons = 0;
+        for (size_t k = 0; m->n_stall_reasons && k < TREG_PCS_NREASONS; k++)
+            reasons = pcs_add_sat(reasons, m->stall_reasons[i * TREG_PCS_NREASONS + k]);
+        if (m->issued[i] > m->samples[i] || m->stalled[i] > m->samples[i] - m->issued[i] ||
+            reasons > m->stalled[i]) {
+            rc = treg_fail(err, TREG_E_FORMAT,
+                           "PcSampleSet: entry %zu counts more issued, stalled or stall reasons "
+                           "than samples",
+                           i);
             break;
         }
         if (m->code_object_id[i] == 0) {
@@ -174,6 +186,10 @@ int treg_pcs_from_pb(treg_arena *a, const Treg__V1__PcSampleSet *m, treg_pcs *ou
         const char *uri = next_text(&m->co_uris, &at);
         if (!uri) return treg_fail(err, TREG_E_FORMAT, "PcSampleSet: fewer URIs than code objects");
         if (m->co_id[i] == 0) continue;
+        for (size_t k = 0; k < out->ncode_objects; k++)
+            if (out->code_objects[k].id == m->co_id[i])
+                return treg_fail(err, TREG_E_FORMAT, "PcSampleSet: code object %llu listed twice",
+                                 (unsigned long long)m->co_id[i]);
         treg_pcs_code_object *co = &out->code_objects[out->ncode_objects++];
         co->id = m->co_id[i];
         co->uri = treg_arena_strndup(a, uri, strnlen(uri, TREG_PCS_MAX_STRING));

@@ -13,8 +13,15 @@ int treg_pcs_to_pb(const treg_pcs *s, const uint64_t *ids, size_t nids, Treg__V1
                    treg_error *err);
 void treg_pcs_pb_free(Treg__V1__PcSampleSet *m);
 
+/* What one PcSampleSet may hold: the sampled instructions of the code
+ * objects one report's kernels are in (tregc sends no more), each at most
+ * ~250 bytes once summed: a set costs tregd tens of MB at most. */
+#define TREG_PCS_WIRE_MAX              (1u << 18)
+#define TREG_PCS_WIRE_MAX_CODE_OBJECTS 4096
+
 /* *out from a PcSampleSet that came from the network or a file: columns of
- * equal length, one text per entry, within TREG_PCS_MAX_RECORDS; entries
+ * equal length, one text per entry, within TREG_PCS_WIRE_MAX, no entry
+ * with more issued, stalled or reasons than samples, no code object twice; entries
  * sorted and summed as a file's are, strings copied into a.  TREG_E_FORMAT
  * (one line), TREG_E_LIMIT, TREG_E_NOMEM. */
 int treg_pcs_from_pb(treg_arena *a, const Treg__V1__PcSampleSet *m, treg_pcs *out, treg_error *err);

@@ -365,3 +365,35 @@ int treg_pb_report_set_upload(const uint8_t *in, size_t len, const char *file_na
     *out_len = (size_t)(o - buf);
     return 0;
 }
+
+int treg_pb_top_string(const uint8_t *b, size_t n, unsigned field, char *out, size_t cap)
+{
+    size_t pos = 0;
+    while (pos < n) {
+        uint64_t key, len = 0;
+        if (!get_varint(b, n, &pos, &key)) return -1;
+        switch (key & 7) {
+        case 0:
+            if (!get_varint(b, n, &pos, &len)) return -1;
+            break;
+        case 1:
+        case 5:
+            if (n - pos < ((key & 7) == 1 ? 8u : 4u)) return -1;
+            pos += (key & 7) == 1 ? 8 : 4;
+            break;
+        case 2:
+            if (!get_varint(b, n, &pos, &len) || len > n - pos) return -1;
+            if (key >> 3 == field) {
+                if (len >= cap || memchr(b + pos, 0, (size_t)len)) return -1;
+                memcpy(out, b + pos, (size_t)len);
+                out[len] = 0;
+                return 0;
+            }
+            pos += (size_t)len;
+            break;
+        default:
+            return -1;
+        }
+    }
+    return -1;
+}

@@ -44,6 +44,12 @@ typedef struct treg_pb_limit {
 int treg_pb_check(const uint8_t *b, size_t n, const ProtobufCMessageDescriptor *d,
                   const treg_pb_limit *limits, size_t nlimits, treg_error *why);
 
+/* The first top-level length-delimited field number field of b (a string)
+ * into out, NUL-ended: 0, or -1 when absent, cut, holding a NUL or cap
+ * bytes or more.  What a handler reads of a large body before it is
+ * unpacked elsewhere (POST /v1/samples: hash and inputs). */
+int treg_pb_top_string(const uint8_t *b, size_t n, unsigned field, char *out, size_t cap);
+
 /* A packed Report with every Kernel's rows and live_ranges (drawn over the
  * rows) left out, at the wire level (no unpacking; other fields byte for
  * byte): what ?rows=0 serves.  0 and a malloc'd *out, -1 when report is

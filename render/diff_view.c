@@ -133,10 +133,14 @@ void treg_diff_text(FILE *out, const treg_diff *d, const treg_gate *g)
     fprintf(out, " (%zu kernel%s)\n", d->s[1].n, d->s[1].n == 1 ? "" : "s");
     time_delta tt[TOP_LINES];
     size_t timed = 0;
-    for (size_t i = 0; i < d->npairs; i++) timed += treg_diff_top_time(&d->pairs[i], tt) > 0;
+    for (size_t i = 0; i < d->npairs; i++) /* shown for their time: not "unchanged" below */
+        if (!treg_diff_changed(&d->pairs[i]) && treg_diff_top_time(&d->pairs[i], tt)) {
+            timed++;
+            same--;
+        }
     fprintf(out, "%zu changed, %zu unchanged, %zu only in new, %zu only in old",
-            d->npairs - same - only_old - only_new, same, only_new, only_old);
-    if (timed) fprintf(out, "; the time moved in %zu (PC samples both sides)", timed);
+            d->npairs - same - timed - only_old - only_new, same, only_new, only_old);
+    if (timed) fprintf(out, "; %zu with the same figures where the time moved", timed);
     fputc('\n', out);
     for (size_t i = 0; i < d->npairs; i++)
         if (treg_diff_changed(&d->pairs[i]) || treg_diff_top_time(&d->pairs[i], tt))
@@ -145,7 +149,7 @@ void treg_diff_text(FILE *out, const treg_diff *d, const treg_gate *g)
         fputs("\nunchanged:", out);
         size_t shown = 0;
         for (size_t i = 0; i < d->npairs && shown < 20; i++)
-            if (!treg_diff_changed(&d->pairs[i])) {
+            if (!treg_diff_changed(&d->pairs[i]) && !treg_diff_top_time(&d->pairs[i], tt)) {
                 fputs(shown++ ? ", " : " ", out);
                 text_kernel_head(out, d->pairs[i].new_, false);
                 if (d->pairs[i].only_ones) {

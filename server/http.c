@@ -127,6 +127,7 @@ struct http_server {
     throttle *throttle;          /* failed sign-ins and tokens */
     writer *pages;               /* the report pages' rendering threads */
     unsigned pages_pending;      /* renders queued or running (at most PAGES_PENDING_MAX) */
+    unsigned samples_pending;    /* of them, POST /v1/samples (at most SAMPLES_PENDING_MAX) */
     char hsts[64];               /* the Strict-Transport-Security value, or "" */
     char report_csp[400];        /* a report page's Content-Security-Policy (web_report_csp) */
     http_server *next_server;    /* in all_servers */
@@ -423,12 +424,15 @@ static void reply_load_error(request *r, int rc)
 /* ---- a team's PC samples (samples.h), on a page thread ---- */
 
 enum { PAGES_PENDING_MAX = 16, PAGE_THREADS = 1 };
+/* of them, samples jobs: each holds its body (16 MiB at most) until done */
+enum { SAMPLES_PENDING_MAX = 4 };
 
 typedef struct samples_job {
     write_req work; /* first: the writer hands this back */
     request *r;
     store_entry e;
-    Treg__V1__SamplesRequest *req; /* POST; NULL: GET ?samples=1 */
+    uint8_t *body; /* POST: the SamplesRequest, unpacked on the thread; NULL: GET ?samples=1 */
+    size_t len;
     char link[200];
     samples_result out;
 } samples_job;
@@ -438,45 +442,63 @@ static void samples_work(write_req *w)
     samples_job *j = (samples_job *)w;
     const request *r = j->r;
     const store_entry *names = team_filter(r) != NULL ? &j->e : NULL;
-    if (j->req)
-        samples_post(r->srv->cfg.store, j->e.key, r->team, names, j->req, j->link, &j->out);
-    else
+    if (!j->body) {
         samples_get(r->srv->cfg.store, j->e.key, r->team, names, &j->out);
+        return;
+    }
+    Treg__V1__SamplesRequest *req = treg__v1__samples_request__unpack(NULL, j->len, j->body);
+    if (req == NULL || req->samples == NULL) {
+        j->out.status = 400;
+        snprintf(j->out.msg, sizeof j->out.msg, "a SamplesRequest with its samples expected");
+    } else {
+        samples_post(r->srv->cfg.store, j->e.key, r->team, names, req, j->link, &j->out);
+    }
+    if (req) treg__v1__samples_request__free_unpacked(req, NULL);
 }
 
 static void samples_done(write_req *w)
 {
     samples_job *j = (samples_job *)w;
     j->r->srv->pages_pending--;
+    j->r->srv->samples_pending -= j->body != NULL;
     if (j->out.status == 200)
         reply(j->r, 200, j->out.body, j->out.len);
     else
         reply_error(j->r, j->out.status ? j->out.status : 500, j->out.msg);
     samples_result_free(&j->out);
     store_entry_free(&j->e);
-    if (j->req) treg__v1__samples_request__free_unpacked(j->req, NULL);
+    free(j->body);
     free(j);
 }
 
-/* Runs req (POST) or the GET for the report e on a page thread; *e and req
- * are the job's from here on. */
-static void submit_samples(request *r, store_entry *e, Treg__V1__SamplesRequest *req)
+/* Runs a POST's body (copied: the job's from here on; link, its report's
+ * page) or, body NULL, the GET for the report e on a page thread; *e is the
+ * job's from here on. */
+static void submit_samples(request *r, store_entry *e, const uint8_t *body, size_t len,
+                           const char *link)
 {
     http_server *s = r->srv;
-    samples_job *j = s->pages_pending < PAGES_PENDING_MAX ? calloc(1, sizeof *j) : NULL;
+    bool busy = s->pages_pending >= PAGES_PENDING_MAX ||
+                (body && s->samples_pending >= SAMPLES_PENDING_MAX);
+    samples_job *j = busy ? NULL : calloc(1, sizeof *j);
+    if (j && body && !(j->body = malloc(len ? len : 1))) {
+        free(j);
+        j = NULL;
+    }
     if (j == NULL) {
         store_entry_free(e);
-        if (req) treg__v1__samples_request__free_unpacked(req, NULL);
-        if (s->pages_pending >= PAGES_PENDING_MAX) add_retry_after(r, 1);
-        reply_error(r, s->pages_pending >= PAGES_PENDING_MAX ? 503 : 500,
-                    s->pages_pending >= PAGES_PENDING_MAX ? "busy: retry in a moment"
-                                                          : "out of memory");
+        if (busy) add_retry_after(r, 1);
+        reply_error(r, busy ? 503 : 500, busy ? "busy: retry in a moment" : "out of memory");
         return;
     }
     j->r = r;
     j->e = *e;
-    j->req = req;
-    if (req) snprintf(j->link, sizeof j->link, "/r/%s?inputs=%s", req->hash, req->inputs);
+    if (body) {
+        memcpy(j->body, body, len);
+        j->len = len;
+        snprintf(j->link, sizeof j->link, "%s", link);
+        s->samples_pending++;
+    }
     j->work.work = samples_work;
     j->work.done = samples_done;
     s->pages_pending++;
@@ -496,37 +518,44 @@ static void handle_samples(request *r)
     size_t n = body ? evbuffer_get_length(body) : 0;
     const uint8_t *bytes = n ? evbuffer_pullup(body, -1) : NULL;
     treg_error why = {0, ""};
-    if (n > STORE_SAMPLES_MAX_BYTES + 4096 ||
-        treg_pb_check(bytes, n, &treg__v1__samples_request__descriptor, samples_limits,
-                      sizeof samples_limits / sizeof samples_limits[0], &why) != 0) {
-        reply_error(r, 400, why.msg[0] ? why.msg : "SamplesRequest over 16 MiB");
+    if (n > STORE_SAMPLES_MAX_BYTES + 4096) {
+        reply_error(r, 413,
+                    "a SamplesRequest over 16 MiB: name the code object "
+                    "(--samples-code-object) or sample fewer kernels");
         return;
     }
-    Treg__V1__SamplesRequest *req = treg__v1__samples_request__unpack(NULL, n, bytes);
-    if (req == NULL || !store_valid_hash(req->hash) || !store_valid_hash(req->inputs) ||
-        req->samples == NULL) {
-        if (req) treg__v1__samples_request__free_unpacked(req, NULL);
+    if (treg_pb_check(bytes, n, &treg__v1__samples_request__descriptor, samples_limits,
+                      sizeof samples_limits / sizeof samples_limits[0], &why) != 0) {
+        reply_error(r, why.code == TREG_E_LIMIT ? 413 : 400, why.msg);
+        return;
+    }
+    /* hash and inputs here (the index is the loop's); the samples are
+     * unpacked on the page thread */
+    char hash[STORE_HASH_HEX + 1], inputs[STORE_HASH_HEX + 1];
+    if (treg_pb_top_string(bytes, n, 1, hash, sizeof hash) != 0 ||
+        treg_pb_top_string(bytes, n, 2, inputs, sizeof inputs) != 0 || !store_valid_hash(hash) ||
+        !store_valid_hash(inputs)) {
         reply_error(r, 400, "a SamplesRequest names a report (hash, inputs) and its samples");
         return;
     }
-    memcpy(r->hash, req->hash, sizeof r->hash);
+    memcpy(r->hash, hash, sizeof r->hash);
     char key[STORE_HASH_HEX + 1];
     store_entry e = {0};
-    /* samples go with the team's own upload of the report, as sources do */
-    int found = treg_report_key(req->hash, req->inputs, TREG_ANALYZER_VERSION, treg_llvm_version(),
-                                key) == 0
-                    ? store_find_key(r->srv->cfg.store, key, r->team, &e)
+    /* any report the team may read (--visibility team: its own uploads);
+     * the samples are kept as the team's, apart from every other team's */
+    int found = treg_report_key(hash, inputs, TREG_ANALYZER_VERSION, treg_llvm_version(), key) == 0
+                    ? store_find_key(r->srv->cfg.store, key, team_filter(r), &e)
                     : -1;
     if (found != 1) {
         store_entry_free(&e);
-        treg__v1__samples_request__free_unpacked(req, NULL);
         reply_error(r, found == 0 ? 404 : 500,
-                    found == 0 ? "no report for those inputs from your team: upload the code "
-                                 "object first"
+                    found == 0 ? "no report for those inputs: upload the code object first"
                                : "cannot query the index");
         return;
     }
-    submit_samples(r, &e, req);
+    char link[200];
+    snprintf(link, sizeof link, "/r/%s?inputs=%s", hash, inputs);
+    submit_samples(r, &e, bytes, n, link);
 }
 
 /* ---- GET /v1/reports/{hash} ---- */
@@ -632,7 +661,7 @@ static void handle_fetch(request *r, const char *hash_text, const char *query)
         return;
     }
     if (with_samples) {
-        submit_samples(r, &e, NULL);
+        submit_samples(r, &e, NULL, 0, NULL);
         return;
     }
     served out;

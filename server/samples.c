@@ -73,8 +73,12 @@ static int place(Treg__V1__Report *rep, const Treg__V1__PcSampleSet *set, uint64
         } else {
             keep.file_name = set->file_name;
             size_t len = treg__v1__pc_sample_set__get_packed_size(&keep);
-            out->kept = malloc(len ? len : 1);
-            if (out->kept) {
+            out->kept = len <= STORE_SAMPLES_MAX_BYTES ? malloc(len ? len : 1) : NULL;
+            if (len > STORE_SAMPLES_MAX_BYTES) {
+                set_status(out, 413, "the samples placed are %zu bytes kept; at most %u", len,
+                           STORE_SAMPLES_MAX_BYTES);
+                rc = -1;
+            } else if (out->kept) {
                 treg__v1__pc_sample_set__pack(&keep, out->kept);
                 out->kept_len = len;
             } else {

@@ -361,12 +361,12 @@ int store_write_upload(const char *dir, const char *tmp_dir, const store_upload 
  * the report (POST /v1/samples), the code object the server placed,
  * replaced whole by the next one.  The report file is never touched. */
 
+static int team_file(const char *dir, const char *key, const char *team, const char *ext,
+                     char *path, size_t len);
+
 static int samples_path(const char *dir, const char *key, const char *team, char *path, size_t len)
 {
-    char sha[STORE_HASH_HEX + 1];
-    if (treg_text_sha256(team, strlen(team), sha) != 0) return -1;
-    snprintf(path, len, "%s/reports/%.2s/%s.t%.32s.samples", dir, key, key, sha);
-    return 0;
+    return team_file(dir, key, team, "samples", path, len);
 }
 
 int store_write_samples(const char *dir, const char *tmp_dir, const char *key, const char *team,
@@ -392,7 +392,7 @@ int store_read_samples(const store *s, const char *key, const char *team, uint8_
     char path[4200];
     *out = NULL;
     *len = 0;
-    if (!store_valid_hash(key) || team == NULL ||
+    if (!store_valid_hash(key) || team == NULL || *team == '\0' ||
         samples_path(s->dir, key, team, path, sizeof path))
         return -1;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -417,17 +417,25 @@ int store_read_samples(const store *s, const char *key, const char *team, uint8_
 
 #define SOURCES_TAG_HEX 32
 
-/* The manifest's path for team's set (team NULL: the old, team-less one). */
-static int sources_path(const char *dir, const char *key, const char *team, char *path, size_t len)
+/* A team's file beside the report: reports/ab/KEY.tTAG.EXT (team NULL:
+ * KEY.EXT, the old team-less one). */
+static int team_file(const char *dir, const char *key, const char *team, const char *ext,
+                     char *path, size_t len)
 {
     if (team == NULL) {
-        snprintf(path, len, "%s/reports/%.2s/%s.sources", dir, key, key);
+        snprintf(path, len, "%s/reports/%.2s/%s.%s", dir, key, key, ext);
         return 0;
     }
     char sha[STORE_HASH_HEX + 1];
     if (treg_text_sha256(team, strlen(team), sha) != 0) return -1;
-    snprintf(path, len, "%s/reports/%.2s/%s.t%.*s.sources", dir, key, key, SOURCES_TAG_HEX, sha);
+    snprintf(path, len, "%s/reports/%.2s/%s.t%.*s.%s", dir, key, key, SOURCES_TAG_HEX, sha, ext);
     return 0;
+}
+
+/* The manifest's path for team's set (team NULL: the old, team-less one). */
+static int sources_path(const char *dir, const char *key, const char *team, char *path, size_t len)
+{
+    return team_file(dir, key, team, "sources", path, len);
 }
 
 /* The manifest at path, bounded: NULL when it is absent (*missing) or

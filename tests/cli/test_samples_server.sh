@@ -97,8 +97,45 @@ kill -HUP "$server_pid"
 wait_for 5 grep -q '"tokens reloaded"' "$work/srv/tregd.log" || fail "tregd did not reload its tokens"
 TREGC_TOKEN=$other tregc_to upload "$hsaco" >/dev/null 2>&1 || fail "the other team's upload"
 code=$(get "$other" "$work/get-other.pb")
-[[ $code == 404 ]] || fail "another team's GET ?samples=1: $code"
+if [[ $code != 404 ]] || ! grep -q "your team sent no PC samples for this report" "$work/get-other.pb"; then
+  fail "another team's GET ?samples=1: $code $(head -c 200 "$work/get-other.pb")"
+fi
 echo "$prog: ok: GET ?samples=1: the kernel's samples as sent; another team's: 404"
+# the other team's own samples: kept apart, the first team's file untouched
+cp "$kept" "$work/kept.a"
+python3 "$work/write.py" "$work/host.json" host_trap
+TREGC_TOKEN=$other tregc_to --format json upload --samples "$work/host.json" "$hsaco" >"$work/host.out" 2>"$work/host.err" ||
+  fail "the other team's upload --samples: $(cat "$work/host.err")"
+check "$work/host.out" "$work/host.json.want"
+cmp -s "$kept" "$work/kept.a" || fail "the other team's samples changed the first team's"
+[[ $(find "$store/reports" -name '*.t*.samples' | grep -c .) == 2 ]] || fail "not one set per team"
+[[ $(get "$other" "$work/get-b.pb") == 200 && $(get "$tregd_token" "$work/get-a.pb") == 200 ]] || fail "GET ?samples=1 per team"
+cmp -s "$work/get.pb" "$work/get-a.pb" || fail "the first team's GET ?samples=1 changed after the other team's samples"
+echo "$prog: ok: each team's samples kept apart: the other team's own set, the first team's file and answer unchanged"
+
+# a malformed set on the wire: 400, one message; an oversized body: 413
+python3 - "$work/bad.pb" "$hash" "$inputs" "$TREG_SOURCE_ROOT/tests/cli" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[4])
+from pbwire import varint, field_bytes
+packed = lambda num, vals: field_bytes(num, b"".join(varint(v) for v in vals))
+bad = packed(1, [2, 2]) + packed(2, [256]) + packed(3, [1, 1]) + packed(4, [0, 0]) + packed(5, [0, 0])
+open(sys.argv[1], "wb").write(field_bytes(1, sys.argv[2].encode()) + field_bytes(2, sys.argv[3].encode()) + field_bytes(3, bad))
+PY
+post() { # FILE OUT: prints the HTTP status
+  curl -sS --max-time 60 --cacert "$work/srv/certs/ca.pem" -H "Authorization: Bearer $tregd_token" \
+    -H "Content-Type: application/x-protobuf" --data-binary "@$1" -o "$2" -w '%{http_code}' \
+    "https://127.0.0.1:$port/v1/samples"
+}
+code=$(post "$work/bad.pb" "$work/bad.out")
+if [[ $code != 400 ]] || ! grep -q "PcSampleSet: its columns differ in length" "$work/bad.out"; then
+  fail "a malformed set: $code $(head -c 200 "$work/bad.out")"
+fi
+head -c $((17 << 20)) /dev/zero >"$work/big.pb"
+code=$(post "$work/big.pb" "$work/big.out")
+[[ $code == 413 ]] || fail "a 17 MiB body: $code $(head -c 200 "$work/big.out")"
+cmp -s "$kept" "$work/kept.a" || fail "a refused set changed the kept one"
+echo "$prog: ok: a malformed set: 400 naming the problem; a 17 MiB body: 413; the kept set unchanged"
 
 # samples of another build: 422, one line naming the offset, nothing kept
 python3 "$work/write.py" "$work/text.json" stochastic text

@@ -187,10 +187,16 @@ static void test_stream_order(void **state)
     assert_int_equal(s.code_objects[0].load_delta, -4096);
     assert_int_equal(treg_pcs_elf_address(&s.code_objects[0], 256), 4096 + 256 + 4096);
     treg_arena_free(&a);
-    /* the grammar: text after the document, a bad escape, a lone minus */
-    refused("{} {}", 5, TREG_E_FORMAT, "not JSON: text after the document at byte 3");
-    refused("{\"a\": \"\\x\"}", 11, TREG_E_FORMAT, "not JSON: a bad escape");
-    refused("{\"a\": -}", 8, TREG_E_FORMAT, "not JSON");
+    /* the grammar, where the document is rocprofv3's: text after it, a bad
+     * escape, a lone minus, a string cut at its escape */
+    t = "{\"rocprofiler-sdk-tool\": []} {}";
+    refused(t, strlen(t), TREG_E_FORMAT, "not JSON: text after the document at byte 29");
+    t = "{\"rocprofiler-sdk-tool\": [{\"a\": \"\\x\"}]}";
+    refused(t, strlen(t), TREG_E_FORMAT, "not JSON: a bad escape in a string at byte 33");
+    t = "{\"rocprofiler-sdk-tool\": -}";
+    refused(t, strlen(t), TREG_E_FORMAT, "not JSON: a value expected");
+    t = "{\"rocprofiler-sdk-tool\": [\"\\";
+    refused(t, strlen(t), TREG_E_FORMAT, "not JSON: it ends too soon at byte 28");
     t = "{\"rocprofiler-sdk-tool\": [{\"buffer_records\": {\"pc_sample_host_trap\": 3}}]}";
     refused(t, strlen(t), TREG_E_FORMAT, "\"pc_sample_host_trap\" is not a list");
 }
