@@ -165,12 +165,13 @@ int treg_diff_add(treg_diff *d, int which, const Treg__V1__Report *r)
         k->samples = pk->samples;
         for (size_t j = 0; pk->samples && j < pk->n_rows; j++) { /* each line's own rows */
             const Treg__V1__Row *row = pk->rows[j];
-            if (!row->samples || !row->loc || !row->loc->line || row->loc->file < 0 ||
-                (size_t)row->loc->file >= r->n_source_files)
+            const Treg__V1__Loc *at = row->call_site ? row->call_site : row->loc; /* the author's */
+            if (!row->samples || !at || !at->line || at->file < 0 ||
+                (size_t)at->file >= r->n_source_files)
                 continue;
-            const char *file = base_name(r->source_files[row->loc->file]);
+            const char *file = base_name(r->source_files[at->file]);
             for (size_t m = 0; m < k->nlines; m++)
-                if (k->lines[m].line == row->loc->line && strcmp(k->lines[m].file, file) == 0) {
+                if (k->lines[m].line == at->line && strcmp(k->lines[m].file, file) == 0) {
                     k->lines[m].samples = k->lines[m].samples > UINT64_MAX - row->samples
                                               ? UINT64_MAX
                                               : k->lines[m].samples + row->samples;

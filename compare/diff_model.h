@@ -40,7 +40,7 @@ typedef struct line_fig {
     char *file; /* base name: two checkouts of one source differ in their paths */
     uint32_t line;
     int64_t vgpr, agpr, sgpr;
-    uint64_t samples; /* runtime PC samples on the line's own instructions */
+    uint64_t samples; /* runtime PC samples on the line's instructions (its LineStat's) */
 } line_fig;
 
 typedef struct kfig {

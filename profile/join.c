@@ -126,6 +126,34 @@ static void text_line(char *buf, size_t len, const char *s)
     buf[i] = 0;
 }
 
+/* LineStat.samples and Loop.samples of every kernel with samples, from
+ * its rows: a line's instructions as the line table counts them (the
+ * author's line: Row.call_site, else loc), a loop's from head to end. */
+static void sum_lines_loops(Treg__V1__Report *r)
+{
+    for (size_t i = 0; i < r->n_kernels; i++) {
+        Treg__V1__Kernel *k = r->kernels[i];
+        if (!k->samples) continue;
+        for (size_t j = 0; j < k->n_rows; j++) {
+            const Treg__V1__Row *row = k->rows[j];
+            /* the author's line, as the line table counts a line's instructions */
+            const Treg__V1__Loc *at = row->call_site ? row->call_site : row->loc;
+            if (!row->samples) continue;
+            for (size_t m = 0; m < k->n_lines; m++) {
+                Treg__V1__LineStat *l = k->lines[m];
+                if (!l->loc != !at ||
+                    (l->loc && (l->loc->file != at->file || l->loc->line != at->line)))
+                    continue;
+                l->samples = pcs_add_sat(l->samples, row->samples);
+                break;
+            }
+            for (size_t m = 0; m < k->n_loops; m++)
+                if (row->address >= k->loops[m]->head && row->address < k->loops[m]->end)
+                    k->loops[m]->samples = pcs_add_sat(k->loops[m]->samples, row->samples);
+        }
+    }
+}
+
 /* Kernel.samples_kind of every kernel with samples: how they were taken. */
 static int set_kinds(Treg__V1__Report *r, unsigned sources, treg_error *err)
 {
@@ -283,6 +311,7 @@ int treg_pcs_join(Treg__V1__Report *r, const treg_pcs *s, uint64_t code_object_i
             if (!p->text) out->unchecked = pcs_add_sat(out->unchecked, p->samples);
         }
     }
+    if (rc == TREG_OK) sum_lines_loops(r);
     if (rc == TREG_OK && (rc = set_kinds(r, s->sources, err)) != TREG_OK) {
         free(t);
         free(sp);

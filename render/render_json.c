@@ -494,6 +494,8 @@ static const j_rule rules[] = {
     {R(row), "issued", J_NONEMPTY, NULL, NULL},
     {R(row), "stalled", J_NONEMPTY, NULL, NULL},
     {R(row), "stall_reasons", J_NONEMPTY, NULL, NULL},
+    {R(line_stat), "samples", J_NONEMPTY, NULL, NULL},
+    {R(loop), "samples", J_NONEMPTY, NULL, NULL},
     {R(kernel), "samples_kind", J_NONEMPTY, NULL, NULL},
     {R(kernel), "live_ranges", J_ROWS_ONLY, NULL, NULL},
     {R(kernel), "lines", J_RENAME, "source_lines", NULL},

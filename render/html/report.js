@@ -531,13 +531,13 @@
     for (const s of k.lines) { byLine.set(s[0] + ':' + s[1], s); if (s[3] > maxV) maxV = s[3]; }
     const files = [...new Set(k.lines.map((s) => s[0]).filter((f) => f >= 0))];
     const nodes = new Map();
-    /* the PC samples on each line: its own instructions' (as the line
-     * table counts them), not those of the library lines inlined there */
+    /* the PC samples on each line: its instructions as the line table
+     * counts them (the author's line, library code inlined there with it) */
     const smpAt = new Map();
     const rows = k.rows, sampled = !!(rows && rows.smp && k.samples);
     if (sampled)
       for (let i = 0; i < rows.smp.length; i++)
-        if (rows.smp[i]) { const key = rows.file[i] + ':' + rows.line[i]; smpAt.set(key, (smpAt.get(key) || 0) + rows.smp[i]); }
+        if (rows.smp[i]) { const key = rows.cfile[i] + ':' + rows.cline[i]; smpAt.set(key, (smpAt.get(key) || 0) + rows.smp[i]); }
     if (sampled) {
       box.classList.add('sampled');
       node.querySelector('h2').textContent = 'Source, by peak VGPRs live on each line, with its PC samples';

@@ -108,13 +108,14 @@ if "categories" in k:
                    "uniform": k["peak_uniform"]["vgpr"] + k["peak_uniform"]["agpr"],
                    "spill_cost": k["spill_cost"], "source": k.get("categories_source", ""),
                    "sites": len(sites), "vias": vias, "first_part_line": first}
-# runtime PC samples: the kernel's total, the line with the most (its own
-# instructions', by the row's location), and the first rows' counts
+# runtime PC samples: the kernel's total, the line with the most (the
+# author's line of each row, as the line table counts), and the first rows'
 if k.get("samples"):
     per = {}
     for row in k["rows"]:
-        if row.get("samples") and row.get("file"):
-            key = (row["file"], row["line"])
+        site = row.get("call_site") or row
+        if row.get("samples") and site.get("file") and site.get("line"):
+            key = (site["file"], site["line"])
             per[key] = per.get(key, 0) + row["samples"]
     (hf, hl), hn = max(per.items(), key=lambda kv: (kv[1], kv[0][1]))
     want["samples"] = {"total": k["samples"], "kind": k["samples_kind"],

@@ -65,6 +65,22 @@ for r in k["rows"]:
 assert n > 100, n
 PY
 echo "$prog: ok: each stalled row's reasons (WAITCNT as written) sum to its stalled samples"
+python3 - "$work/stochastic.out" <<'PY' || fail "lines' and loops' samples: see above"
+import json, sys
+k = json.load(open(sys.argv[1]))["reports"][0]["kernels"][0]
+lines = {}
+for r in k["rows"]:
+    site = r.get("call_site") or r  # the author's line, as the line table counts
+    if r.get("samples") and site.get("line"):
+        key = (site.get("file"), site["line"])
+        lines[key] = lines.get(key, 0) + r["samples"]
+got = {(l.get("file"), l.get("line", 0)): l.get("samples", 0) for l in k["source_lines"]}
+assert {key: n for key, n in got.items() if n} == lines, (lines, got)
+for l in k["loops"]:
+    want = sum(r.get("samples", 0) for r in k["rows"] if l["head"] <= r["address"] < l["end"])
+    assert l.get("samples", 0) == want and want > 0, (l, want)
+PY
+echo "$prog: ok: source_lines[].samples and loops[].samples as the rows sum them"
 
 # --hot: the line most samples fall on, summed from the JSON's rows by the
 # author's line (call_site, else the row's own line), and the loop's share.
@@ -171,8 +187,9 @@ def shares(p):
     k = json.load(open(p))["reports"][0]["kernels"][0]
     per = {}
     for r in k["rows"]:
-        if r.get("samples") and r.get("line"):
-            key = (os.path.basename(r["file"]), r["line"])
+        site = r.get("call_site") or r  # the author's line
+        if r.get("samples") and site.get("line"):
+            key = (os.path.basename(site["file"]), site["line"])
             per[key] = per.get(key, 0) + r["samples"]
     peaks = {(os.path.basename(l["file"]), l["line"]): l["peak_vgpr"] for l in k["source_lines"] if l.get("file")}
     return k["samples"], {key: 100.0 * n / k["samples"] for key, n in per.items()}, peaks
