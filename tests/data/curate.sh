@@ -120,6 +120,7 @@ realworld=(
   OKHCCXWB # gfx90a _attn_bwd: v_fma_mixlo_f16 writes the low half only
   5IBKRV6C # gfx90a kernel_unified_attention_2d: SGPR tuple spilled into lanes, half unwritten
   EI7554IS # gfx942 _jsd_kernel: the same, with reads of never-written SGPRs
+  YIQQ4RKM # gfx1100 matmul_kernel_persistent: true16 halves stored by 16-bit stores (issue 34)
 )
 for prefix in "${realworld[@]}"; do
   name=$(entry realworld-handover "$prefix")

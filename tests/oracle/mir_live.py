@@ -79,6 +79,17 @@ high, else low) and its tied input is no read; another operand naming the
 same register (an address) still is.  Mode llvm keeps LLVM's form, so the
 difference shows between [llvm] and [hw].
 
+Narrow stores: BUFFER_STORE_SHORT, DS_WRITE_B16, GLOBAL/FLAT/SCRATCH_STORE_
+SHORT and the BYTE forms store 16 (8) bits of vdata: the low half (_D16_HI:
+the high one).  Their non-true16 MIR names the whole register
+(BUFFER_STORE_SHORT_OFFEN killed $vgpr157, ... after $vgpr157_lo16 =
+V_CVT_F16_F32_t16), which read literally keeps the other half live back to
+its last write: on gfx1100, where true16 writes single halves, 47 VGPRs too
+many on a persistent matmul (issue 34; gfx9 writes both halves together, so
+it never showed there).  In hw and hwpe the data operand of such a store
+reads only its half (mir_model.py's _NARROW_STORE, the operand's place by
+LLVM's ins lists).
+
 usage:
   mir_live.py compare LLIR ARCH TREG_ANALYZE [--work DIR] [--mode hwpe|hw|llvm]
                       [--worst N] [--json OUT.json] [--rows OUT.tsv] [--quiet]

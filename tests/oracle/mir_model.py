@@ -170,6 +170,26 @@ _KEEPS_IMPLICIT = re.compile(r"MOVREL|_indirect_|SWAPPC|SETPC_B64_return|^SI_CAL
 _TIED_D16 = re.compile(r"_D16(_HI)?(?:_|$)")
 
 
+# Narrow stores (16 or 8 bits of vdata): the machine reads one half of the
+# data register (_D16_HI: the high one, else the low one), while LLVM's
+# non-true16 form names the whole register ($vgpr157 for v157[15:0]).  The
+# data operand's place among the explicit uses, by LLVM's ins lists
+# (BUFInstructions.td: vdata first; DSInstructions.td: addr, data0;
+# FLATInstructions.td: flat and global vaddr, vdata; scratch vdata first).
+_NARROW_STORE = re.compile(r"^(BUFFER|TBUFFER|DS|GLOBAL|FLAT|SCRATCH)_(?:STORE|WRITE)_"
+                           r"(?:SHORT|BYTE|B16|B8)(_D16_HI)?(?:_|$)")
+
+
+def _narrow_store_data(opcode):
+    """(index of vdata among the explicit uses, its half mask) of a non-true16
+    narrow store, or None."""
+    m = _NARROW_STORE.match(opcode)
+    if not m or "_t16" in opcode:
+        return None
+    index = 1 if m.group(1) in ("DS", "GLOBAL", "FLAT") else 0
+    return index, HIGH_HALVES if m.group(2) else LOW_HALVES
+
+
 def effects(ins, mode):
     """(reads, writes) of ins in mode "llvm" or "hw", as unit masks; reads
     marked undef are no reads."""
@@ -188,13 +208,18 @@ def effects(ins, mode):
         d16 = _TIED_D16.search(ins.opcode)
         if d16 and "_t16" not in ins.opcode:
             written_half = HIGH_HALVES if d16.group(1) else LOW_HALVES
+    narrow = _narrow_store_data(ins.opcode) if mode == "hw" else None
+    data = None
+    if narrow:
+        uses = [o for o in ops if not o.is_def and not o.implicit]
+        data = id(uses[narrow[0]]) if narrow[0] < len(uses) else None
     reads = writes = 0
     dropped = _tied_inputs(ops) if written_half is not None else {}
     for o in ops:
         if o.is_def:
             writes |= o.units & written_half if id(o) in dropped.values() else o.units
         elif not o.undef and id(o) not in dropped:
-            reads |= o.units
+            reads |= o.units & narrow[1] if id(o) == data else o.units
     return reads, writes
 
 
