@@ -20,6 +20,7 @@
 #include "render.h"
 #include "treg.pb-c.h"
 #include "treg/container.h"
+#include "util/error.h"
 #include "wire.h"
 
 #include "tregc.h"
@@ -30,6 +31,25 @@
 int wants_rows(const cli *c)
 {
     return (c->json && c->rows) || c->html || (c->text.options.views & TREG_VIEW_ASM);
+}
+
+/* msg packed and POSTed to path: TREGC_NET_OK and *resp (freed by the
+ * caller either way), else a TREGC_NET_ code with err (out of memory:
+ * TREGC_NET_PROTOCOL, nothing sent). */
+static int post_pb(cli *c, const char *path, const ProtobufCMessage *msg, tregc_response *resp,
+                   treg_error *err)
+{
+    *resp = (tregc_response){0};
+    size_t len = protobuf_c_message_get_packed_size(msg);
+    uint8_t *packed = malloc(len ? len : 1);
+    if (!packed) {
+        treg_fail(err, TREG_E_NOMEM, "out of memory");
+        return TREGC_NET_PROTOCOL;
+    }
+    protobuf_c_message_pack(msg, packed);
+    int rc = tregc_https_request(&c->https, path, packed, len, resp, err);
+    free(packed);
+    return rc;
 }
 
 /* The report's source files this node can read (its DWARF paths, through
@@ -70,35 +90,28 @@ static void send_sources(cli *c, const Treg__V1__Report *r, const char *inputs, 
         req.inputs = (char *)inputs;
         req.files = ptrs;
         req.n_files = n;
-        size_t len = treg__v1__sources_request__get_packed_size(&req);
-        uint8_t *packed = malloc(len ? len : 1);
-        tregc_response resp = {0};
-        if (packed != NULL) {
-            treg_error err = {0, ""};
-            treg__v1__sources_request__pack(&req, packed);
-            if (tregc_https_request(&c->https, "/v1/sources", packed, len, &resp, &err) !=
-                TREGC_NET_OK)
-                fprintf(stderr, "tregc: %s: its source files were not sent: %s\n", path, err.msg);
-            else if (resp.status != 200) {
-                server_message(&resp, err.msg, sizeof err.msg);
-                fprintf(stderr, "tregc: %s: the server did not keep its source files: %s (%d)\n",
-                        path, err.msg, resp.status);
-            } else {
-                Treg__V1__SourcesResponse *sr =
-                    treg__v1__sources_response__unpack(NULL, resp.len, resp.body);
-                /* The team's first text stays: say so when this one differs
-                 * (the file was edited since, and the page shows the old). */
-                if (sr != NULL && sr->kept_older > 0)
-                    fprintf(stderr,
-                            "tregc: %s: note: the server kept the source text your team sent "
-                            "earlier; %u of %zu file%s differ from it now, and the page shows "
-                            "the earlier text\n",
-                            path, sr->kept_older, n, n == 1 ? "" : "s");
-                if (sr != NULL) treg__v1__sources_response__free_unpacked(sr, NULL);
-            }
+        tregc_response resp;
+        treg_error err = {0, ""};
+        if (post_pb(c, "/v1/sources", (const ProtobufCMessage *)&req, &resp, &err) != TREGC_NET_OK)
+            fprintf(stderr, "tregc: %s: its source files were not sent: %s\n", path, err.msg);
+        else if (resp.status != 200) {
+            server_message(&resp, err.msg, sizeof err.msg);
+            fprintf(stderr, "tregc: %s: the server did not keep its source files: %s (%d)\n", path,
+                    err.msg, resp.status);
+        } else {
+            Treg__V1__SourcesResponse *sr =
+                treg__v1__sources_response__unpack(NULL, resp.len, resp.body);
+            /* The team's first text stays: say so when this one differs
+             * (the file was edited since, and the page shows the old). */
+            if (sr != NULL && sr->kept_older > 0)
+                fprintf(stderr,
+                        "tregc: %s: note: the server kept the source text your team sent "
+                        "earlier; %u of %zu file%s differ from it now, and the page shows "
+                        "the earlier text\n",
+                        path, sr->kept_older, n, n == 1 ? "" : "s");
+            if (sr != NULL) treg__v1__sources_response__free_unpacked(sr, NULL);
         }
         tregc_response_free(&resp);
-        free(packed);
     }
     for (size_t i = 0; i < n; i++) free(texts[i].text.data);
     free(texts);
@@ -147,44 +160,35 @@ static Treg__V1__SamplesResponse *send_samples(cli *c, const Treg__V1__Report *r
     req.inputs = (char *)inputs;
     req.samples = &set;
     req.code_object_id = c->samples_co;
-    size_t len = treg__v1__samples_request__get_packed_size(&req);
-    uint8_t *packed = malloc(len ? len : 1);
     Treg__V1__SamplesResponse *sr = NULL;
-    tregc_response resp = {0};
-    if (!packed) {
-        item_failed(c, "file", path, "out of memory");
+    tregc_response resp;
+    if (post_pb(c, "/v1/samples", (const ProtobufCMessage *)&req, &resp, &err) != TREGC_NET_OK) {
+        server_failed(c, "file", path, err.msg);
+    } else if (resp.status != 200) {
+        char msg[512], line[600];
+        server_message(&resp, msg, sizeof msg);
+        snprintf(line, sizeof line, "--samples %s: %s%s", c->samples_path, msg,
+                 resp.status == 413 ? " (larger than the server accepts)" : "");
+        item_failed(c, "file", path, line);
+    } else if (!(sr = treg__v1__samples_response__unpack(NULL, resp.len, resp.body)) ||
+               !sr->report) {
+        item_failed(c, "file", path, "the server's answer to the samples is not readable");
+        if (sr) treg__v1__samples_response__free_unpacked(sr, NULL);
+        sr = NULL;
     } else {
-        treg__v1__samples_request__pack(&req, packed);
-        if (tregc_https_request(&c->https, "/v1/samples", packed, len, &resp, &err) !=
-            TREGC_NET_OK) {
-            server_failed(c, "file", path, err.msg);
-        } else if (resp.status != 200) {
-            char msg[512], line[600];
-            server_message(&resp, msg, sizeof msg);
-            snprintf(line, sizeof line, "--samples %s: %s%s", c->samples_path, msg,
-                     resp.status == 413 ? " (larger than the server accepts)" : "");
-            item_failed(c, "file", path, line);
-        } else if (!(sr = treg__v1__samples_response__unpack(NULL, resp.len, resp.body)) ||
-                   !sr->report) {
-            item_failed(c, "file", path, "the server's answer to the samples is not readable");
-            if (sr) treg__v1__samples_response__free_unpacked(sr, NULL);
-            sr = NULL;
-        } else {
-            c->samples_placed++;
+        c->samples_placed++;
+        fprintf(stderr,
+                "tregc: %s: %llu PC samples placed (the profile's code object %llu; %llu "
+                "outside its kernels, %llu elsewhere)\n",
+                path, (unsigned long long)sr->placed, (unsigned long long)sr->code_object_id,
+                (unsigned long long)sr->outside, (unsigned long long)sr->elsewhere);
+        if (sr->unchecked)
             fprintf(stderr,
-                    "tregc: %s: %llu PC samples placed (the profile's code object %llu; %llu "
-                    "outside its kernels, %llu elsewhere)\n",
-                    path, (unsigned long long)sr->placed, (unsigned long long)sr->code_object_id,
-                    (unsigned long long)sr->outside, (unsigned long long)sr->elsewhere);
-            if (sr->unchecked)
-                fprintf(stderr,
-                        "tregc: %s: note: %llu of them where the profile has no instruction "
-                        "text, placed by address alone\n",
-                        path, (unsigned long long)sr->unchecked);
-        }
+                    "tregc: %s: note: %llu of them where the profile has no instruction "
+                    "text, placed by address alone\n",
+                    path, (unsigned long long)sr->unchecked);
     }
     tregc_response_free(&resp);
-    free(packed);
     set.file_name = NULL;
     treg_pcs_pb_free(&set);
     return sr;

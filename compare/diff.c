@@ -160,24 +160,10 @@ int treg_diff_add(treg_diff *d, int which, const Treg__V1__Report *r)
             l->vgpr = ls->peak_vgpr;
             l->agpr = ls->peak_agpr;
             l->sgpr = ls->peak_sgpr;
+            l->samples = ls->samples; /* the join's sum (profile/join.c) */
             k->nlines++;
         }
         k->samples = pk->samples;
-        for (size_t j = 0; pk->samples && j < pk->n_rows; j++) { /* each line's own rows */
-            const Treg__V1__Row *row = pk->rows[j];
-            const Treg__V1__Loc *at = row->call_site ? row->call_site : row->loc; /* the author's */
-            if (!row->samples || !at || !at->line || at->file < 0 ||
-                (size_t)at->file >= r->n_source_files)
-                continue;
-            const char *file = base_name(r->source_files[at->file]);
-            for (size_t m = 0; m < k->nlines; m++)
-                if (k->lines[m].line == at->line && strcmp(k->lines[m].file, file) == 0) {
-                    k->lines[m].samples = k->lines[m].samples > UINT64_MAX - row->samples
-                                              ? UINT64_MAX
-                                              : k->lines[m].samples + row->samples;
-                    break;
-                }
-        }
         s->n++;
     }
     return 0;
@@ -214,6 +200,8 @@ static kfig *partner(side *old, const side *new_, const kfig *k)
     return NULL;
 }
 
+static int top_time(pair *p);
+
 int treg_diff_match(treg_diff *d)
 {
     side *old = &d->s[TREG_DIFF_OLD], *new_ = &d->s[TREG_DIFF_NEW];
@@ -242,9 +230,12 @@ int treg_diff_match(treg_diff *d)
     }
     /* In the new side's order, then what only the old side has. */
     for (size_t i = 0; i < new_->n; i++)
-        d->pairs[d->npairs++] = (pair){new_->k[i].mate, &new_->k[i], only_ones};
+        d->pairs[d->npairs++] =
+            (pair){.old = new_->k[i].mate, .new_ = &new_->k[i], .only_ones = only_ones};
     for (size_t j = 0; j < old->n; j++)
-        if (!old->k[j].paired) d->pairs[d->npairs++] = (pair){&old->k[j], NULL, false};
+        if (!old->k[j].paired) d->pairs[d->npairs++] = (pair){.old = &old->k[j]};
+    for (size_t i = 0; i < d->npairs; i++) /* where the time moved, once per pair */
+        if (top_time(&d->pairs[i]) != 0) return -1;
     return 0;
 }
 
@@ -461,12 +452,14 @@ static int cmp_time(const void *pa, const void *pb)
     return f ? f : (a->line > b->line) - (a->line < b->line);
 }
 
-size_t treg_diff_top_time(const pair *p, time_delta *out)
+/* p->time and p->ntime: 0, or -1 when out of memory. */
+static int top_time(pair *p)
 {
+    p->ntime = 0;
     if (!p->old || !p->new_ || !p->old->samples || !p->new_->samples) return 0;
     size_t n = 0, cap = p->old->nlines + p->new_->nlines;
     time_delta *all = calloc(cap ? cap : 1, sizeof *all);
-    if (!all) return 0;
+    if (!all) return -1;
     for (int s = 0; s < 2; s++) {
         const kfig *k = s ? p->new_ : p->old, *other = s ? p->old : p->new_;
         for (size_t i = 0; i < k->nlines; i++) {
@@ -485,11 +478,10 @@ size_t treg_diff_top_time(const pair *p, time_delta *out)
         }
     }
     qsort(all, n, sizeof *all, cmp_time);
-    size_t kept = 0;
-    for (size_t i = 0; i < n && kept < TOP_LINES; i++)
-        if (fabs(all[i].new_share - all[i].old_share) >= 0.1) out[kept++] = all[i];
+    for (size_t i = 0; i < n && p->ntime < TOP_LINES; i++)
+        if (fabs(all[i].new_share - all[i].old_share) >= 0.1) p->time[p->ntime++] = all[i];
     free(all);
-    return kept;
+    return 0;
 }
 
 bool treg_diff_both_known(const pair *p, int f)

@@ -60,9 +60,24 @@ typedef struct side {
     char *label;
 } side;
 
+enum { TOP_LINES = 5 };
+
+/* A line whose share of the kernel's PC samples moved between two sampled
+ * runs, with its peaks beside. */
+typedef struct time_delta {
+    const char *file;
+    uint32_t line;
+    double old_share, new_share; /* percent of the side's samples */
+    int64_t old[3], new_[3];     /* VGPR, AGPR, SGPR peaks; -1: no such line there */
+} time_delta;
+
 typedef struct pair {
     const kfig *old, *new_; /* either may be NULL: on one side only */
     bool only_ones;         /* paired as the one kernel of each side, names apart */
+    /* With samples on both sides (treg_diff_match): the lines whose share
+     * moved most, by at least 0.1 points, at most TOP_LINES. */
+    time_delta time[TOP_LINES];
+    size_t ntime;
 } pair;
 
 struct treg_diff {
@@ -78,24 +93,9 @@ typedef struct line_delta {
     int64_t old[3], new_[3]; /* VGPR, AGPR, SGPR peaks; -1: no such line there */
 } line_delta;
 
-enum { TOP_LINES = 5 };
-
 /* The lines (both sides' lines) whose peak changed most, at most TOP_LINES,
  * into out; their number. */
 size_t treg_diff_top_lines(const pair *p, line_delta *out);
-
-/* A line whose share of the kernel's PC samples moved between two sampled
- * runs, with its peaks beside. */
-typedef struct time_delta {
-    const char *file;
-    uint32_t line;
-    double old_share, new_share; /* percent of the side's samples */
-    int64_t old[3], new_[3];     /* VGPR, AGPR, SGPR peaks; -1: no such line there */
-} time_delta;
-
-/* With samples on both sides: the lines whose share moved most (by at
- * least 0.1 points), at most TOP_LINES, into out; their number. */
-size_t treg_diff_top_time(const pair *p, time_delta *out);
 
 /* Whether figure f is known on both sides (an added one may be missing). */
 bool treg_diff_both_known(const pair *p, int f);

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,40 +119,73 @@ static bool same_text(const char *a, const char *b)
     }
 }
 
+/* An instruction's text for a message: its first 80 bytes, one line. */
 static void text_line(char *buf, size_t len, const char *s)
 {
-    size_t i = 0;
-    for (; s[i] && i + 1 < len && i < 80; i++)
-        buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
-    buf[i] = 0;
+    snprintf(buf, len, "%.80s", s);
+    treg_one_line(buf);
+}
+
+/* A LineStat's key: no location first, then by file and line. */
+typedef struct line_key {
+    int has;
+    int32_t file;
+    uint32_t line;
+    uint32_t index; /* in Kernel.lines */
+} line_key;
+
+static line_key key_of(const Treg__V1__Loc *l, uint32_t index)
+{
+    return (line_key){l != NULL, l ? l->file : 0, l ? l->line : 0, index};
+}
+
+static int cmp_line_key(const void *pa, const void *pb)
+{
+    const line_key *a = pa, *b = pb;
+    if (a->has != b->has) return a->has < b->has ? -1 : 1;
+    if (a->file != b->file) return a->file < b->file ? -1 : 1;
+    return a->line < b->line ? -1 : a->line > b->line;
 }
 
 /* LineStat.samples and Loop.samples of every kernel with samples, from
  * its rows: a line's instructions as the line table counts them (the
- * author's line: Row.call_site, else loc), a loop's from head to end. */
-static void sum_lines_loops(Treg__V1__Report *r)
+ * author's line: Row.call_site, else loc), found by binary search over the
+ * lines sorted once; a loop's rows from head to end (rows are in address
+ * order), the first found by binary search.  TREG_OK or TREG_E_NOMEM. */
+static int sum_lines_loops(Treg__V1__Report *r, treg_error *err)
 {
     for (size_t i = 0; i < r->n_kernels; i++) {
         Treg__V1__Kernel *k = r->kernels[i];
         if (!k->samples) continue;
+        line_key *keys = malloc((k->n_lines ? k->n_lines : 1) * sizeof *keys);
+        if (!keys) return treg_fail(err, TREG_E_NOMEM, "out of memory");
+        for (size_t m = 0; m < k->n_lines; m++) keys[m] = key_of(k->lines[m]->loc, (uint32_t)m);
+        qsort(keys, k->n_lines, sizeof *keys, cmp_line_key);
         for (size_t j = 0; j < k->n_rows; j++) {
             const Treg__V1__Row *row = k->rows[j];
-            /* the author's line, as the line table counts a line's instructions */
-            const Treg__V1__Loc *at = row->call_site ? row->call_site : row->loc;
             if (!row->samples) continue;
-            for (size_t m = 0; m < k->n_lines; m++) {
-                Treg__V1__LineStat *l = k->lines[m];
-                if (!l->loc != !at ||
-                    (l->loc && (l->loc->file != at->file || l->loc->line != at->line)))
-                    continue;
-                l->samples = pcs_add_sat(l->samples, row->samples);
-                break;
+            line_key want = key_of(row->call_site ? row->call_site : row->loc, 0);
+            const line_key *at = bsearch(&want, keys, k->n_lines, sizeof *keys, cmp_line_key);
+            if (at)
+                k->lines[at->index]->samples =
+                    pcs_add_sat(k->lines[at->index]->samples, row->samples);
+        }
+        free(keys);
+        for (size_t m = 0; m < k->n_loops; m++) {
+            Treg__V1__Loop *l = k->loops[m];
+            size_t lo = 0, hi = k->n_rows;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (k->rows[mid]->address < l->head)
+                    lo = mid + 1;
+                else
+                    hi = mid;
             }
-            for (size_t m = 0; m < k->n_loops; m++)
-                if (row->address >= k->loops[m]->head && row->address < k->loops[m]->end)
-                    k->loops[m]->samples = pcs_add_sat(k->loops[m]->samples, row->samples);
+            for (; lo < k->n_rows && k->rows[lo]->address < l->end; lo++)
+                l->samples = pcs_add_sat(l->samples, k->rows[lo]->samples);
         }
     }
+    return TREG_OK;
 }
 
 /* Kernel.samples_kind of every kernel with samples: how they were taken. */
@@ -311,7 +345,7 @@ int treg_pcs_join(Treg__V1__Report *r, const treg_pcs *s, uint64_t code_object_i
             if (!p->text) out->unchecked = pcs_add_sat(out->unchecked, p->samples);
         }
     }
-    if (rc == TREG_OK) sum_lines_loops(r);
+    if (rc == TREG_OK) rc = sum_lines_loops(r, err);
     if (rc == TREG_OK && (rc = set_kinds(r, s->sources, err)) != TREG_OK) {
         free(t);
         free(sp);

@@ -63,11 +63,8 @@ static int db_fail(db *d, int rc, const char *what)
     if (rc == SQLITE_TOOBIG) return treg_fail(d->err, TREG_E_LIMIT, "%s: a value over 1 MiB", what);
     /* SQLite's message may quote the file's own SQL: one line, bounded */
     char msg[160];
-    const char *m = sqlite3_errmsg(d->h);
-    size_t i = 0;
-    for (; m[i] && i + 1 < sizeof msg; i++)
-        msg[i] = (unsigned char)m[i] < 0x20 || m[i] == 0x7f ? ' ' : m[i];
-    msg[i] = 0;
+    snprintf(msg, sizeof msg, "%s", sqlite3_errmsg(d->h));
+    treg_one_line(msg);
     return treg_fail(d->err, TREG_E_FORMAT, "%s: %s", what, msg);
 }
 
@@ -193,58 +190,64 @@ static int read_samples(db *d, pcs_build *b, const char *t, proc *who)
     return rc == SQLITE_DONE ? TREG_OK : db_fail(d, rc, t);
 }
 
-static int read_code_objects(db *d, pcs_build *b, const char (*names)[MAX_NAME], size_t nt,
-                             const proc *who)
+/* Each row of SELECT cols FROM t WHERE nid = ? AND pid = ? (the sampled
+ * process's) of every table in names that has the columns need, to row;
+ * a table without them is another layout's, skipped.  A TREG_ code. */
+typedef int (*row_fn)(db *d, sqlite3_stmt *st, void *ctx);
+
+static int each_row(db *d, const char (*names)[MAX_NAME], size_t nt, const char *const *need,
+                    const char *cols, const proc *who, row_fn row, void *ctx)
 {
-    static const char *const need[] = {"id",        "nid",       "pid",        "uri",
-                                       "load_base", "load_size", "load_delta", NULL};
-    size_t cap = 0;
-    treg_pcs *out = b->out;
     for (size_t i = 0; i < nt; i++) {
         if (!has_columns(d, names[i], need)) continue;
         char sql[512];
-        snprintf(sql, sizeof sql,
-                 "SELECT id, uri, load_base, load_size, load_delta FROM \"%s\" WHERE nid = ?1 AND "
-                 "pid = ?2 AND id > 0 ORDER BY id",
+        snprintf(sql, sizeof sql, "SELECT %s FROM \"%s\" WHERE nid = ?1 AND pid = ?2", cols,
                  names[i]);
         sqlite3_stmt *st;
         int rc = sqlite3_prepare_v2(d->h, sql, -1, &st, NULL);
         if (rc != SQLITE_OK) return db_fail(d, rc, names[i]);
         sqlite3_bind_int64(st, 1, who->nid);
         sqlite3_bind_int64(st, 2, who->pid);
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-            if (out->ncode_objects == cap) {
-                if (cap >= TREG_PCS_MAX_RECORDS) {
-                    sqlite3_finalize(st);
-                    return treg_fail(d->err, TREG_E_LIMIT, "more than %u code objects",
-                                     (unsigned)TREG_PCS_MAX_RECORDS);
-                }
-                size_t ncap = cap ? cap * 2 : 16;
-                treg_pcs_code_object *n = treg_arena_calloc(b->a, ncap, sizeof *n);
-                if (!n) {
-                    sqlite3_finalize(st);
-                    return treg_fail(d->err, TREG_E_NOMEM, "out of memory");
-                }
-                if (cap) memcpy(n, out->code_objects, cap * sizeof *n);
-                out->code_objects = n;
-                cap = ncap;
-            }
-            treg_pcs_code_object *co = &out->code_objects[out->ncode_objects++];
-            co->id = col_u64(st, 0);
-            const char *uri = (const char *)sqlite3_column_text(st, 1);
-            co->uri = treg_arena_strndup(b->a, uri ? uri : "",
-                                         uri ? strnlen(uri, TREG_PCS_MAX_STRING) : 0);
-            if (!co->uri) {
-                sqlite3_finalize(st);
-                return treg_fail(d->err, TREG_E_NOMEM, "out of memory");
-            }
-            co->load_base = col_u64(st, 2);
-            co->load_size = col_u64(st, 3);
-            co->load_delta = sqlite3_column_int64(st, 4);
-        }
+        int got = TREG_OK;
+        while (got == TREG_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) got = row(d, st, ctx);
         sqlite3_finalize(st);
+        if (got != TREG_OK) return got;
         if (rc != SQLITE_DONE) return db_fail(d, rc, names[i]);
     }
+    return TREG_OK;
+}
+
+typedef struct co_list {
+    pcs_build *b;
+    size_t cap;
+} co_list;
+
+/* One rocpd_info_code_object row (id > 0) into b->out->code_objects. */
+static int code_object_row(db *d, sqlite3_stmt *st, void *ctx)
+{
+    co_list *l = ctx;
+    treg_pcs *out = l->b->out;
+    if (sqlite3_column_int64(st, 0) <= 0) return TREG_OK;
+    if (out->ncode_objects == l->cap) {
+        if (l->cap >= TREG_PCS_MAX_RECORDS)
+            return treg_fail(d->err, TREG_E_LIMIT, "more than %u code objects",
+                             (unsigned)TREG_PCS_MAX_RECORDS);
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        treg_pcs_code_object *n =
+            treg_arena_grow(l->b->a, out->code_objects, out->ncode_objects, cap, sizeof *n);
+        if (!n) return treg_fail(d->err, TREG_E_NOMEM, "out of memory");
+        out->code_objects = n;
+        l->cap = cap;
+    }
+    treg_pcs_code_object *co = &out->code_objects[out->ncode_objects++];
+    co->id = col_u64(st, 0);
+    const char *uri = (const char *)sqlite3_column_text(st, 1);
+    co->uri =
+        treg_arena_strndup(l->b->a, uri ? uri : "", uri ? strnlen(uri, TREG_PCS_MAX_STRING) : 0);
+    if (!co->uri) return treg_fail(d->err, TREG_E_NOMEM, "out of memory");
+    co->load_base = col_u64(st, 2);
+    co->load_size = col_u64(st, 3);
+    co->load_delta = sqlite3_column_int64(st, 4);
     return TREG_OK;
 }
 
@@ -263,40 +266,23 @@ static treg_pcs_pc *find_pc(treg_pcs *s, uint64_t co, uint64_t off)
                                                                                        : NULL;
 }
 
-/* The instruction texts rocprofv3 decoded (--pc-sampling-decode-instructions),
- * at the sampled instructions only. */
-static int read_texts(db *d, pcs_build *b, const char (*names)[MAX_NAME], size_t nt,
-                      const proc *who)
+/* One rocpd_disassembly_data row: its text on the sampled instruction at
+ * its place, when that one has none yet (the others are not kept). */
+static int text_row(db *d, sqlite3_stmt *st, void *ctx)
 {
-    static const char *const need[] = {"nid",         "pid", "code_object_id", "code_object_offset",
-                                       "instruction", NULL};
-    for (size_t i = 0; i < nt; i++) {
-        if (!has_columns(d, names[i], need)) continue;
-        char sql[512];
-        snprintf(sql, sizeof sql,
-                 "SELECT code_object_id, code_object_offset, instruction FROM \"%s\" WHERE nid = "
-                 "?1 AND pid = ?2",
-                 names[i]);
-        sqlite3_stmt *st;
-        int rc = sqlite3_prepare_v2(d->h, sql, -1, &st, NULL);
-        if (rc != SQLITE_OK) return db_fail(d, rc, names[i]);
-        sqlite3_bind_int64(st, 1, who->nid);
-        sqlite3_bind_int64(st, 2, who->pid);
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-            treg_pcs_pc *p = find_pc(b->out, col_u64(st, 0), col_u64(st, 1));
-            const char *text = (const char *)sqlite3_column_text(st, 2);
-            if (!p || p->text || !text || !text[0]) continue;
-            p->text = treg_arena_strndup(b->a, text, strnlen(text, TREG_PCS_MAX_STRING));
-            if (!p->text) {
-                sqlite3_finalize(st);
-                return treg_fail(d->err, TREG_E_NOMEM, "out of memory");
-            }
-        }
-        sqlite3_finalize(st);
-        if (rc != SQLITE_DONE) return db_fail(d, rc, names[i]);
-    }
-    return TREG_OK;
+    pcs_build *b = ctx;
+    treg_pcs_pc *p = find_pc(b->out, col_u64(st, 0), col_u64(st, 1));
+    const char *text = (const char *)sqlite3_column_text(st, 2);
+    if (!p || p->text || !text || !text[0]) return TREG_OK;
+    p->text = treg_arena_strndup(b->a, text, strnlen(text, TREG_PCS_MAX_STRING));
+    return p->text ? TREG_OK : treg_fail(d->err, TREG_E_NOMEM, "out of memory");
 }
+
+static const char *const code_object_cols[] = {"id",        "nid",       "pid",        "uri",
+                                               "load_base", "load_size", "load_delta", NULL};
+/* --pc-sampling-decode-instructions' texts */
+static const char *const text_cols[] = {
+    "nid", "pid", "code_object_id", "code_object_offset", "instruction", NULL};
 
 /* path as a read-only, immutable SQLite URI (no journal, no lock, no
  * file written beside it). */
@@ -345,6 +331,7 @@ int treg_pcs_read_rocpd(treg_arena *a, const char *path, treg_pcs *out, treg_err
     char(*names)[MAX_NAME] = malloc(MAX_TABLES * sizeof *names);
     size_t nt = 0;
     proc who = {0, 0, false};
+    co_list cos = {&b, 0};
     if (!names) {
         rc = treg_fail(err, TREG_E_NOMEM, "out of memory");
         goto done;
@@ -364,10 +351,12 @@ int treg_pcs_read_rocpd(treg_arena *a, const char *path, treg_pcs *out, treg_err
         goto done;
     }
     if ((rc = tables(&d, "rocpd_info_code_object", names, &nt)) ||
-        (rc = read_code_objects(&d, &b, (const char(*)[MAX_NAME])names, nt, &who)))
+        (rc = each_row(&d, (const char(*)[MAX_NAME])names, nt, code_object_cols,
+                       "id, uri, load_base, load_size, load_delta", &who, code_object_row, &cos)))
         goto done;
     if ((rc = tables(&d, "rocpd_disassembly_data", names, &nt)) ||
-        (rc = read_texts(&d, &b, (const char(*)[MAX_NAME])names, nt, &who)))
+        (rc = each_row(&d, (const char(*)[MAX_NAME])names, nt, text_cols,
+                       "code_object_id, code_object_offset, instruction", &who, text_row, &b)))
         goto done;
 done:
     free(names);

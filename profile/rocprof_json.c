@@ -354,21 +354,33 @@ static bool nomem(scan *s)
     return fail(s, TREG_E_NOMEM, "out of memory");
 }
 
+/* Room for one more in items (n of *cap elements of size, at most
+ * TREG_PCS_MAX_RECORDS, what names them): true and the array in *out
+ * (items, or where realloc moved it), else false with s failed. */
+static bool grow(scan *s, void *items, size_t n, size_t *cap, size_t size, const char *what,
+                 void **out)
+{
+    *out = items;
+    if (n < *cap) return true;
+    if (*cap >= TREG_PCS_MAX_RECORDS)
+        return fail(s, TREG_E_LIMIT, "more than %u %s", (unsigned)TREG_PCS_MAX_RECORDS, what);
+    size_t c = *cap ? *cap * 2 : 64;
+    void *p = realloc(items, c * size);
+    if (!p) return nomem(s);
+    *out = p;
+    *cap = c;
+    return true;
+}
+
 static bool insn_item(scan *s, size_t i, void *ctx)
 {
     (void)i;
     tool *t = ctx;
     if (next(s) != '"') return value(s); /* not a text: none there */
-    if (t->ninsns == t->cap) {
-        if (t->cap >= TREG_PCS_MAX_RECORDS)
-            return fail(s, TREG_E_LIMIT, "more than %u instruction texts",
-                        (unsigned)TREG_PCS_MAX_RECORDS);
-        size_t c = t->cap ? t->cap * 2 : 256;
-        const char **n = realloc(t->insns, c * sizeof *n);
-        if (!n) return nomem(s);
-        t->insns = n;
-        t->cap = c;
-    }
+    void *p;
+    if (!grow(s, t->insns, t->ninsns, &t->cap, sizeof *t->insns, "instruction texts", &p))
+        return false;
+    t->insns = p;
     return string_kept(s, &t->insns[t->ninsns++]);
 }
 
@@ -413,16 +425,9 @@ static bool co_item(scan *s, size_t i, void *ctx)
     if (next(s) != '{') return value(s);
     if (!object(s, co_key, &c)) return false;
     if (!c.has_id || c.co.id == 0) return true; /* rocprofv3's placeholder for id 0 */
-    if (t->ncos == t->co_cap) {
-        if (t->co_cap >= TREG_PCS_MAX_RECORDS)
-            return fail(s, TREG_E_LIMIT, "more than %u code objects",
-                        (unsigned)TREG_PCS_MAX_RECORDS);
-        size_t cap = t->co_cap ? t->co_cap * 2 : 16;
-        treg_pcs_code_object *n = realloc(t->cos, cap * sizeof *n);
-        if (!n) return nomem(s);
-        t->cos = n;
-        t->co_cap = cap;
-    }
+    void *p;
+    if (!grow(s, t->cos, t->ncos, &t->co_cap, sizeof *t->cos, "code objects", &p)) return false;
+    t->cos = p;
     if (!c.co.uri) c.co.uri = "";
     t->cos[t->ncos++] = c.co;
     return true;
@@ -517,13 +522,9 @@ static bool sample_item(scan *s, size_t i, void *ctx)
         s->failed = true; /* b->err says why */
         return false;
     }
-    if (t->ninst == t->inst_cap) {
-        size_t c = t->inst_cap ? t->inst_cap * 2 : 1024;
-        int64_t *n = realloc(t->inst, c * sizeof *n);
-        if (!n) return nomem(s);
-        t->inst = n;
-        t->inst_cap = c;
-    }
+    void *p;
+    if (!grow(s, t->inst, t->ninst, &t->inst_cap, sizeof *t->inst, "samples", &p)) return false;
+    t->inst = p;
     t->inst[t->ninst++] = x.has_inst && x.inst <= INT64_MAX ? (int64_t)x.inst : -1;
     r->co = x.co;
     r->offset = x.off;

@@ -92,8 +92,8 @@ static void text_pair(FILE *out, const pair *p)
         }
         fputc('\n', out);
     }
-    time_delta tt[TOP_LINES];
-    size_t ntt = treg_diff_top_time(p, tt);
+    const time_delta *tt = p->time;
+    size_t ntt = p->ntime;
     if (ntt)
         fprintf(out, "  where the time moved (share of the PC samples: %llu old, %llu new):\n",
                 (unsigned long long)p->old->samples, (unsigned long long)p->new_->samples);
@@ -131,10 +131,9 @@ void treg_diff_text(FILE *out, const treg_diff *d, const treg_gate *g)
     fprintf(out, " (%zu kernel%s)\nnew: ", d->s[0].n, d->s[0].n == 1 ? "" : "s");
     treg_print_clean(out, d->s[1].label ? d->s[1].label : "");
     fprintf(out, " (%zu kernel%s)\n", d->s[1].n, d->s[1].n == 1 ? "" : "s");
-    time_delta tt[TOP_LINES];
     size_t timed = 0;
     for (size_t i = 0; i < d->npairs; i++) /* shown for their time: not "unchanged" below */
-        if (!treg_diff_changed(&d->pairs[i]) && treg_diff_top_time(&d->pairs[i], tt)) {
+        if (!treg_diff_changed(&d->pairs[i]) && d->pairs[i].ntime) {
             timed++;
             same--;
         }
@@ -143,13 +142,12 @@ void treg_diff_text(FILE *out, const treg_diff *d, const treg_gate *g)
     if (timed) fprintf(out, "; %zu with the same figures where the time moved", timed);
     fputc('\n', out);
     for (size_t i = 0; i < d->npairs; i++)
-        if (treg_diff_changed(&d->pairs[i]) || treg_diff_top_time(&d->pairs[i], tt))
-            text_pair(out, &d->pairs[i]);
+        if (treg_diff_changed(&d->pairs[i]) || d->pairs[i].ntime) text_pair(out, &d->pairs[i]);
     if (same) {
         fputs("\nunchanged:", out);
         size_t shown = 0;
         for (size_t i = 0; i < d->npairs && shown < 20; i++)
-            if (!treg_diff_changed(&d->pairs[i]) && !treg_diff_top_time(&d->pairs[i], tt)) {
+            if (!treg_diff_changed(&d->pairs[i]) && !d->pairs[i].ntime) {
                 fputs(shown++ ? ", " : " ", out);
                 text_kernel_head(out, d->pairs[i].new_, false);
                 if (d->pairs[i].only_ones) {
@@ -226,8 +224,8 @@ json_object *treg_diff_json(const treg_diff *d, const treg_gate *g)
                 json_object_array_add(lines, l);
             }
         }
-        time_delta tt[TOP_LINES];
-        size_t ntt = treg_diff_top_time(p, tt);
+        const time_delta *tt = p->time;
+        size_t ntt = p->ntime;
         json_object *moved = ntt ? json_object_new_array() : NULL;
         for (size_t j = 0; j < ntt;
              j++) { /* where the time moved: percent of each side's samples */

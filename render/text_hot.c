@@ -223,10 +223,7 @@ void treg_text_hot_view(FILE *out, const Treg__V1__Report *r, const Treg__V1__Ke
     calls_view(out, r, k, o);
     for (size_t i = 0; i < k->n_loops; i++) {
         const Treg__V1__Loop *l = k->loops[i];
-        uint64_t in = 0;
-        for (size_t j = 0; j < k->n_rows; j++)
-            if (k->rows[j]->address >= l->head && k->rows[j]->address < l->end)
-                in += k->rows[j]->samples;
+        uint64_t in = l->samples; /* the join's sum (profile/join.c) */
         treg_text_loop_where(where, sizeof where, r, l);
         treg_text_line(
             out, o, NULL, "    loop %s: %llu samples (%.1f%%), VGPR %u AGPR %u live at its peak",

@@ -1683,6 +1683,17 @@ static void handle_sources(request *r)
     pool_write(r->srv->cfg.pool, &j->write);
 }
 
+/* The POST endpoints: true, or false with a 405 naming the method to use. */
+static bool post_only(request *r, enum evhttp_cmd_type cmd)
+{
+    if (cmd == EVHTTP_REQ_POST) return true;
+    evhttp_add_header(evhttp_request_get_output_headers(r->req), "Allow", "POST");
+    char msg[80];
+    snprintf(msg, sizeof msg, "use POST for %s", r->path);
+    reply_error(r, 405, msg);
+    return false;
+}
+
 static void route(struct evhttp_request *req, void *arg)
 {
     http_server *s = arg;
@@ -1753,12 +1764,7 @@ static void route(struct evhttp_request *req, void *arg)
     }
 
     if (strcmp(r->path, "/v1/analyze") == 0) {
-        if (cmd != EVHTTP_REQ_POST) {
-            evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", "POST");
-            reply_error(r, 405, "use POST for /v1/analyze");
-            return;
-        }
-        handle_analyze(r);
+        if (post_only(r, cmd)) handle_analyze(r);
         return;
     }
     if (strcmp(r->path, "/v1/reports") == 0) {
@@ -1767,21 +1773,11 @@ static void route(struct evhttp_request *req, void *arg)
         return;
     }
     if (strcmp(r->path, "/v1/sources") == 0) {
-        if (cmd != EVHTTP_REQ_POST) {
-            evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", "POST");
-            reply_error(r, 405, "use POST for /v1/sources");
-            return;
-        }
-        handle_sources(r);
+        if (post_only(r, cmd)) handle_sources(r);
         return;
     }
     if (strcmp(r->path, "/v1/samples") == 0) {
-        if (cmd != EVHTTP_REQ_POST) {
-            evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", "POST");
-            reply_error(r, 405, "use POST for /v1/samples");
-            return;
-        }
-        handle_samples(r);
+        if (post_only(r, cmd)) handle_samples(r);
         return;
     }
     if (strncmp(r->path, "/v1/reports/", 12) == 0) {

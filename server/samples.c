@@ -19,8 +19,7 @@ static void set_status(samples_result *out, int status, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(out->msg, sizeof out->msg, fmt, ap);
     va_end(ap);
-    for (char *p = out->msg; *p; p++) /* one line */
-        if ((unsigned char)*p < 0x20) *p = ' ';
+    treg_one_line(out->msg);
 }
 
 /* The report under key, whole, unpacked (with e's upload record when

@@ -355,6 +355,24 @@ int store_write_upload(const char *dir, const char *tmp_dir, const store_upload 
     return put_files(tmp_dir, want, n, sync, nsync, rpath, err);
 }
 
+/* A file beside a report, whole, when it is at most max bytes: 1 and a
+ * malloc'd *out, 0 when it is absent, -1 when it cannot be read or is
+ * larger (a sources manifest, a team's samples). */
+static int read_small(const char *path, uint64_t max, uint8_t **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? 0 : -1;
+    struct stat st;
+    int rc = fstat(fd, &st) == 0 && (uint64_t)st.st_size <= max &&
+                     st_read_fd(fd, (size_t)st.st_size, out, len) == 0
+                 ? 1
+                 : -1;
+    close(fd);
+    return rc;
+}
+
 /* ---- a team's PC samples of a report ----
  *
  * reports/ab/<key>.t<tag>.samples: the PcSampleSet a team last sent for
@@ -395,14 +413,7 @@ int store_read_samples(const store *s, const char *key, const char *team, uint8_
     if (!store_valid_hash(key) || team == NULL || *team == '\0' ||
         samples_path(s->dir, key, team, path, sizeof path))
         return -1;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return errno == ENOENT ? 0 : -1;
-    struct stat st;
-    int rc = fstat(fd, &st) == 0 && (uint64_t)st.st_size <= STORE_SAMPLES_MAX_BYTES &&
-                     st_read_fd(fd, (size_t)st.st_size, out, len) == 0
-                 ? 1
-                 : -1;
-    close(fd);
+    int rc = read_small(path, STORE_SAMPLES_MAX_BYTES, out, len);
     if (rc < 0) st_log_key("error", "a report's PC samples are unreadable: not served", key);
     return rc;
 }
@@ -442,19 +453,12 @@ static int sources_path(const char *dir, const char *key, const char *team, char
  * cannot be read. */
 static Treg__V1__SourceManifest *read_manifest(const char *path, bool *missing)
 {
-    *missing = false;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        *missing = errno == ENOENT;
-        return NULL;
-    }
-    struct stat st;
     uint8_t *bytes = NULL;
     size_t len = 0;
-    int ok = fstat(fd, &st) == 0 && st.st_size <= (1 << 20) &&
-             st_read_fd(fd, (size_t)st.st_size, &bytes, &len) == 0;
-    close(fd);
-    Treg__V1__SourceManifest *m = ok ? treg__v1__source_manifest__unpack(NULL, len, bytes) : NULL;
+    int got = read_small(path, 1 << 20, &bytes, &len);
+    *missing = got == 0;
+    Treg__V1__SourceManifest *m =
+        got == 1 ? treg__v1__source_manifest__unpack(NULL, len, bytes) : NULL;
     free(bytes);
     return m;
 }

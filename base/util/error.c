@@ -16,6 +16,15 @@ int treg_fail(treg_error *err, int code, const char *fmt, ...)
     return code;
 }
 
+void treg_one_line(char *s)
+{
+    for (; *s; s++)
+        if (*s == '\n' || *s == '\r' || *s == '\t')
+            *s = ' ';
+        else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+}
+
 const char *treg_status_name(int code)
 {
     static const char *const names[] = {"ok",           "out of memory",  "bad format",

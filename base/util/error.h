@@ -11,4 +11,10 @@
 int treg_fail(treg_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* s made one line in place: tabs and line breaks become blanks, any other
+ * control character '?'.  For text from a file or another program quoted
+ * in a message (a profile's instruction, SQLite's error with the file's
+ * SQL in it). */
+void treg_one_line(char *s);
+
 #endif

@@ -62,7 +62,7 @@
         attr: k.peak_attribution.map((a) => [fileOf(a.file), a.line, a.vgpr, a.agpr, a.sgpr,
           fileOf(site(a).file), site(a).line, a.uniform]),
         lines: k.source_lines.map((l) => [fileOf(l.file), l.line, l.instructions, l.peak_vgpr,
-          l.peak_agpr, l.peak_sgpr, l.spills, l.reloads, l.spill_cost]),
+          l.peak_agpr, l.peak_sgpr, l.spills, l.reloads, l.spill_cost, l.samples || 0]),
         loops: k.loops.map((l) => [l.head, l.end, l.first_line, l.last_line, fileOf(l.file), l.depth,
           l.peak_vgpr, l.peak_agpr, l.peak_sgpr, l.instructions, l.trip_count, l.spill_cost, l.live_across]),
         spills: k.spills.map((x) => [x.address, x.kind, fileOf(x.file), x.line]),
@@ -531,13 +531,8 @@
     for (const s of k.lines) { byLine.set(s[0] + ':' + s[1], s); if (s[3] > maxV) maxV = s[3]; }
     const files = [...new Set(k.lines.map((s) => s[0]).filter((f) => f >= 0))];
     const nodes = new Map();
-    /* the PC samples on each line: its instructions as the line table
-     * counts them (the author's line, library code inlined there with it) */
-    const smpAt = new Map();
-    const rows = k.rows, sampled = !!(rows && rows.smp && k.samples);
-    if (sampled)
-      for (let i = 0; i < rows.smp.length; i++)
-        if (rows.smp[i]) { const key = rows.cfile[i] + ':' + rows.cline[i]; smpAt.set(key, (smpAt.get(key) || 0) + rows.smp[i]); }
+    /* the PC samples on each line (LineStat.samples, the join's sum) */
+    const sampled = !!k.samples;
     if (sampled) {
       box.classList.add('sampled');
       node.querySelector('h2').textContent = 'Source, by peak VGPRs live on each line, with its PC samples';
@@ -554,11 +549,11 @@
         if (s) {
           const b = el('b'); b.style.width = Math.max(2, Math.round(56 * s[3] / maxV)) + 'px'; bar.append(b);
           d.title = s[2] + ' instructions; peak VGPR ' + s[3] + ', AGPR ' + s[4] + ', SGPR ' + s[5] + (s[6] + s[7] ? '; ' + s[6] + ' spills, ' + s[7] + ' reloads' : '') +
-            (sampled ? '; ' + (smpAt.get(f + ':' + line) || 0) + ' PC samples' : '');
+            (sampled ? '; ' + s[9] + ' PC samples' : '');
           d.addEventListener('click', () => selectLine(state, f, line));
         }
         d.append(el('span', 'no', line), bar, el('span', 'cnt', s ? s[3] : ''));
-        if (sampled) d.append(el('span', 'smp', smpAt.get(f + ':' + line) || ''));
+        if (sampled) d.append(el('span', 'smp', s && s[9] ? s[9] : ''));
         d.append(el('span', 'code', text ? text[line - 1] : ''));
         d.dataset.file = String(f); d.dataset.line = String(line);
         if (k.peak && k.peak.file === f && k.peak.line === line) d.classList.add('peak');

@@ -26,30 +26,31 @@ trap 'rm -rf "$work"' EXIT
 A=$TREG_ANALYZE
 # shellcheck source=tests/cli/samples_lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/samples_lib.sh"
+# joins LABEL PROFILE OUT WANT [ERE]: treg-analyze --format json --samples
+# PROFILE on the matmul into OUT (stderr OUT.err): exit 0, every row's
+# counts as WANT has them, and a stderr line matching ERE when given.
+joins() {
+  "$A" --format json --samples "$2" "$hsaco" >"$3" 2>"$3.err" || fail "$1: exit $?: $(cat "$3.err")"
+  check "$3" "$4"
+  if (($# > 4)) && ! grep -Eq -e "$5" "$3.err"; then fail "$1: $(cat "$3.err")"; fi
+}
 for kind in stochastic host_trap delta code_json; do
   python3 "$work/write.py" "$work/$kind.json" "$kind"
-  "$A" --format json --samples "$work/$kind.json" "$hsaco" >"$work/$kind.out" 2>"$work/$kind.err" ||
-    fail "$kind: exit $?: $(cat "$work/$kind.err")"
-  check "$work/$kind.out" "$work/$kind.json.want"
+  joins "$kind" "$work/$kind.json" "$work/$kind.out" "$work/$kind.json.want"
   echo "$prog: ok: $kind: every row's samples as written ($(grep -o '"samples": *[0-9]*' "$work/$kind.out" | head -1))"
 done
 # the same samples from a rocpd database: equal rows; without the texts,
 # placed by address with a note
 for kind in stochastic host_trap delta; do
   python3 "$work/to_rocpd.py" "$work/$kind.json" "$work/$kind.db"
-  "$A" --format json --samples "$work/$kind.db" "$hsaco" >"$work/$kind.db.out" 2>"$work/$kind.db.err" ||
-    fail "rocpd $kind: exit $?: $(cat "$work/$kind.db.err")"
-  check "$work/$kind.db.out" "$work/$kind.json.want"
-  ! grep -q "no instruction text" "$work/$kind.db.err" || fail "rocpd $kind: $(cat "$work/$kind.db.err")"
+  joins "rocpd $kind" "$work/$kind.db" "$work/$kind.db.out" "$work/$kind.json.want"
+  ! grep -q "no instruction text" "$work/$kind.db.out.err" || fail "rocpd $kind: $(cat "$work/$kind.db.out.err")"
   cmp -s "$work/$kind.out" "$work/$kind.db.out" || fail "rocpd $kind: its JSON differs from the rocprofv3 JSON's"
   echo "$prog: ok: rocpd $kind: the same report as from the JSON"
 done
 python3 "$work/to_rocpd.py" "$work/stochastic.json" "$work/notext.db" notext
-"$A" --format json --samples "$work/notext.db" "$hsaco" >"$work/notext.out" 2>"$work/notext.err" ||
-  fail "rocpd without texts: $(cat "$work/notext.err")"
-check "$work/notext.out" "$work/stochastic.json.want"
-grep -q "note: [0-9]* of them where the profile has no instruction text, placed by address alone" "$work/notext.err" ||
-  fail "rocpd without texts: no note: $(cat "$work/notext.err")"
+joins "rocpd without texts" "$work/notext.db" "$work/notext.out" "$work/stochastic.json.want" \
+  "note: [0-9]* of them where the profile has no instruction text, placed by address alone"
 echo "$prog: ok: rocpd without texts: placed by address, and said so"
 python3 - "$work/stochastic.out" <<'PY' || fail "stall reasons: see above"
 import json, sys
@@ -262,11 +263,8 @@ for r in list(recs[:900]):
     recs.append(b)
 json.dump(d, open(sys.argv[2], "w"))
 PY
-"$A" --format json --samples "$work/blit.json" "$hsaco" >"$work/blit.out" 2>"$work/blit.err" ||
-  fail "two code objects: $(cat "$work/blit.err")"
-check "$work/blit.out" "$work/stochastic.json.want"
-grep -q "PC samples placed (the profile's code object 2; 0 outside its kernels, 900 elsewhere)" "$work/blit.err" ||
-  fail "two code objects: $(cat "$work/blit.err")"
+joins "two code objects" "$work/blit.json" "$work/blit.out" "$work/stochastic.json.want" \
+  "PC samples placed \(the profile's code object 2; 0 outside its kernels, 900 elsewhere\)"
 echo "$prog: ok: two code objects at the same addresses: the one whose texts match (900 blit samples elsewhere)"
 refused --samples "$work/stochastic.json" --samples-code-object 9 "$hsaco" -- "the profile has no samples of code object 9"
 python3 "$work/to_rocpd.py" "$work/text.json" "$work/text.db"

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "pcs_check.h"
 #include "wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -21,16 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     treg_error err = {0};
     treg_pcs s;
     int rc = treg_pcs_from_pb(&a, m, &s, &err);
-    if (rc != TREG_OK) {
-        if (err.code != rc || err.msg[0] == 0 || strchr(err.msg, '\n')) __builtin_trap();
-    } else {
-        for (size_t i = 0; i < s.npcs; i++) {
-            if (s.pcs[i].code_object_id == 0) __builtin_trap();
-            if (i && (s.pcs[i].code_object_id < s.pcs[i - 1].code_object_id ||
-                      (s.pcs[i].code_object_id == s.pcs[i - 1].code_object_id &&
-                       s.pcs[i].offset <= s.pcs[i - 1].offset)))
-                __builtin_trap();
-        }
+    pcs_check(rc, &err, &s);
+    if (rc == TREG_OK) {
         Treg__V1__PcSampleSet back;
         if (treg_pcs_to_pb(&s, NULL, 0, &back, &err) == TREG_OK) {
             treg_arena b;

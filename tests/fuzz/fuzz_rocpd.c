@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pcsamples.h"
+#include "pcs_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -29,26 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     treg_arena_init(&a);
     treg_error err = {0};
     treg_pcs s;
-    int rc = treg_pcs_read_rocpd(&a, path, &s, &err);
-    if (rc != TREG_OK) {
-        if (err.code != rc || err.msg[0] == 0 || strchr(err.msg, '\n')) __builtin_trap();
-    } else {
-        uint64_t total = 0;
-        for (size_t i = 0; i < s.npcs; i++) {
-            const treg_pcs_pc *p = &s.pcs[i];
-            if (p->code_object_id == 0) __builtin_trap();
-            if (i && (p->code_object_id < s.pcs[i - 1].code_object_id ||
-                      (p->code_object_id == s.pcs[i - 1].code_object_id &&
-                       p->offset <= s.pcs[i - 1].offset)))
-                __builtin_trap();
-            if (p->text && strnlen(p->text, TREG_PCS_MAX_STRING + 1) > TREG_PCS_MAX_STRING)
-                __builtin_trap();
-            total = total > UINT64_MAX - p->samples ? UINT64_MAX : total + p->samples;
-        }
-        if (total != s.nsamples) __builtin_trap();
-        for (size_t i = 0; i < s.ncode_objects; i++)
-            if (!s.code_objects[i].uri || s.code_objects[i].id == 0) __builtin_trap();
-    }
+    pcs_check(treg_pcs_read_rocpd(&a, path, &s, &err), &err, &s);
     treg_arena_free(&a);
     return 0;
 }
